@@ -1,0 +1,1 @@
+"""Icons and style sheets of the workbench window."""

@@ -1,0 +1,1 @@
+"""Qt widgets of the workbench window; the only package (with workbench.app) that imports Qt."""

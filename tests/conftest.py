@@ -1,0 +1,36 @@
+"""Shared test set-up: offscreen Qt, the gpu marker, a registry that forgets test workloads."""
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+
+
+def gpu_unusable_reason() -> str:
+    """'' when CuPy can compute on a GPU here, else why not."""
+    from workbench.backends import probe
+    a = probe("cupy")
+    return "" if a.usable else f"no usable GPU: {a.reason}"
+
+
+def pytest_collection_modifyitems(config, items):
+    gpu_items = [i for i in items if "gpu" in i.keywords]
+    if not gpu_items:
+        return
+    reason = gpu_unusable_reason()
+    if reason:
+        for item in gpu_items:
+            item.add_marker(pytest.mark.skip(reason=reason))
+
+
+@pytest.fixture
+def registry():
+    """The global registry; workloads a test adds are removed afterwards."""
+    from workbench.registry import REGISTRY
+    REGISTRY.names()
+    before = dict(REGISTRY._workloads)
+    yield REGISTRY
+    REGISTRY._workloads.clear()
+    REGISTRY._workloads.update(before)

@@ -1,0 +1,103 @@
+"""The command line, run as a user runs it: in a subprocess, reading exit status and output."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pandas as pd
+import pytest
+
+
+def cli(*args, timeout=300):
+    return subprocess.run([sys.executable, "-m", "workbench", *args], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_list_says_what_is_usable_and_why_not():
+    proc = cli("list")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    for name in ("matmul", "fft", "source_terms", "flux", "reduction", "stencil", "divergence", "transfer",
+                 "groupby", "merge", "filter", "sort"):
+        assert f"  {name} " in out
+    assert "numpy" in out and "usable" in out
+    for line in out.splitlines():
+        if line.strip().startswith(("cupy ", "numba-cuda ", "cudf ")):
+            assert "usable" in line      # usable here, or "not usable: <reason>"
+            if "not usable" in line:
+                assert line.split("not usable:")[1].strip()
+
+
+def test_info_prints_the_environment():
+    proc = cli("info")
+    assert proc.returncode == 0
+    for key in ("cpu:", "memory_bytes:", "os:", "python:", "libraries:", "numpy:", "blas:", "gpus:"):
+        assert key in proc.stdout
+
+
+def test_run_prints_a_table_and_writes_csv_and_json(tmp_path):
+    csv = tmp_path / "out.csv"
+    proc = cli("run", "--workload", "source_terms", "--backends", "numpy,numba", "--sizes", "2^8:2^10",
+               "--dtype", "float64", "--repeats", "3", "--budget", "0", "--out", str(csv))
+    assert proc.returncode == 0, proc.stderr
+    assert "end-to-end" in proc.stdout and proc.stdout.count(" ok") == 6
+    frame = pd.read_csv(csv, comment="#")
+    assert sorted(frame["size"].unique()) == [256, 512, 1024]
+    assert set(frame["backend"]) == {"numpy", "numba"} and (frame["status"] == "ok").all()
+    assert (frame["repeats"] >= 3).all()
+    assert csv.read_text().startswith("# cpu:")
+    js = tmp_path / "out.json"
+    proc = cli("run", "-w", "groupby", "-b", "pandas", "-s", "1000", "-r", "1", "--budget", "0", "-o", str(js))
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(js.read_text())
+    assert data["results"][0]["status"] == "ok" and "libraries" in data["environment"]
+
+
+@pytest.mark.parametrize("args,expect", [
+    (["run", "-w", "nope"], "valid: matmul"),
+    (["run", "-w", "matmul", "-b", "numpy,warp"], "valid: numpy"),
+    (["run", "-w", "fft", "-b", "numba"], "it runs on: numpy"),
+    (["run", "-w", "matmul", "-b", "numpy", "-s", "abc"], "cannot read 'abc'"),
+    (["run", "-w", "matmul", "-b", "numpy", "-s", "0"], "must be positive"),
+    (["run", "-w", "matmul", "-b", "numpy", "-s", "-64"], "size"),
+    (["run", "-w", "matmul", "-b", "numpy", "-s", "64:8"], "above its end"),
+    (["run", "-w", "matmul", "-b", "numpy", "-d", "float16"], "use one of: float32, float64"),
+    (["run", "-w", "matmul", "-b", "numpy", "-s", "2^20"], "GiB is available"),
+    (["run", "-w", "matmul", "-b", "numpy", "-o", "x.txt"], ".csv or .json"),
+    (["run", "-w", "divergence", "-b", "numpy", "--variants", "reversed"], "valid: random, sorted"),
+    (["run"], "required: --workload"),
+    (["frobnicate"], "invalid choice"),
+])
+def test_bad_input_is_refused_in_one_line(args, expect):
+    proc = cli(*args)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("gpu-workbench: error:")
+    assert expect in lines[0], lines[0]
+
+
+def test_memory_refusal_names_both_figures():
+    proc = cli("run", "-w", "source_terms", "-b", "numpy", "-s", "2^40")
+    line = proc.stderr.strip()
+    assert proc.returncode == 2 and "needs about" in line and "is available" in line
+    assert line.count("GiB") + line.count("TiB") == 2
+
+
+def test_a_failed_point_gives_exit_status_1(tmp_path):
+    plugin = tmp_path / "broken.py"
+    plugin.write_text(textwrap.dedent("""
+        import numpy as np
+        from workbench.registry import Workload, register
+        W = register(Workload(name="broken", title="Broken", kind="kernels", description="wrong on purpose",
+                              lesson="none", size_unit="elements", default_sizes=(8,),
+                              make_inputs=lambda n, dt, v, rng: (np.ones(n, dt),),
+                              reference=lambda inp: inp[0].astype(np.float64),
+                              flops=lambda n: n, bytes_moved=lambda n, i: n * i, footprint=lambda n, i: n * i))
+        W.implement("numpy")(lambda inputs, ctx: (lambda: inputs[0] + 1))
+    """))
+    proc = cli("--plugin", str(plugin), "run", "-w", "broken", "-b", "numpy", "-s", "8", "-r", "1", "--budget", "0")
+    assert proc.returncode == 1
+    assert "wrong" in proc.stdout and "exceeds the float32 tolerance" in proc.stdout

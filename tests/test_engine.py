@@ -1,0 +1,166 @@
+"""The engine's measurement: statistics, first call, verification, errors, stopping, memory."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from helpers import busy_wait, synthetic
+from workbench.engine import (PointFinished, PointStarted, StopFlag, SweepError, SweepFinished,
+                              SweepSpec, run_sweep)
+from workbench.measure import summarize
+from workbench.registry import Phases
+from workbench.results import COLUMNS
+
+
+def rows_of(spec, stop=None):
+    return [e.row for e in run_sweep(spec, stop) if isinstance(e, PointFinished)]
+
+
+def test_statistics_of_a_known_duration(registry):
+    w = registry.add(synthetic())
+    duration = 0.002
+
+    @w.implement("numpy")
+    def _(inputs, ctx):
+        (x,) = inputs
+
+        def run():
+            busy_wait(duration)
+            return x * 2
+        return run
+
+    (row,) = rows_of(SweepSpec("synthetic", ("numpy",), (16,), "float64", min_repeats=5, budget_s=0.05))
+    assert row["status"] == "ok"
+    assert duration <= row["compute_min_s"] <= row["compute_q1_s"] <= row["compute_median_s"]
+    assert row["compute_median_s"] <= row["compute_q3_s"] <= row["compute_max_s"]
+    assert row["compute_median_s"] == pytest.approx(duration, rel=0.25)
+    # The budget is reached as well as the minimum count: 50 ms of 2 ms repeats.
+    assert row["repeats"] >= 20
+    assert row["gflops"] == pytest.approx(16 / row["compute_median_s"] / 1e9)
+
+
+def test_first_call_is_kept_out_of_the_statistics(registry):
+    w = registry.add(synthetic())
+    calls = []
+
+    @w.implement("numpy")
+    def _(inputs, ctx):
+        (x,) = inputs
+
+        def run():
+            busy_wait(0.05 if not calls else 0.001)   # the first call "compiles"
+            calls.append(1)
+            return x * 2
+        return run
+
+    (row,) = rows_of(SweepSpec("synthetic", ("numpy",), (16,), "float64", min_repeats=3, budget_s=0.0))
+    assert row["first_call_s"] >= 0.05
+    assert row["compute_max_s"] < 0.02
+    assert row["repeats"] == 3 and len(calls) == 4
+
+
+def test_phases_are_timed_apart(registry):
+    w = registry.add(synthetic())
+
+    @w.implement("numpy")
+    def _(inputs, ctx):
+        (x,) = inputs
+        return Phases(h2d=lambda: busy_wait(0.003), compute=lambda: busy_wait(0.001),
+                      d2h=lambda: (busy_wait(0.002), x * 2)[1])
+
+    (row,) = rows_of(SweepSpec("synthetic", ("numpy",), (16,), "float64", min_repeats=5, budget_s=0.0))
+    assert row["h2d_s"] == pytest.approx(0.003, rel=0.3)
+    assert row["compute_median_s"] == pytest.approx(0.001, rel=0.3)
+    assert row["d2h_s"] == pytest.approx(0.002, rel=0.3)
+    assert row["total_median_s"] == pytest.approx(0.006, rel=0.3)
+
+
+def test_a_wrong_result_is_reported_wrong(registry):
+    w = registry.add(synthetic())
+    w.implement("numpy")(lambda inputs, ctx: (lambda: inputs[0] * 2 + 1))
+
+    (row,) = rows_of(SweepSpec("synthetic", ("numpy",), (16,), "float32", min_repeats=1, budget_s=0.0))
+    assert row["status"] == "wrong" and not row["verified"]
+    assert row["max_rel_error"] == pytest.approx(1 / 30)
+    assert "exceeds the float32 tolerance" in row["message"]
+
+
+def test_a_failing_point_does_not_end_the_sweep(registry):
+    w = registry.add(synthetic())
+
+    @w.implement("numpy")
+    def _(inputs, ctx):
+        if ctx.size == 8:
+            raise MemoryError("pretend the device is full")
+        return lambda: inputs[0] * 2
+
+    rows = rows_of(SweepSpec("synthetic", ("numpy",), (4, 8, 16), "float64", min_repeats=1, budget_s=0.0))
+    assert [r["status"] for r in rows] == ["ok", "error", "ok"]
+    assert rows[1]["message"] == "MemoryError: pretend the device is full"
+    assert all(set(r) == set(COLUMNS) for r in rows)
+
+
+def test_stop_is_honoured_between_repeats(registry):
+    w = registry.add(synthetic())
+    stop = StopFlag()
+    calls = []
+
+    @w.implement("numpy")
+    def _(inputs, ctx):
+        def run():
+            calls.append(1)
+            if len(calls) == 4:
+                stop.stop()
+            return inputs[0] * 2
+        return run
+
+    events = list(run_sweep(SweepSpec("synthetic", ("numpy",), (4, 8, 16), "float64",
+                                      min_repeats=100, budget_s=0.0), stop))
+    rows = [e.row for e in events if isinstance(e, PointFinished)]
+    assert len(rows) == 1 and rows[0]["status"] == "cancelled"
+    assert rows[0]["repeats"] == 3          # first call + 3 repeats, then the flag was seen
+    assert len(calls) == 4
+    assert isinstance(events[-1], SweepFinished) and events[-1].cancelled
+
+
+def test_events_are_plain_data_in_order(registry):
+    w = registry.add(synthetic())
+    w.implement("numpy")(lambda inputs, ctx: (lambda: inputs[0] * 2))
+    events = list(run_sweep(SweepSpec("synthetic", ("numpy",), (4, 8), "float64", min_repeats=1, budget_s=0)))
+    kinds = [type(e).__name__ for e in events]
+    assert kinds == ["SweepStarted", "PointStarted", "PointFinished", "PointStarted", "PointFinished",
+                     "SweepFinished"]
+    started = [e for e in events if isinstance(e, PointStarted)]
+    assert [(e.index, e.total, e.size) for e in started] == [(0, 2, 4), (1, 2, 8)]
+    import pickle
+    from workbench.results import to_frame
+    back = pickle.loads(pickle.dumps(events[-1]))            # crosses a process unchanged
+    assert to_frame(back.rows).equals(to_frame(events[-1].rows))
+
+
+def test_bad_sweep_yields_an_error_event():
+    events = list(run_sweep(SweepSpec("no-such-workload", ("numpy",), (4,))))
+    assert isinstance(events[0], SweepError) and "valid:" in events[0].message
+
+
+def test_peak_host_memory_sees_an_allocation(registry):
+    w = registry.add(synthetic())
+    nbytes = 200 * 2**20
+
+    @w.implement("numpy")
+    def _(inputs, ctx):
+        def run():
+            scratch = np.ones(nbytes // 8)     # touched, so resident
+            return inputs[0] * 2 + scratch[0] - 1
+        return run
+
+    (row,) = rows_of(SweepSpec("synthetic", ("numpy",), (16,), "float64", min_repeats=1, budget_s=0.0))
+    if np.isnan(row["peak_host_bytes"]):
+        pytest.skip("peak host memory needs Linux /proc/self/clear_refs")
+    assert 0.95 * nbytes <= row["peak_host_bytes"] < 2 * nbytes   # pages, not bytes: a little slack
+
+
+def test_summarize_quartiles():
+    s = summarize([5.0, 1.0, 3.0, 2.0, 4.0])
+    assert (s["min"], s["q1"], s["median"], s["q3"], s["max"]) == (1.0, 2.0, 3.0, 4.0, 5.0)
+    assert np.isnan(summarize([])["median"])

@@ -1,0 +1,96 @@
+"""Size parsing, the result files, the registry's plug-ins and the Qt-free core."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from workbench import results
+from workbench.sizes import parse_sizes, steps
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("1024", [1024]), ("2^10,2^12", [1024, 4096]), ("2^10:2^13", [1024, 2048, 4096, 8192]),
+    ("16:256:x4", [16, 64, 256]), ("1e3,10_000", [1000, 10000]), ("3:10", [3, 6]),
+])
+def test_parse_sizes(text, expected):
+    assert parse_sizes(text) == expected
+
+
+@pytest.mark.parametrize("text", ["", "abc", "0", "-5", "2^", "8:4", "4:8:x1", "1.5", "4:8:9:10"])
+def test_parse_sizes_refuses(text):
+    with pytest.raises(ValueError):
+        parse_sizes(text)
+
+
+def test_log_steps():
+    assert steps(1024, 2**20, 11) == [2 ** k for k in range(10, 21)]
+    assert steps(10, 10, 5) == [10]
+
+
+def test_results_round_trip(tmp_path):
+    rows = [results.empty_row(workload="w", backend="numpy", device="CPU", size=s, dtype="float32",
+                              status="ok", compute_median_s=1e-3 * s, message="" if s else "x")
+            for s in (1, 2)]
+    frame = results.to_frame(rows)
+    env = {"cpu": "test", "libraries": {"numpy": "2"}}
+    for name in ("r.csv", "r.json"):
+        path = results.save(frame, tmp_path / name, env)
+        back, env_back = results.load(path)
+        assert list(back.columns) == list(results.COLUMNS)
+        assert back["compute_median_s"].tolist() == pytest.approx([1e-3, 2e-3])
+        assert env_back == env
+    with pytest.raises(ValueError):
+        results.save(frame, tmp_path / "r.txt", env)
+
+
+def test_registry_loads_an_external_file(tmp_path, registry):
+    plugin = tmp_path / "my_workload.py"
+    plugin.write_text(textwrap.dedent("""
+        import numpy as np
+        from workbench.registry import Workload, register
+        W = register(Workload(name="triple", title="Triple", kind="kernels", description="x*3",
+                              lesson="none", size_unit="elements", default_sizes=(8,),
+                              make_inputs=lambda n, dt, v, rng: (np.ones(n, dt),),
+                              reference=lambda inp: inp[0].astype(np.float64) * 3,
+                              flops=lambda n: n, bytes_moved=lambda n, i: 2 * n * i,
+                              footprint=lambda n, i: 4 * n * i))
+        W.implement("numpy")(lambda inputs, ctx: (lambda: inputs[0] * 3))
+    """))
+    assert registry.load_file(plugin) == ["triple"]
+    from workbench.engine import PointFinished, SweepSpec, run_sweep
+    rows = [e.row for e in run_sweep(SweepSpec("triple", ("numpy",), (8,), min_repeats=1, budget_s=0))
+            if isinstance(e, PointFinished)]
+    assert rows[0]["status"] == "ok"
+
+
+def test_registry_loads_entry_points(monkeypatch, registry, tmp_path):
+    import importlib.metadata
+    (tmp_path / "ep_workload.py").write_text(
+        "from helpers import synthetic\nfrom workbench.registry import register\n"
+        "register(synthetic('from-entry-point'))\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    ep = importlib.metadata.EntryPoint("mine", "ep_workload", "gpu_workbench.workloads")
+    monkeypatch.setattr(importlib.metadata, "entry_points",
+                        lambda group=None: [ep] if group == "gpu_workbench.workloads" else [])
+    registry._loaded = False
+    assert "from-entry-point" in registry.names()
+
+
+def test_listing_workloads_imports_nothing_heavy():
+    code = ("import sys; from workbench.registry import REGISTRY; REGISTRY.all();"
+            "from workbench.backends import probe_all; probe_all(deep=False);"
+            "print(sorted(m for m in ('numba', 'cupy', 'cudf', 'pandas', 'PySide6') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_engine_never_imports_qt():
+    """The import-linter contract in pyproject.toml: workloads and the engine stay free of Qt."""
+    from pathlib import Path
+    lint = Path(sys.executable).with_name("lint-imports")
+    proc = subprocess.run([str(lint)], capture_output=True, text=True, cwd=Path(__file__).parents[1])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "kept" in proc.stdout.lower()

@@ -1,0 +1,193 @@
+"""Backends: who runs a workload, and whether they can run here.
+
+A backend is declared by name with the module that opens its per-thread
+session (``module:function``, imported only when a sweep uses it).  Whether it
+is usable is probed cheaply first (is the library installed? is there a
+driver and a device, new enough?), and only then, for GPU backends, by a tiny
+real computation in a child process: a library that imports but cannot work
+(numba-cuda 0.30 under NumPy 2.5 says ``is_available()`` and compiles no
+kernel) is caught there, and neither a crash nor cuDF's takeover of the
+allocators can reach the process that asked.
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+import importlib.metadata
+import importlib.util
+import json
+import logging
+import subprocess
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from workbench.gpu import driver
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Backend:
+    name: str
+    title: str
+    device: str            # "cpu" or "gpu"
+    module: str            # the import that must succeed
+    distributions: tuple[str, ...]   # pip names that provide it, for versions and CUDA majors
+    session: str           # "module:function" that opens a session in the calling thread
+    description: str
+
+
+@dataclass(frozen=True)
+class Availability:
+    usable: bool
+    reason: str = ""       # why not, in words a user can act on
+    version: str = ""
+
+
+BACKENDS: dict[str, Backend] = {b.name: b for b in (
+    Backend("numpy", "NumPy", "cpu", "numpy", ("numpy",), "workbench.measure:CpuSession",
+            "NumPy on the CPU: vectorised array expressions and the BLAS/FFT libraries it links."),
+    Backend("numba", "Numba (CPU)", "cpu", "numba", ("numba",), "workbench.measure:CpuSession",
+            "Numba on the CPU: @njit(parallel=True) loops over all cores."),
+    Backend("pandas", "pandas", "cpu", "pandas", ("pandas",), "workbench.measure:CpuSession",
+            "pandas DataFrames on the CPU."),
+    Backend("cupy", "CuPy", "gpu", "cupy", ("cupy-cuda13x", "cupy-cuda12x", "cupy"),
+            "workbench.gpu.cupy_session:CupySession",
+            "CuPy as people write it first: NumPy-like expressions, one kernel per operation, cuBLAS/cuFFT/CUB."),
+    Backend("cupy-fused", "CuPy fused kernel", "gpu", "cupy", ("cupy-cuda13x", "cupy-cuda12x", "cupy"),
+            "workbench.gpu.cupy_session:CupySession",
+            "CuPy with the expression fused into one ElementwiseKernel: one element per thread, one pass over memory."),
+    Backend("cupy-raw", "CuPy raw kernel", "gpu", "cupy", ("cupy-cuda13x", "cupy-cuda12x", "cupy"),
+            "workbench.gpu.cupy_session:CupySession",
+            "CuPy RawKernel in CUDA C: wide vector loads and several elements per thread, to reach the memory's bandwidth."),
+    Backend("numba-cuda", "Numba CUDA", "gpu", "numba.cuda", ("numba-cuda",),
+            "workbench.gpu.numba_session:NumbaCudaSession",
+            "Hand-written @cuda.jit kernels, one element per thread, as the textbook writes them."),
+    Backend("numba-cuda-x4", "Numba CUDA, 4 per thread", "gpu", "numba.cuda", ("numba-cuda",),
+            "workbench.gpu.numba_session:NumbaCudaSession",
+            "@cuda.jit kernels that give each thread four elements, loaded before use, so more bytes are in flight."),
+    Backend("cudf", "cuDF", "gpu", "cudf", ("cudf-cu13", "cudf-cu12", "cudf"),
+            "workbench.gpu.cudf_session:CudfSession",
+            "cuDF DataFrames on the GPU (pandas in, cuDF on the device, pandas out)."),
+)}
+
+
+def get_backend(name: str) -> Backend:
+    try:
+        return BACKENDS[name]
+    except KeyError:
+        raise KeyError(f"unknown backend {name!r}; valid: {', '.join(BACKENDS)}") from None
+
+
+def _version(backend: Backend) -> str:
+    for dist in backend.distributions:
+        try:
+            return importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return ""
+
+
+def _installed(module: str) -> bool:
+    # Only the top-level package: find_spec("numba.cuda") would import numba itself (seconds).
+    try:
+        return importlib.util.find_spec(module.split(".")[0]) is not None
+    except (ImportError, ValueError):   # "numba.cuda" when numba itself is missing
+        return False
+
+
+def _cuda_major_needed(backend: Backend) -> int | None:
+    """The CUDA major a wheel was built for, read from its distribution name."""
+    for dist in backend.distributions:
+        try:
+            importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        for major in (13, 12, 11):
+            if f"cuda{major}" in dist or f"cu{major}" in dist:
+                return major
+    return None
+
+
+# A tiny real computation per GPU library, checked against its known answer.
+_PROBES = {
+    "cupy": "import cupy as cp; v = int((cp.arange(8) * 2).sum()); assert v == 56, v",
+    "numba.cuda": (
+        "import numpy as np\nfrom numba import cuda\n"
+        "@cuda.jit\ndef k(a):\n    i = cuda.grid(1)\n    if i < a.size:\n        a[i] = 2 * i\n"
+        "d = cuda.to_device(np.zeros(8, np.int64)); k[1, 8](d); v = int(d.copy_to_host().sum())\n"
+        "assert v == 56, v"),
+    "cudf": "import cudf; v = int(cudf.DataFrame({'a': [1, 1, 2]}).groupby('a').size().sum()); assert v == 3, v",
+}
+
+
+_probe_lock = threading.Lock()
+
+
+def _deep_probe(module: str, timeout: float = 120.0) -> str:
+    """Run the library's tiny computation in a child process; '' if it worked.
+
+    Several backends share one library (cupy, cupy-fused, cupy-raw): the lock and
+    the cache make that one child process, not three.
+    """
+    with _probe_lock:
+        return _deep_probe_once(module, timeout)
+
+
+@functools.cache
+def _deep_probe_once(module: str, timeout: float) -> str:
+    try:
+        proc = subprocess.run([sys.executable, "-c", _PROBES[module]], capture_output=True,
+                              text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return f"installed, but a tiny {module} computation did not finish in {timeout:.0f} s"
+    if proc.returncode == 0:
+        return ""
+    lines = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
+    last = lines[-1] if lines else f"exit status {proc.returncode}"
+    return f"installed but broken: {last}"
+
+
+def probe(name: str, deep: bool = True) -> Availability:
+    """Whether backend ``name`` can run here, and if not, why."""
+    return _probe_cached(name, deep)
+
+
+@functools.cache
+def _probe_cached(name: str, deep: bool) -> Availability:
+    backend = get_backend(name)
+    version = _version(backend)
+    if not _installed(backend.module) or (backend.device == "gpu" and not version):
+        pip = backend.distributions[0]
+        return Availability(False, f"{pip} is not installed"
+                            + (" (install the cuda12 or cuda13 extra)" if backend.device == "gpu" else ""))
+    if backend.device == "cpu":
+        return Availability(True, "", version)
+    info = driver.query()
+    if info.error:
+        return Availability(False, info.error, version)
+    need = _cuda_major_needed(backend)
+    if need and info.cuda_version[0] < need:
+        return Availability(False, f"driver too old: it supports CUDA {info.cuda_version[0]}.{info.cuda_version[1]}, "
+                                   f"{backend.distributions[0]} {version} needs CUDA {need}", version)
+    if deep:
+        problem = _deep_probe(backend.module)
+        if problem:
+            return Availability(False, problem, version)
+    return Availability(True, "", version)
+
+
+def probe_all(names: list[str] | None = None, deep: bool = True) -> dict[str, Availability]:
+    """Probe several backends at once; the child processes run side by side."""
+    names = list(names or BACKENDS)
+    with ThreadPoolExecutor(max_workers=len(names) or 1) as pool:
+        return dict(zip(names, pool.map(lambda n: probe(n, deep), names)))
+
+
+def open_session(name: str):
+    """Open a backend's session in the calling thread (GPU objects are per thread)."""
+    backend = get_backend(name)
+    module, func = backend.session.split(":")
+    return getattr(importlib.import_module(module), func)(backend)

@@ -1,0 +1,323 @@
+"""The sweep engine: runs points, measures them honestly, yields plain-data events.
+
+A point is (workload, backend, size, dtype, variant).  For each point the
+engine prepares the implementation (not timed), runs it once and records that
+first execution on its own as ``first_call_s`` (it carries JIT compilation,
+CUDA context, cuBLAS/cuFFT plans), then repeats it until both a minimum count
+and a time budget are reached.  Each repeat times its phases separately:
+host-to-device, compute, device-to-host, with the backend session's clock
+(CUDA events on GPU backends).  The last repeat's result is checked against the
+workload's float64 reference.
+
+The engine imports no Qt: the command line, the tests and the GUI's worker
+thread all consume the same generator of events.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+import numpy as np
+import psutil
+
+from workbench import backends as backends_mod
+from workbench.measure import HostPeak, summarize
+from workbench.registry import REGISTRY, Context, Phases, Workload
+from workbench.results import empty_row
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MIN_REPEATS = 5
+DEFAULT_BUDGET_S = 0.25
+DEFAULT_MAX_REPEATS = 10_000
+#: A point may use at most this share of the memory available when it is planned.
+MEMORY_SHARE = 0.8
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    workload: str
+    backends: tuple[str, ...]
+    sizes: tuple[int, ...]
+    dtype: str = "float32"
+    variants: tuple[str, ...] = ()          # empty: every variant the workload declares
+    host_memory: str = "pageable"           # or "pinned", for the GPU backends' transfers
+    min_repeats: int = DEFAULT_MIN_REPEATS
+    budget_s: float = DEFAULT_BUDGET_S
+    max_repeats: int = DEFAULT_MAX_REPEATS
+    seed: int = 0
+
+
+# Events, all plain data -------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SweepStarted:
+    total: int
+    spec: SweepSpec
+
+
+@dataclass(frozen=True)
+class PointStarted:
+    index: int
+    total: int
+    backend: str
+    size: int
+    variant: str
+
+
+@dataclass(frozen=True)
+class PointFinished:
+    index: int
+    total: int
+    row: dict = field(hash=False)
+
+
+@dataclass(frozen=True)
+class SweepFinished:
+    rows: tuple = field(hash=False)
+    cancelled: bool
+    elapsed_s: float
+
+
+@dataclass(frozen=True)
+class SweepError:
+    message: str
+
+
+class StopFlag:
+    """Asks a running sweep to stop; honoured between repeats."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def stop(self) -> None:
+        self._event.set()
+
+    def is_set(self) -> bool:
+        return self._event.is_set()
+
+
+# Checks made before anything is allocated --------------------------------------------------------
+
+class PlanError(ValueError):
+    """A sweep that cannot run as asked; the message is one line for the user."""
+
+
+def validate(spec: SweepSpec) -> Workload:
+    """Refuse a sweep that cannot run, before any input is allocated."""
+    try:
+        workload = REGISTRY.get(spec.workload)
+    except KeyError as exc:
+        raise PlanError(exc.args[0]) from None
+    if not spec.backends:
+        raise PlanError("no backend chosen")
+    for name in spec.backends:
+        if name not in backends_mod.BACKENDS:
+            raise PlanError(f"unknown backend {name!r}; valid: {', '.join(backends_mod.BACKENDS)}")
+        if name not in workload.implementations:
+            raise PlanError(f"{spec.workload} has no {name} implementation; "
+                            f"it runs on: {', '.join(workload.backends)}")
+    if spec.dtype not in workload.dtypes:
+        raise PlanError(f"{spec.workload} does not support dtype {spec.dtype!r}; use one of: {', '.join(workload.dtypes)}")
+    if not spec.sizes:
+        raise PlanError("no size given")
+    for size in spec.sizes:
+        if size <= 0:
+            raise PlanError(f"size {size} must be a positive integer")
+    for v in spec.variants:
+        if v not in workload.variants:
+            raise PlanError(f"{spec.workload} has no variant {v!r}; valid: {', '.join(workload.variants)}")
+    if spec.host_memory not in ("pageable", "pinned"):
+        raise PlanError(f"host memory must be 'pageable' or 'pinned', not {spec.host_memory!r}")
+    if spec.min_repeats < 1 or spec.budget_s < 0 or spec.max_repeats < spec.min_repeats:
+        raise PlanError("repeats must be at least 1, the budget not negative")
+    check_memory(workload, max(spec.sizes), spec.dtype)
+    return workload
+
+
+def check_memory(workload: Workload, size: int, dtype: str) -> None:
+    """Refuse a size whose host footprint would not fit in the memory available now."""
+    need = workload.footprint(size, np.dtype(dtype).itemsize)
+    avail = psutil.virtual_memory().available
+    if need > MEMORY_SHARE * avail:
+        raise PlanError(f"{workload.name} at size {size} ({dtype}) needs about {_gib(need)} of host memory; "
+                        f"{_gib(avail)} is available")
+
+
+def _gib(n: float) -> str:
+    return f"{n / 2**30:.2f} GiB" if n < 2**40 else f"{n / 2**40:.2f} TiB"
+
+
+# The sweep --------------------------------------------------------------------------------------
+
+def run_sweep(spec: SweepSpec, stop: StopFlag | None = None) -> Iterator[Any]:
+    """Run every point of ``spec``, yielding events; never raises for a failing point."""
+    stop = stop or StopFlag()
+    t_sweep = time.perf_counter()
+    try:
+        workload = validate(spec)
+    except PlanError as exc:
+        yield SweepError(str(exc))
+        yield SweepFinished((), False, 0.0)
+        return
+    dtype = np.dtype(spec.dtype)
+    variants = spec.variants or workload.variants
+    total = len(spec.sizes) * len(variants) * len(spec.backends)
+    yield SweepStarted(total, spec)
+    sessions: dict[str, Any] = {}
+    rows: list[dict] = []
+    host_peak = HostPeak()
+    index = 0
+    cancelled = False
+    try:
+        for size in spec.sizes:
+            for variant in variants:
+                if cancelled:
+                    break
+                rng = np.random.default_rng(spec.seed)
+                try:
+                    inputs = workload.make_inputs(size, dtype, variant, rng)
+                    reference = workload.reference(inputs)
+                except Exception as exc:  # noqa: BLE001 - e.g. MemoryError: the sweep goes on
+                    inputs = reference = None
+                    setup_error = f"could not make inputs: {type(exc).__name__}: {exc}"
+                else:
+                    setup_error = ""
+                for backend in spec.backends:
+                    if stop.is_set():
+                        cancelled = True
+                        break
+                    yield PointStarted(index, total, backend, size, variant)
+                    base = dict(workload=workload.name, backend=backend, size=size, dtype=spec.dtype,
+                                variant=variant, host_memory=spec.host_memory
+                                if backends_mod.BACKENDS[backend].device == "gpu" else "")
+                    if setup_error:
+                        row = empty_row(**base, device="", status="error", message=setup_error)
+                    else:
+                        row = _measure_point(workload, backend, sessions, inputs, reference, base,
+                                             dtype, spec, stop, host_peak)
+                    cancelled = row["status"] == "cancelled"
+                    rows.append(row)
+                    yield PointFinished(index, total, row)
+                    index += 1
+                    if cancelled:
+                        break
+                del inputs, reference
+    finally:
+        for session in sessions.values():
+            try:
+                session.close()
+            except Exception:  # noqa: BLE001 - closing must not hide the sweep's outcome
+                log.exception("closing a session failed")
+    yield SweepFinished(tuple(rows), cancelled, time.perf_counter() - t_sweep)
+
+
+def _session(sessions: dict, backend: str) -> Any:
+    """One session per backend and sweep, opened in the thread that runs the sweep."""
+    if backend not in sessions:
+        sessions[backend] = backends_mod.open_session(backend)
+    return sessions[backend]
+
+
+def _measure_point(workload: Workload, backend: str, sessions: dict, inputs: Any, reference: Any,
+                   base: dict, dtype: np.dtype, spec: SweepSpec, stop: StopFlag,
+                   host_peak: HostPeak) -> dict:
+    phases = None
+    session = None
+    try:
+        session = _session(sessions, backend)
+        with host_peak.scope() as host_bytes, session.device_memory() as device_bytes:
+            ctx = Context(size=base["size"], dtype=dtype, variant=base["variant"],
+                          host_memory=spec.host_memory, session=session)
+            made = workload.implementations[backend].factory(inputs, ctx)
+            phases = made if isinstance(made, Phases) else Phases(compute=made)
+            timed = session.timed
+
+            t0 = time.perf_counter()
+            out = _execute(phases, timed)[3]
+            first_call = time.perf_counter() - t0
+
+            h2d, comp, d2h, out, cancelled = _repeat(phases, timed, spec, stop, out)
+            peak_host, peak_device = host_bytes(), device_bytes()
+        return _row(workload, base, session, reference, out, first_call, h2d, comp, d2h,
+                    peak_host, peak_device, cancelled)
+    except Exception as exc:  # noqa: BLE001 - one failing point never ends the sweep
+        log.warning("%s on %s at size %s failed: %s", workload.name, backend, base["size"], exc)
+        return empty_row(**base, device=getattr(session, "device", ""), status="error",
+                         message=f"{type(exc).__name__}: {exc}")
+    finally:
+        if phases is not None and phases.close is not None:
+            try:
+                phases.close()
+            except Exception:  # noqa: BLE001
+                log.exception("closing %s on %s failed", workload.name, backend)
+        phases = None
+        if session is not None:
+            session.release()
+
+
+def _execute(phases: Phases, timed) -> tuple[float, float, float, Any]:
+    """One execution: (h2d seconds, compute seconds, d2h seconds, host result)."""
+    t_h2d = timed(phases.h2d)[0] if phases.h2d is not None else 0.0
+    t_comp, out = timed(phases.compute)
+    if phases.d2h is not None:
+        t_d2h, out = timed(phases.d2h)
+    else:
+        t_d2h = 0.0
+    return t_h2d, t_comp, t_d2h, out
+
+
+def _repeat(phases: Phases, timed, spec: SweepSpec, stop: StopFlag, out: Any):
+    """Repeat until min_repeats and budget_s are both reached (or max_repeats, or stop)."""
+    h2d: list[float] = []
+    comp: list[float] = []
+    d2h: list[float] = []
+    clock = time.perf_counter
+    deadline = clock() + spec.budget_s
+    n = 0
+    while n < spec.min_repeats or (n < spec.max_repeats and clock() < deadline):
+        if stop.is_set():
+            return h2d, comp, d2h, out, True
+        a, b, c, out = _execute(phases, timed)
+        h2d.append(a)
+        comp.append(b)
+        d2h.append(c)
+        n += 1
+    return h2d, comp, d2h, out, False
+
+
+def _row(workload: Workload, base: dict, session: Any, reference: Any, out: Any, first_call: float,
+         h2d: list, comp: list, d2h: list, peak_host: float, peak_device: float, cancelled: bool) -> dict:
+    c = summarize(comp)
+    totals = np.add(np.add(h2d, comp), d2h) if comp else np.array([])
+    t = summarize(totals)
+    size, itemsize = base["size"], np.dtype(base["dtype"]).itemsize
+    seconds = t["median"] if workload.throughput_on == "total" else c["median"]
+    flops = workload.flops(size)
+    ok_time = seconds > 0 and not math.isnan(seconds)
+    row = empty_row(
+        **base, device=session.device, repeats=len(comp), first_call_s=first_call,
+        compute_median_s=c["median"], compute_min_s=c["min"], compute_max_s=c["max"],
+        compute_q1_s=c["q1"], compute_q3_s=c["q3"],
+        h2d_s=summarize(h2d)["median"], d2h_s=summarize(d2h)["median"],
+        total_median_s=t["median"], total_q1_s=t["q1"], total_q3_s=t["q3"],
+        peak_host_bytes=peak_host, peak_device_bytes=peak_device,
+        gflops=flops / seconds / 1e9 if ok_time else float("nan"),
+        gbps=workload.bytes_moved(size, itemsize) / seconds / 1e9 if ok_time else float("nan"),
+    )
+    if cancelled:
+        row.update(status="cancelled", message=f"stopped after {len(comp)} repeat(s); not verified")
+        return row
+    err = workload.relative_error(out, reference)
+    tol = workload.tolerance[base["dtype"]]
+    row.update(max_rel_error=err, verified=bool(err <= tol))
+    if err <= tol:
+        row.update(status="ok")
+    else:
+        row.update(status="wrong", message=f"result differs from the float64 reference: max relative "
+                                           f"error {err:.3g} exceeds the {base['dtype']} tolerance {tol:.1g}")
+    return row

@@ -1,0 +1,89 @@
+"""Peak device memory, read the way each allocator allows.
+
+* CuPy: a thread-local :class:`cupy.cuda.MemoryHook` counts what the memory
+  pool hands out and takes back, so the peak is the bytes in use, not the bytes
+  the pool happens to cache.
+* RMM: once cuDF is imported, RMM is the allocator of CuPy and Numba in the
+  whole process and CuPy's pool sees nothing; RMM's own statistics (a frame
+  pushed per point) then give the peak for every GPU backend.
+* Numba without RMM: Numba kernels allocate nothing themselves, so the device
+  memory in use (cuMemGetInfo) at the end of a point, above its start, is what
+  the point held; deferred frees can only make it read high, never low.
+"""
+from __future__ import annotations
+
+import logging
+import sys
+from contextlib import contextmanager
+from typing import Callable, Iterator
+
+log = logging.getLogger(__name__)
+NAN = float("nan")
+
+
+def rmm_active() -> bool:
+    """True once RMM is imported (importing cuDF does that and takes over the allocators)."""
+    return "rmm" in sys.modules
+
+
+class RmmScope:
+    """Push an RMM statistics frame; ``peak()`` reads it; ``close()`` pops it."""
+
+    def __init__(self) -> None:
+        import rmm.statistics as stats
+        self._stats = stats
+        stats.enable_statistics()
+        stats.push_statistics()
+
+    def peak(self) -> float:
+        s = self._stats.get_statistics()
+        return float(s.peak_bytes) if s is not None else NAN
+
+    def close(self) -> None:
+        self._stats.pop_statistics()
+
+
+@contextmanager
+def rmm_scope() -> Iterator[Callable[[], float]]:
+    try:
+        scope = RmmScope()
+    except Exception as exc:  # noqa: BLE001
+        log.info("RMM statistics unavailable: %s", exc)
+        yield lambda: NAN
+        return
+    try:
+        yield scope.peak
+    finally:
+        scope.close()
+
+
+def cupy_peak_hook():
+    """A CuPy memory hook that tracks bytes in use and their peak."""
+    import cupy
+
+    class PeakHook(cupy.cuda.MemoryHook):
+        name = "gpu-workbench-peak"
+
+        def __init__(self) -> None:
+            self.used = 0
+            self.peak = 0
+
+        def malloc_postprocess(self, **kw) -> None:
+            self.used += kw["mem_size"]
+            self.peak = max(self.peak, self.used)
+
+        def free_postprocess(self, **kw) -> None:
+            self.used -= kw["mem_size"]
+
+    return PeakHook()
+
+
+@contextmanager
+def cupy_scope() -> Iterator[Callable[[], float]]:
+    if rmm_active():
+        with rmm_scope() as peak:
+            yield peak
+        return
+    hook = cupy_peak_hook()
+    with hook:
+        yield lambda: float(hook.peak)

@@ -1,0 +1,81 @@
+"""The Numba CUDA session: a stream of this thread's own and CUDA-event timing."""
+from __future__ import annotations
+
+import logging
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from workbench.gpu import memory
+
+log = logging.getLogger(__name__)
+
+
+class NumbaCudaSession:
+    """Per-thread Numba CUDA objects: the context made current here, a stream, two events."""
+
+    device_kind = "gpu"
+
+    def __init__(self, backend: Any = None) -> None:
+        from numba import cuda
+        self.cuda = cuda
+        self.context = cuda.current_context()   # makes the primary context current in this thread
+        self.stream = cuda.stream()
+        self.device = "GPU: " + _name(cuda.get_current_device().name)
+        self._start = cuda.event(timing=True)
+        self._end = cuda.event(timing=True)
+
+    def timed(self, fn: Callable[[], Any]) -> tuple[float, Any]:
+        self._start.record(self.stream)
+        value = fn()
+        self._end.record(self.stream)
+        self._end.synchronize()
+        return self.cuda.event_elapsed_time(self._start, self._end) * 1e-3, value
+
+    @contextmanager
+    def device_memory(self) -> Iterator[Callable[[], float]]:
+        if memory.rmm_active():
+            with memory.rmm_scope() as peak:
+                yield peak
+            return
+        self.context.deallocations.clear()
+        base = self._used()
+        yield lambda: float(max(0, self._used() - base))
+
+    def _used(self) -> int:
+        free, total = self.context.get_memory_info()
+        return total - free
+
+    def host_buffer(self, array: np.ndarray, pinned: bool) -> np.ndarray:
+        if not pinned:
+            return array
+        buf = self.cuda.pinned_array(array.shape, array.dtype)
+        buf[...] = array
+        return buf
+
+    def empty_host(self, shape: Any, dtype: Any, pinned: bool) -> np.ndarray:
+        return self.cuda.pinned_array(shape, dtype) if pinned else np.empty(shape, dtype)
+
+    def empty_device(self, shape: Any, dtype: Any) -> Any:
+        return self.cuda.device_array(shape, dtype, stream=self.stream)
+
+    def upload(self, host: np.ndarray, device: Any = None) -> Any:
+        if device is None:
+            return self.cuda.to_device(host, stream=self.stream)
+        device.copy_to_device(host, stream=self.stream)
+        return device
+
+    def download(self, device: Any, out: np.ndarray | None = None) -> np.ndarray:
+        return device.copy_to_host(out, stream=self.stream)
+
+    def release(self) -> None:
+        self.stream.synchronize()
+        self.context.deallocations.clear()   # Numba defers frees; flush them between points
+
+    def close(self) -> None:
+        self.release()
+
+
+def _name(name: Any) -> str:
+    return name.decode() if isinstance(name, bytes) else str(name)

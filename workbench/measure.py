@@ -1,0 +1,112 @@
+"""Clocks and memory readings for the CPU, and the statistics of repeats.
+
+Host memory is read from the kernel, not from an allocator: Linux keeps the
+process's peak resident set (``VmHWM``) and lets the process reset it to the
+current size by writing ``5`` to ``/proc/self/clear_refs``.  Resetting before
+a point and reading after gives the point's peak over its starting size,
+whoever allocated: NumPy's allocator, Numba's NRT (which ``tracemalloc`` does
+not see), pandas and Arrow buffers, BLAS workspaces, a CUDA context.  It costs
+nothing while the point runs, where tracemalloc would slow every Python
+allocation and skew the timings it sits next to.
+"""
+from __future__ import annotations
+
+import gc
+import logging
+import platform
+import time
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+_STATUS = "/proc/self/status"
+_CLEAR_REFS = "/proc/self/clear_refs"
+
+
+def _status_kib(key: str) -> int | None:
+    try:
+        with open(_STATUS) as f:
+            for line in f:
+                if line.startswith(key):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+class HostPeak:
+    """Peak resident memory of this process during a scope, above its start."""
+
+    def __init__(self) -> None:
+        self.supported = self._reset()
+        if not self.supported:
+            log.info("peak host memory is not measurable here (needs Linux /proc/self/clear_refs)")
+
+    @staticmethod
+    def _reset() -> bool:
+        try:
+            with open(_CLEAR_REFS, "w") as f:
+                f.write("5")
+            return _status_kib("VmHWM:") is not None
+        except OSError:
+            return False
+
+    @contextmanager
+    def scope(self) -> Iterator[Callable[[], float]]:
+        """Yield a function that returns the peak in bytes since the scope began (NaN if unknown)."""
+        if not self.supported:
+            yield lambda: float("nan")
+            return
+        gc.collect()
+        self._reset()
+        base = _status_kib("VmRSS:") or 0
+        yield lambda: max(0, ((_status_kib("VmHWM:") or 0) - base)) * 1024.0
+
+
+def cpu_name() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+class CpuSession:
+    """The CPU backends' session: a host clock, no device, nothing to free."""
+
+    device_kind = "cpu"
+
+    def __init__(self, backend: Any = None) -> None:
+        self.device = "CPU: " + cpu_name()
+
+    @staticmethod
+    def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+        t0 = time.perf_counter()
+        value = fn()
+        return time.perf_counter() - t0, value
+
+    @contextmanager
+    def device_memory(self) -> Iterator[Callable[[], float]]:
+        yield lambda: float("nan")
+
+    def release(self) -> None:
+        """Nothing to free between points on the CPU."""
+
+    def close(self) -> None:
+        """Nothing to close on the CPU."""
+
+
+def summarize(values: list[float] | np.ndarray) -> dict[str, float]:
+    """Median, min, max and quartiles of repeat times (NaN when there are none)."""
+    a = np.asarray(values, dtype=np.float64)
+    if a.size == 0:
+        return dict.fromkeys(("median", "min", "max", "q1", "q3"), float("nan"))
+    q1, med, q3 = np.percentile(a, (25, 50, 75))
+    return {"median": float(med), "min": float(a.min()), "max": float(a.max()),
+            "q1": float(q1), "q3": float(q3)}

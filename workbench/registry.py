@@ -1,0 +1,186 @@
+"""Workloads and their implementations, registered by declaration.
+
+A workload module declares one :class:`Workload` and decorates one factory per
+backend with :meth:`Workload.implement`.  Declaring imports nothing heavy: a
+factory imports Numba, CuPy or cuDF only when it is called, so listing the
+workloads (the command line's ``list``, the GUI's first paint) stays fast.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import importlib.util
+import logging
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+#: The workload modules that ship with the workbench, in the order a user meets them.
+BUILTIN_MODULES = (
+    "matmul", "fft", "source_terms", "flux", "reduction", "stencil", "divergence",
+    "transfer", "groupby", "merge", "filter", "sort",
+)
+ENTRY_POINT_GROUP = "gpu_workbench.workloads"
+KINDS = ("array math", "kernels", "data movement", "dataframes")
+
+
+@dataclass
+class Phases:
+    """What one implementation does per repeat, split so each phase is timed alone.
+
+    ``compute`` is required.  ``h2d`` moves inputs to the device and ``d2h``
+    returns the host result; CPU implementations leave both out, and then
+    ``compute``'s return value is the result.  ``close`` frees what the
+    implementation holds (device buffers) when the point is done.
+    """
+
+    compute: Callable[[], Any]
+    h2d: Callable[[], Any] | None = None
+    d2h: Callable[[], Any] | None = None
+    close: Callable[[], None] | None = None
+
+
+@dataclass(frozen=True)
+class Context:
+    """What an implementation may know about the point it runs."""
+
+    size: int
+    dtype: np.dtype
+    variant: str = ""
+    host_memory: str = "pageable"   # or "pinned": how GPU backends hold host buffers
+    session: Any = None             # the backend's per-thread GPU objects (stream, ...)
+
+
+@dataclass(frozen=True)
+class Implementation:
+    workload: str
+    backend: str
+    factory: Callable[[Any, Context], Phases | Callable[[], Any]]
+    note: str = ""
+
+
+@dataclass(eq=False)
+class Workload:
+    """A benchmark problem: its inputs, reference, tolerances and counts."""
+
+    name: str
+    title: str
+    kind: str                       # one of KINDS: how the GUI groups workloads
+    description: str                # what it computes
+    lesson: str                     # which lesson of GPU computing it shows
+    size_unit: str                  # what "size" means
+    default_sizes: tuple[int, ...]
+    make_inputs: Callable[[int, np.dtype, str, np.random.Generator], Any]
+    reference: Callable[[Any], Any]  # float64 NumPy/pandas reference of the inputs
+    flops: Callable[[int], float]
+    bytes_moved: Callable[[int, int], float]   # (size, itemsize) -> bytes a perfect kernel moves
+    footprint: Callable[[int, int], float]     # (size, itemsize) -> host bytes one point holds
+    tolerance: Mapping[str, float] = field(default_factory=lambda: {"float32": 1e-5, "float64": 1e-12})
+    dtypes: tuple[str, ...] = ("float32", "float64")
+    variants: tuple[str, ...] = ("",)          # e.g. input order for divergence
+    compare: Callable[[Any, Any], float] | None = None  # (result, reference) -> relative error
+    throughput_on: str = "compute"   # or "total": transfer's bytes move in h2d and d2h
+    implementations: dict[str, Implementation] = field(default_factory=dict)
+
+    def implement(self, backend: str, note: str = "") -> Callable:
+        """Decorator: register ``factory(inputs, ctx)`` as this workload on ``backend``."""
+        def deco(factory: Callable) -> Callable:
+            self.implementations[backend] = Implementation(self.name, backend, factory, note)
+            return factory
+        return deco
+
+    @property
+    def backends(self) -> tuple[str, ...]:
+        return tuple(self.implementations)
+
+    def relative_error(self, result: Any, reference: Any) -> float:
+        if self.compare is not None:
+            return float(self.compare(result, reference))
+        return max_relative_error(result, reference)
+
+
+def max_relative_error(result: Any, reference: Any) -> float:
+    """Largest absolute difference over the largest reference magnitude.
+
+    Normwise rather than elementwise, so that a reference value near zero does
+    not turn a rounding difference into an infinite error.
+    """
+    res = np.asarray(result)
+    ref = np.asarray(reference)
+    if res.shape != ref.shape:
+        raise ValueError(f"result has shape {res.shape}, reference {ref.shape}")
+    if not np.all(np.isfinite(res)):
+        return float("inf")
+    scale = float(np.max(np.abs(ref))) if ref.size else 0.0
+    diff = float(np.max(np.abs(res.astype(np.complex128 if np.iscomplexobj(res) else np.float64) - ref))) if ref.size else 0.0
+    return diff / scale if scale else diff
+
+
+class Registry:
+    """Workloads by name, loaded on first use."""
+
+    def __init__(self) -> None:
+        self._workloads: dict[str, Workload] = {}
+        self._loaded = False
+        self.load_errors: list[str] = []
+
+    def add(self, workload: Workload) -> Workload:
+        if workload.kind not in KINDS:
+            raise ValueError(f"workload {workload.name!r}: kind must be one of {KINDS}")
+        self._workloads[workload.name] = workload
+        return workload
+
+    def _load(self) -> None:
+        if self._loaded:
+            return
+        self._loaded = True
+        for mod in BUILTIN_MODULES:
+            importlib.import_module(f"workloads.{mod}")
+        for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+            try:
+                ep.load()
+            except Exception as exc:  # a broken plugin must not take the workbench down
+                self.load_errors.append(f"entry point {ep.name}: {exc}")
+                log.warning("could not load workload plug-in %s: %s", ep.name, exc)
+
+    def load_file(self, path: str | Path) -> list[str]:
+        """Import a Python file that declares workloads; returns their names."""
+        self._load()
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"no such workload file: {path}")
+        before = set(self._workloads)
+        name = f"gpu_workbench_external_{path.stem}"
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+        return sorted(set(self._workloads) - before)
+
+    def names(self) -> list[str]:
+        self._load()
+        return list(self._workloads)
+
+    def get(self, name: str) -> Workload:
+        self._load()
+        try:
+            return self._workloads[name]
+        except KeyError:
+            raise KeyError(f"unknown workload {name!r}; valid: {', '.join(self._workloads)}") from None
+
+    def all(self) -> list[Workload]:
+        self._load()
+        return list(self._workloads.values())
+
+
+REGISTRY = Registry()
+
+
+def register(workload: Workload) -> Workload:
+    """Declare a workload (used at module level by each workload module)."""
+    return REGISTRY.add(workload)

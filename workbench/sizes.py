@@ -1,0 +1,91 @@
+"""Parse the sizes a user types: ``1024,2^20``, ``2^10:2^20`` (doubling) or ``A:B:xF``."""
+from __future__ import annotations
+
+import re
+
+_POWER = re.compile(r"^\s*(\d+)\s*\^\s*(\d+)\s*$")
+MAX_POINTS = 1000
+
+
+def parse_int(text: str) -> int:
+    """``1024``, ``2^20``, ``1e6``, ``10_000``; anything else raises ValueError."""
+    t = text.strip().replace("_", "")
+    m = _POWER.match(t)
+    if m:
+        base, exp = int(m.group(1)), int(m.group(2))
+        if exp > 64:
+            raise ValueError(f"{text!r} is too large")
+        return base ** exp
+    if re.fullmatch(r"\d+", t):
+        return int(t)
+    if re.fullmatch(r"\d+(\.\d+)?[eE]\d+", t):
+        value = float(t)
+        if value != int(value):
+            raise ValueError(f"{text!r} is not an integer")
+        return int(value)
+    raise ValueError(f"cannot read {text!r} as a size (examples: 4096, 2^20, 1e6)")
+
+
+def geometric(start: int, stop: int, factor: float = 2.0) -> list[int]:
+    """start, start*factor, ... up to stop (stop included when the steps land on it)."""
+    if start <= 0 or stop <= 0:
+        raise ValueError("sizes must be positive")
+    if start > stop:
+        raise ValueError(f"the range starts at {start}, above its end {stop}")
+    if factor <= 1:
+        raise ValueError(f"the range factor must be above 1, not {factor}")
+    sizes, value = [], float(start)
+    while round(value) <= stop:
+        if not sizes or round(value) != sizes[-1]:
+            sizes.append(int(round(value)))
+        value *= factor
+        if len(sizes) > MAX_POINTS:
+            raise ValueError(f"the range has more than {MAX_POINTS} sizes")
+    return sizes
+
+
+def steps(start: int, stop: int, count: int) -> list[int]:
+    """``count`` sizes spaced evenly on a log scale from start to stop, both included."""
+    if count < 1:
+        raise ValueError("the number of steps must be at least 1")
+    if start <= 0 or stop <= 0:
+        raise ValueError("sizes must be positive")
+    if start > stop:
+        raise ValueError(f"the range starts at {start}, above its end {stop}")
+    if count == 1 or start == stop:
+        return [start]
+    ratio = (stop / start) ** (1.0 / (count - 1))
+    out: list[int] = []
+    for k in range(count):
+        v = stop if k == count - 1 else int(round(start * ratio ** k))
+        if not out or v != out[-1]:
+            out.append(v)
+    return out
+
+
+def parse_sizes(text: str) -> list[int]:
+    """A comma list of sizes and ranges; raises ValueError with a message for a person."""
+    if not text or not text.strip():
+        raise ValueError("no size given")
+    sizes: list[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        if ":" in part:
+            fields = part.split(":")
+            if len(fields) not in (2, 3):
+                raise ValueError(f"cannot read the range {part!r} (use A:B or A:B:xF)")
+            start, stop = parse_int(fields[0]), parse_int(fields[1])
+            factor = 2.0
+            if len(fields) == 3:
+                f = fields[2].strip().lower().lstrip("x")
+                try:
+                    factor = float(f)
+                except ValueError:
+                    raise ValueError(f"cannot read the factor {fields[2]!r} (use x2, x4, x1.5)") from None
+            sizes.extend(geometric(start, stop, factor))
+        else:
+            sizes.append(parse_int(part))
+    for s in sizes:
+        if s <= 0:
+            raise ValueError(f"size {s} must be positive")
+    return sizes
