@@ -29,6 +29,10 @@ def _reference(inputs):
     return x * (1 - DECAY ** _trips(inputs[0])) / (1 - DECAY)
 
 
+# numba.cuda, bound by the kernel builders on first use: a module global, as Numba (and its
+# simulator) expect kernels to see it, without importing Numba when workloads are listed.
+cuda = None
+
 W = register(Workload(
     name="divergence",
     title="Branch divergence",
@@ -128,6 +132,7 @@ def _cupy_fused(inputs, ctx):
 
 @functools.cache
 def _numba_cuda_kernel():
+    global cuda
     cuda = numba_cuda()
 
     @cuda.jit

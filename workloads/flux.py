@@ -8,6 +8,10 @@ import numpy as np
 from workbench.registry import Workload, register
 from workloads._common import device_phases, f64, numba_cuda, uniform
 
+# numba.cuda, bound by the kernel builders on first use: a module global, as Numba (and its
+# simulator) expect kernels to see it, without importing Numba when workloads are listed.
+cuda = None
+
 W = register(Workload(
     name="flux",
     title="Face fluxes (2-D grid)",
@@ -84,6 +88,7 @@ BX, BY = 32, 8   # 32 threads along a row: one warp reads 32 consecutive cells
 
 @functools.cache
 def _numba_cuda_kernels():
+    global cuda
     cuda = numba_cuda()
 
     @cuda.jit

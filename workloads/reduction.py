@@ -13,6 +13,10 @@ CHUNK = 4096          # Numba CPU: each chunk summed in order, chunk sums added 
 GPU_BLOCKS = 1024     # Numba CUDA: first pass leaves one partial per block
 
 
+# numba.cuda, bound by the kernel builders on first use: a module global, as Numba (and its
+# simulator) expect kernels to see it, without importing Numba when workloads are listed.
+cuda = None
+
 W = register(Workload(
     name="reduction",
     title="Reduction (sum)",
@@ -83,6 +87,7 @@ def _cupy(inputs, ctx):
 
 @functools.lru_cache(maxsize=None)
 def _numba_cuda_kernel(dtype: str):
+    global cuda
     cuda = numba_cuda()
     from numba import float32, float64
     nbtype = float32 if dtype == "float32" else float64

@@ -8,6 +8,10 @@ import numpy as np
 from workbench.registry import Workload, register
 from workloads._common import BLOCK, device_phases, f64, grid, numba_cuda, uniform
 
+# numba.cuda, bound by the kernel builders on first use: a module global, as Numba (and its
+# simulator) expect kernels to see it, without importing Numba when workloads are listed.
+cuda = None
+
 W = register(Workload(
     name="source_terms",
     title="Source terms (elementwise)",
@@ -81,6 +85,7 @@ def _cupy_raw(inputs, ctx):
 
 @functools.cache
 def _numba_cuda_kernels():
+    global cuda
     cuda = numba_cuda()
 
     @cuda.jit

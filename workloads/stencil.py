@@ -33,6 +33,10 @@ def _reference(inputs):
     return _heat(u0, STEPS, lambda u, v: _numpy_step(u, v, ALPHA))
 
 
+# numba.cuda, bound by the kernel builders on first use: a module global, as Numba (and its
+# simulator) expect kernels to see it, without importing Numba when workloads are listed.
+cuda = None
+
 W = register(Workload(
     name="stencil",
     title="Heat equation (5-point stencil)",
@@ -166,6 +170,7 @@ BX, BY, ROWS = 32, 8, 4
 
 @functools.cache
 def _numba_cuda_kernels():
+    global cuda
     cuda = numba_cuda()
 
     @cuda.jit

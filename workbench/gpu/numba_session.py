@@ -22,7 +22,7 @@ class NumbaCudaSession:
         self.cuda = cuda
         self.context = cuda.current_context()   # makes the primary context current in this thread
         self.stream = cuda.stream()
-        self.device = "GPU: " + _name(cuda.get_current_device().name)
+        self.device = "GPU: " + _name(getattr(getattr(self.context, "device", None), "name", "CUDA device"))
         self._start = cuda.event(timing=True)
         self._end = cuda.event(timing=True)
 
