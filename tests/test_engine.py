@@ -164,3 +164,28 @@ def test_summarize_quartiles():
     s = summarize([5.0, 1.0, 3.0, 2.0, 4.0])
     assert (s["min"], s["q1"], s["median"], s["q3"], s["max"]) == (1.0, 2.0, 3.0, 4.0, 5.0)
     assert np.isnan(summarize([])["median"])
+
+
+def test_device_compute_is_timed_back_to_back(registry):
+    """With transfer phases, compute statistics come from back-to-back computes; the end-to-end
+    total keeps the compute that ran right after the upload (a GPU that idled through a copy)."""
+    w = registry.add(synthetic())
+    state = {"cold": False}
+
+    @w.implement("numpy")
+    def _(inputs, ctx):
+        (x,) = inputs
+
+        def h2d():
+            busy_wait(0.002)
+            state["cold"] = True
+
+        def compute():
+            busy_wait(0.004 if state["cold"] else 0.001)
+            state["cold"] = False
+        return Phases(h2d=h2d, compute=compute, d2h=lambda: x * 2)
+
+    (row,) = rows_of(SweepSpec("synthetic", ("numpy",), (16,), "float64", min_repeats=5, budget_s=0.0))
+    assert row["status"] == "ok"
+    assert row["compute_median_s"] == pytest.approx(0.001, rel=0.3)
+    assert row["total_median_s"] == pytest.approx(0.006, rel=0.3)

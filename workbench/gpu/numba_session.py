@@ -18,7 +18,9 @@ class NumbaCudaSession:
     device_kind = "gpu"
 
     def __init__(self, backend: Any = None) -> None:
-        from numba import cuda
+        from numba import config, cuda
+        # A sweep runs small sizes on purpose: Numba's "low occupancy" warning is expected there.
+        config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
         self.cuda = cuda
         self.context = cuda.current_context()   # makes the primary context current in this thread
         self.stream = cuda.stream()
