@@ -165,7 +165,7 @@ def _cupy_raw(inputs, ctx):
     return _gpu_phases(ctx, inputs[0], lambda u, v: step(u, v, ALPHA))
 
 
-BX, BY, ROWS = 32, 8, 4
+BX, BY, ROWS = 32, 8, 8
 
 
 @functools.cache
@@ -217,7 +217,7 @@ def _numba_cuda(inputs, ctx):
     return _gpu_phases(ctx, inputs[0], lambda u, v: one[blocks, (BX, BY), stream](u, v, a, four))
 
 
-@W.implement("numba-cuda-x4", note="2-D grid, four rows per thread")
+@W.implement("numba-cuda-x4", note="2-D grid, a strip of ROWS rows per thread")
 def _numba_cuda_x4(inputs, ctx):
     _, rows = _numba_cuda_kernels()
     n = inputs[0].shape[0]
