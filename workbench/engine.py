@@ -89,10 +89,13 @@ class SweepError:
 
 
 class StopFlag:
-    """Asks a running sweep to stop; honoured between repeats."""
+    """Asks a running sweep to stop; honoured between repeats.
 
-    def __init__(self) -> None:
-        self._event = threading.Event()
+    Wraps a threading.Event, or a multiprocessing.Event when the sweep runs in another process.
+    """
+
+    def __init__(self, event: Any = None) -> None:
+        self._event = event if event is not None else threading.Event()
 
     def stop(self) -> None:
         self._event.set()

@@ -1,0 +1,258 @@
+"""The experiment panel: workload, backends, sizes, dtype, repeats, budget, host memory.
+
+It only describes a sweep: ``spec()`` returns an engine ``SweepSpec`` or None,
+and ``validityChanged`` says whether Run may be pressed, with the reason shown
+next to the field that is wrong.
+"""
+from __future__ import annotations
+
+import logging
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
+                               QLineEdit, QListWidget, QListWidgetItem, QSpinBox, QTreeWidget,
+                               QTreeWidgetItem, QVBoxLayout, QWidget)
+
+from panels import style
+from workbench import engine
+from workbench.backends import BACKENDS, Availability
+from workbench.registry import KINDS, REGISTRY
+from workbench.sizes import parse_int, steps
+
+log = logging.getLogger(__name__)
+ERROR_STYLE = "color: #b00020;"
+
+
+def _fmt_size(n: int) -> str:
+    k = n.bit_length() - 1
+    return f"2^{k}" if n == 1 << k and k >= 10 else f"{n:,}"
+
+
+class ExperimentPanel(QWidget):
+    validityChanged = Signal(bool, str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.availability: dict[str, Availability] = {}
+        self._problem = ""
+
+        self.workloadList = QTreeWidget(objectName="workloadList")
+        self.workloadList.setHeaderHidden(True)
+        self.workloadList.setMinimumHeight(190)
+        kinds = {k: QTreeWidgetItem(self.workloadList, [k.capitalize()]) for k in KINDS}
+        for item in kinds.values():
+            item.setFlags(Qt.ItemFlag.ItemIsEnabled)
+            font = item.font(0)
+            font.setBold(True)
+            item.setFont(0, font)
+        for w in REGISTRY.all():
+            child = QTreeWidgetItem(kinds[w.kind], [w.title])
+            child.setData(0, Qt.ItemDataRole.UserRole, w.name)
+            child.setToolTip(0, f"<b>{w.title}</b><br>{w.description}<br><br><i>{w.lesson}</i>")
+        self.workloadList.expandAll()
+        self.description = QLabel(wordWrap=True, objectName="workloadDescription")
+        self.description.setTextFormat(Qt.TextFormat.RichText)
+
+        self.backendList = QListWidget(objectName="backendList")
+        self.backendList.setMinimumHeight(120)
+        self.backendStatus = QLabel(wordWrap=True, objectName="backendStatus")
+        self.backendStatus.setStyleSheet("color: #666;")
+
+        self.sizeFrom = QLineEdit(objectName="sizeFrom")
+        self.sizeTo = QLineEdit(objectName="sizeTo")
+        self.sizeSteps = QSpinBox(objectName="sizeSteps", minimum=1, maximum=60, value=8)
+        for field in (self.sizeFrom, self.sizeTo):
+            field.setPlaceholderText("e.g. 1024 or 2^20")
+        self.sizeUnit = QLabel(objectName="sizeUnit")
+        self.sizePreview = QLabel(wordWrap=True, objectName="sizePreview")
+        self.sizePreview.setStyleSheet("color: #444;")
+        self.sizeError = QLabel(wordWrap=True, objectName="sizeError")
+        self.sizeError.setStyleSheet(ERROR_STYLE)
+
+        self.dtypeCombo = QComboBox(objectName="dtypeCombo")
+        self.dtypeCombo.addItems(["float32", "float64"])
+        self.repeatsSpin = QSpinBox(objectName="repeatsSpin", minimum=1, maximum=10_000,
+                                    value=engine.DEFAULT_MIN_REPEATS)
+        self.budgetSpin = QDoubleSpinBox(objectName="budgetSpin", minimum=0.0, maximum=60.0, decimals=2,
+                                         singleStep=0.05, value=engine.DEFAULT_BUDGET_S, suffix=" s")
+        self.hostMemoryCombo = QComboBox(objectName="hostMemoryCombo")
+        self.hostMemoryCombo.addItems(["pageable", "pinned"])
+        self.hostMemoryCombo.setToolTip("How GPU backends hold host buffers for their transfers")
+        self.formError = QLabel(wordWrap=True, objectName="formError")
+        self.formError.setStyleSheet(ERROR_STYLE)
+
+        sizes = QGroupBox("Sizes")
+        sf = QFormLayout(sizes)
+        row = QHBoxLayout()
+        row.addWidget(self.sizeFrom)
+        row.addWidget(QLabel("to"))
+        row.addWidget(self.sizeTo)
+        sf.addRow("From", row)
+        sf.addRow("Steps", self.sizeSteps)
+        sf.addRow(self.sizeUnit)
+        sf.addRow(self.sizePreview)
+        sf.addRow(self.sizeError)
+
+        params = QGroupBox("Measurement")
+        pf = QFormLayout(params)
+        pf.addRow("dtype", self.dtypeCombo)
+        pf.addRow("Min repeats", self.repeatsSpin)
+        pf.addRow("Budget per point", self.budgetSpin)
+        pf.addRow("GPU host memory", self.hostMemoryCombo)
+
+        lay = QVBoxLayout(self)
+        lay.addWidget(QLabel("<b>Workload</b>"))
+        lay.addWidget(self.workloadList, 3)
+        lay.addWidget(self.description)
+        lay.addWidget(QLabel("<b>Backends</b>"))
+        lay.addWidget(self.backendList, 2)
+        lay.addWidget(self.backendStatus)
+        lay.addWidget(sizes)
+        lay.addWidget(params)
+        lay.addWidget(self.formError)
+
+        self.workloadList.currentItemChanged.connect(self._workload_changed)
+        self.backendList.itemChanged.connect(self.validate)
+        for field in (self.sizeFrom, self.sizeTo):
+            field.textChanged.connect(self.validate)
+        self.sizeSteps.valueChanged.connect(self.validate)
+        self.dtypeCombo.currentTextChanged.connect(self.validate)
+
+    # --- what the user picked -------------------------------------------------------------------
+
+    def workload_name(self) -> str | None:
+        item = self.workloadList.currentItem()
+        return item.data(0, Qt.ItemDataRole.UserRole) if item is not None else None
+
+    def select_workload(self, name: str) -> bool:
+        for kind in range(self.workloadList.topLevelItemCount()):
+            top = self.workloadList.topLevelItem(kind)
+            for i in range(top.childCount()):
+                if top.child(i).data(0, Qt.ItemDataRole.UserRole) == name:
+                    self.workloadList.setCurrentItem(top.child(i))
+                    return True
+        return False
+
+    def checked_backends(self) -> list[str]:
+        out = []
+        for i in range(self.backendList.count()):
+            item = self.backendList.item(i)
+            if item.checkState() == Qt.CheckState.Checked and item.flags() & Qt.ItemFlag.ItemIsEnabled:
+                out.append(item.data(Qt.ItemDataRole.UserRole))
+        return out
+
+    def set_checked_backends(self, names: list[str]) -> None:
+        for i in range(self.backendList.count()):
+            item = self.backendList.item(i)
+            on = item.data(Qt.ItemDataRole.UserRole) in names and bool(item.flags() & Qt.ItemFlag.ItemIsEnabled)
+            item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+
+    def sizes(self) -> list[int]:
+        return steps(parse_int(self.sizeFrom.text()), parse_int(self.sizeTo.text()), self.sizeSteps.value())
+
+    def spec(self) -> engine.SweepSpec | None:
+        if self._problem or self.workload_name() is None:
+            return None
+        return engine.SweepSpec(
+            workload=self.workload_name(), backends=tuple(self.checked_backends()), sizes=tuple(self.sizes()),
+            dtype=self.dtypeCombo.currentText(), host_memory=self.hostMemoryCombo.currentText(),
+            min_repeats=self.repeatsSpin.value(), budget_s=self.budgetSpin.value(),
+            max_repeats=max(engine.DEFAULT_MAX_REPEATS, self.repeatsSpin.value()))
+
+    # --- availability, from the worker's probes --------------------------------------------------
+
+    def set_availability(self, availability: dict[str, Availability]) -> None:
+        self.availability = dict(availability)
+        self._fill_backends(keep=self.checked_backends())
+
+    def _fill_backends(self, keep: list[str]) -> None:
+        name = self.workload_name()
+        self.backendList.blockSignals(True)
+        self.backendList.clear()
+        unusable = []
+        if name:
+            for b in REGISTRY.get(name).backends:
+                a = self.availability.get(b)
+                item = QListWidgetItem(BACKENDS[b].title if b in BACKENDS else b)
+                item.setData(Qt.ItemDataRole.UserRole, b)
+                item.setForeground(QColor(style.color(b)))
+                flags = Qt.ItemFlag.ItemIsUserCheckable | Qt.ItemFlag.ItemIsSelectable
+                if a is None:
+                    item.setToolTip(f"{BACKENDS[b].description}\n(checking whether it can run here...)")
+                    item.setFlags(flags)
+                elif a.usable:
+                    item.setFlags(flags | Qt.ItemFlag.ItemIsEnabled)
+                    item.setToolTip(f"{BACKENDS[b].description}\nversion {a.version}")
+                else:
+                    item.setFlags(flags)
+                    item.setToolTip(f"Not usable here: {a.reason}")
+                    unusable.append(f"{b}: {a.reason}")
+                item.setCheckState(Qt.CheckState.Checked if b in keep and a is not None and a.usable
+                                   else Qt.CheckState.Unchecked)
+                self.backendList.addItem(item)
+        self.backendStatus.setText("Not usable here: " + "; ".join(unusable) if unusable else "")
+        self.backendList.blockSignals(False)
+        self.validate()
+
+    # --- reacting ---------------------------------------------------------------------------------
+
+    def _workload_changed(self, current, previous) -> None:
+        name = self.workload_name()
+        if name is None:
+            return
+        w = REGISTRY.get(name)
+        self.description.setText(f"{w.description}<br><i>{w.lesson}</i>")
+        self.sizeUnit.setText(f"Size = {w.size_unit}")
+        self.sizeFrom.setText(_fmt_size(w.default_sizes[0]))
+        self.sizeTo.setText(_fmt_size(w.default_sizes[-1]))
+        self.sizeSteps.setValue(len(w.default_sizes))
+        keep = self.checked_backends() or ["numpy", "numba", "pandas", "cupy", "numba-cuda", "cudf"]
+        self._fill_backends(keep=keep)
+
+    def validate(self, *_) -> bool:
+        """Check every field; show the first problem next to its field; emit validityChanged."""
+        size_problem = form_problem = ""
+        name = self.workload_name()
+        preview = ""
+        if name is None:
+            form_problem = "Choose a workload."
+        else:
+            try:
+                sizes = self.sizes()
+                preview = "Sizes: " + ", ".join(_fmt_size(s) for s in sizes)
+                engine.check_memory(REGISTRY.get(name), max(sizes), self.dtypeCombo.currentText())
+            except (ValueError, engine.PlanError) as exc:
+                size_problem = str(exc)
+            if not self.checked_backends():
+                form_problem = "Choose at least one usable backend."
+        self.sizePreview.setText(preview if not size_problem else "")
+        self.sizeError.setText(size_problem)
+        self.sizeError.setVisible(bool(size_problem))
+        self.formError.setText(form_problem)
+        self.formError.setVisible(bool(form_problem))
+        self._problem = size_problem or form_problem
+        self.validityChanged.emit(not self._problem, self._problem)
+        return not self._problem
+
+    @property
+    def problem(self) -> str:
+        return self._problem
+
+
+def _demo() -> None:  # pragma: no cover - a panel on its own, for quick work on it
+    import sys
+
+    from PySide6.QtWidgets import QApplication
+
+    from workbench.backends import probe_all
+    app = QApplication(sys.argv)
+    panel = ExperimentPanel()
+    panel.set_availability(probe_all(deep=False))
+    panel.select_workload("source_terms")
+    panel.show()
+    app.exec()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    _demo()

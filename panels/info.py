@@ -1,0 +1,55 @@
+"""The device and environment panel, and the log panel fed by a logging handler."""
+from __future__ import annotations
+
+import logging
+
+from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QPlainTextEdit
+
+from workbench.environment import format_record
+
+
+class EnvironmentPanel(QPlainTextEdit):
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent, objectName="environmentPanel")
+        self.setReadOnly(True)
+        self.setFont(QFont("monospace", 9))
+        self.setPlainText("Reading the machine (CPU, memory, libraries, GPUs)...")
+        self.record: dict = {}
+
+    @Slot(object)
+    def show_record(self, record: dict) -> None:
+        self.record = record
+        self.setPlainText(format_record(record))
+
+
+class _Emitter(QObject):
+    message = Signal(str)
+
+
+class QtLogHandler(logging.Handler):
+    """Forwards log records to the GUI thread through a queued signal (any thread may log)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.emitter = _Emitter()
+        self.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s", "%H:%M:%S"))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            self.emitter.message.emit(self.format(record))
+        except RuntimeError:   # the panel is gone while a thread still logs
+            pass
+
+
+class LogPanel(QPlainTextEdit):
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent, objectName="logPanel")
+        self.setReadOnly(True)
+        self.setMaximumBlockCount(5000)
+        self.setFont(QFont("monospace", 9))
+
+    @Slot(str)
+    def append_line(self, line: str) -> None:
+        self.appendPlainText(line)

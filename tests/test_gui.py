@@ -1,0 +1,214 @@
+"""The window, driven through its widgets by object name, offscreen; waits on signals, never sleeps."""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import QSettings, Qt, QTimer  # noqa: E402
+from PySide6.QtWidgets import QLineEdit, QListWidget, QProgressBar, QPushButton, QSpinBox  # noqa: E402
+
+from workbench.backends import Availability  # noqa: E402
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    from workbench.app import MainWindow
+    threads_before = _python_threads()
+    w = MainWindow(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(w)
+    w.resize(1400, 900)
+    w.show()
+    qtbot.waitExposed(w)
+    # The worker's first job is the deep availability probe: let it finish before the test drives.
+    with qtbot.waitSignal(w.ready, timeout=120_000):
+        pass
+    yield w
+    w.close()
+    # Nothing left running: the worker thread has ended, no timer is active.
+    assert not w.controller.thread.isRunning()
+    assert not [t for t in w.findChildren(QTimer) if t.isActive()]
+    assert _python_threads() <= threads_before
+    import multiprocessing
+    assert not multiprocessing.active_children()          # the engine process has ended too
+
+
+def _python_threads() -> set:
+    """Live threads started from Python (a QThread that ran Python code shows as a _DummyThread
+    that is never removed, so it is left out: the QThread itself is checked above)."""
+    return {t.ident for t in threading.enumerate() if t.is_alive() and not isinstance(t, threading._DummyThread)}
+
+
+def widget(w, cls, name):
+    found = w.findChild(cls, name)
+    assert found is not None, name
+    return found
+
+
+def check_backends(w, names):
+    lst = widget(w, QListWidget, "backendList")
+    for i in range(lst.count()):
+        item = lst.item(i)
+        item.setCheckState(Qt.CheckState.Checked if item.data(Qt.ItemDataRole.UserRole) in names
+                           else Qt.CheckState.Unchecked)
+
+
+def set_sizes(w, lo, hi, steps):
+    widget(w, QLineEdit, "sizeFrom").setText(lo)
+    widget(w, QLineEdit, "sizeTo").setText(hi)
+    widget(w, QSpinBox, "sizeSteps").setValue(steps)
+
+
+def test_a_whole_sweep_with_two_cpu_backends(qtbot, window):
+    w = window
+    assert w.experiment.select_workload("source_terms")
+    check_backends(w, ["numpy", "numba"])
+    set_sizes(w, "2^10", "2^14", 3)
+    widget(w, type(w.experiment.dtypeCombo), "dtypeCombo").setCurrentText("float64")
+    w.experiment.budgetSpin.setValue(0.0)
+    run = widget(w, QPushButton, "runButton")
+    assert run.isEnabled()
+    with qtbot.waitSignal(w.sweepCompleted, timeout=120_000) as blocker:
+        qtbot.mouseClick(run, Qt.MouseButton.LeftButton)
+    assert blocker.args == [False]                        # not cancelled
+    qtbot.waitUntil(lambda: run.isEnabled(), timeout=5_000)
+
+    table = widget(w, type(w.resultsTable), "resultsTable")
+    assert table.model().rowCount() == 6
+    rows = table.results.rows
+    assert {r["backend"] for r in rows} == {"numpy", "numba"}
+    assert sorted({r["size"] for r in rows}) == [1024, 4096, 16384]
+    assert all(r["status"] == "ok" and r["dtype"] == "float64" for r in rows)
+    assert widget(w, QProgressBar, "progressBar").value() == 6
+
+    # Every plot draws the points it was given.
+    runtime = w.runtimePlot.points()
+    for backend in ("numpy", "numba"):
+        x, y = runtime[("compute", backend, "")]
+        assert list(x) == [1024, 4096, 16384]
+        expected = [r["compute_median_s"] for r in rows if r["backend"] == backend]
+        assert np.allclose(y, expected)
+        fx, fy = w.firstCallPlot.points()[("first", backend, "")]
+        assert np.allclose(fy, [r["first_call_s"] for r in rows if r["backend"] == backend])
+        # A log axis shows no zero: a point that grew the resident set by nothing is left out.
+        mx, my = w.memoryPlot.points().get(("host", backend, ""), ([], []))
+        grew = [(r["size"], r["peak_host_bytes"]) for r in rows if r["backend"] == backend
+                and r["peak_host_bytes"] > 0]
+        assert list(zip(mx, my)) == grew
+    sx, sy = w.speedupPlot.points()[("total", "numpy", "")]
+    assert w.speedupPlot.baseline == "numpy" and np.allclose(sy, 1.0)
+    nx, ny = w.speedupPlot.points()[("total", "numba", "")]
+    numpy_t = [r["total_median_s"] for r in rows if r["backend"] == "numpy"]
+    numba_t = [r["total_median_s"] for r in rows if r["backend"] == "numba"]
+    assert np.allclose(ny, np.divide(numpy_t, numba_t))
+    assert w.transferPlot.hint.isVisible()                # CPU backends: nothing to split
+
+
+def test_export_writes_what_the_table_shows(qtbot, window, tmp_path):
+    w = window
+    w.experiment.select_workload("groupby")
+    check_backends(w, ["pandas"])
+    set_sizes(w, "1000", "4000", 2)
+    w.experiment.budgetSpin.setValue(0.0)
+    with qtbot.waitSignal(w.sweepCompleted, timeout=60_000):
+        w.run()
+    from workbench import results
+    frame, env = results.load(w.export_results(str(tmp_path / "r.json")))
+    assert list(frame["size"]) == [1000, 4000] and (frame["status"] == "ok").all()
+    assert env["cpu"]
+    pngs = w.export_charts(str(tmp_path))
+    assert len(pngs) == 5
+    from PySide6.QtGui import QImage
+    for p in pngs:
+        img = QImage(str(p))
+        assert img.width() >= 1000 and not img.isNull()
+
+
+def test_stop_in_the_middle_keeps_the_points_measured(qtbot, window):
+    w = window
+    w.experiment.select_workload("matmul")
+    check_backends(w, ["numpy"])
+    set_sizes(w, "64", "2048", 6)
+    w.experiment.repeatsSpin.setValue(200)           # long enough to stop in the middle
+    with qtbot.waitSignal(w.pointAdded, timeout=60_000):
+        qtbot.mouseClick(widget(w, QPushButton, "runButton"), Qt.MouseButton.LeftButton)
+    with qtbot.waitSignal(w.sweepCompleted, timeout=120_000) as blocker:
+        qtbot.mouseClick(widget(w, QPushButton, "stopButton"), Qt.MouseButton.LeftButton)
+    assert blocker.args == [True]                      # cancelled
+    rows = w.resultsTable.results.rows
+    assert 1 <= len(rows) < 6
+    assert rows[0]["status"] == "ok"
+    assert "stopped" in widget(w, QProgressBar, "progressBar").format()
+    qtbot.waitUntil(lambda: widget(w, QPushButton, "runButton").isEnabled(), timeout=5_000)
+
+
+def test_an_unusable_backend_is_disabled_with_its_reason(qtbot, window):
+    w = window
+    w.experiment.select_workload("source_terms")
+    reason = "no NVIDIA driver: libcuda.so.1 was not found"
+    avail = {b: Availability(True, "", "1") for b in ("numpy", "numba")}
+    avail["cupy"] = Availability(False, reason)
+    w.experiment.set_availability(avail)
+    lst = widget(w, QListWidget, "backendList")
+    items = {lst.item(i).data(Qt.ItemDataRole.UserRole): lst.item(i) for i in range(lst.count())}
+    assert not items["cupy"].flags() & Qt.ItemFlag.ItemIsEnabled
+    assert reason in items["cupy"].toolTip()
+    assert reason in w.experiment.backendStatus.text()
+    assert items["numpy"].flags() & Qt.ItemFlag.ItemIsEnabled
+    items["cupy"].setCheckState(Qt.CheckState.Checked)     # even if forced, it is not run
+    assert "cupy" not in w.experiment.checked_backends()
+
+
+@pytest.mark.parametrize("lo,hi,expect", [
+    ("2^20", "2^10", "above its end"),
+    ("abc", "2^10", "cannot read"),
+    ("0", "10", "positive"),
+    ("2^10", "2^40", "is available"),
+])
+def test_bad_sizes_are_refused_next_to_the_field(qtbot, window, lo, hi, expect):
+    w = window
+    w.experiment.select_workload("source_terms")
+    check_backends(w, ["numpy"])
+    set_sizes(w, lo, hi, 4)
+    assert not widget(w, QPushButton, "runButton").isEnabled()
+    assert expect in w.experiment.sizeError.text()
+    assert w.experiment.sizeError.isVisibleTo(w)
+    w.run()                                               # Ctrl+R does nothing either
+    assert not w.controller.running
+
+
+def test_no_backend_chosen_is_refused(qtbot, window):
+    w = window
+    w.experiment.select_workload("fft")
+    check_backends(w, [])
+    assert not widget(w, QPushButton, "runButton").isEnabled()
+    assert "at least one" in w.experiment.formError.text()
+
+
+def test_choices_are_remembered(qtbot, tmp_path):
+    from workbench.app import MainWindow
+    path = str(tmp_path / "remember.ini")
+    w = MainWindow(QSettings(path, QSettings.Format.IniFormat))
+    qtbot.addWidget(w)
+    w.experiment.select_workload("fft")
+    set_sizes(w, "2^12", "2^16", 3)
+    w.experiment.dtypeCombo.setCurrentText("float64")
+    w.close()
+    w2 = MainWindow(QSettings(path, QSettings.Format.IniFormat))
+    qtbot.addWidget(w2)
+    assert w2.experiment.workload_name() == "fft"
+    assert (w2.experiment.sizeFrom.text(), w2.experiment.sizeTo.text()) == ("2^12", "2^16")
+    assert w2.experiment.dtypeCombo.currentText() == "float64"
+    w2.close()
+
+
+def test_menu_actions_have_standard_shortcuts(qtbot, window):
+    from PySide6.QtGui import QAction, QKeySequence
+    acts = {a.objectName(): a for a in window.findChildren(QAction) if a.objectName()}
+    assert acts["runAction"].shortcut() == QKeySequence("Ctrl+R")
+    assert acts["stopAction"].shortcut() == QKeySequence("Esc")
+    assert acts["exportAction"].shortcut() == QKeySequence("Ctrl+E")
+    assert acts["quitAction"].shortcut() == QKeySequence(QKeySequence.StandardKey.Quit)

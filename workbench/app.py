@@ -1,0 +1,361 @@
+"""The workbench window: the experiment panel, live plots, results, environment and log.
+
+The window only describes sweeps and shows results; the sweep runs in the
+worker thread of ``panels.worker`` and arrives here as signals carrying plain
+data. Plot updates are coalesced by a timer so that fast points never flood
+the GUI thread.
+"""
+from __future__ import annotations
+
+import logging
+import sys
+import time
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QHBoxLayout, QLabel, QMainWindow,
+                               QMessageBox, QProgressBar, QPushButton, QScrollArea, QTabWidget, QVBoxLayout,
+                               QWidget)
+
+from panels.experiment import ExperimentPanel
+from panels.info import EnvironmentPanel, LogPanel, QtLogHandler
+from panels.plots import PlotsPanel
+from panels.table import ResultsTable
+from panels.worker import SweepController
+from workbench import results
+from workbench.backends import BACKENDS, probe_all
+
+log = logging.getLogger(__name__)
+PLOT_REFRESH_MS = 150   # coalesce plot updates: a few per second however fast points arrive
+
+
+class MainWindow(QMainWindow):
+    # Emitted in the GUI thread, after the window has taken the worker's news in (tests wait on these).
+    ready = Signal()                  # availability probed and environment read
+    pointAdded = Signal(object)       # a row is in the table
+    sweepCompleted = Signal(bool)     # cancelled?
+
+    def __init__(self, settings: QSettings | None = None) -> None:
+        super().__init__()
+        self.setWindowTitle("GPU Workbench")
+        self.settings = settings or QSettings("GPU Workbench", "gpu-workbench")
+        self.controller = SweepController(self)
+        self.rows: list[dict] = []
+        self.total = 0
+        self.t_start = 0.0
+        self.current = ""
+
+        # Widgets -----------------------------------------------------------------------------------
+        self.experiment = ExperimentPanel()
+        self.runButton = QPushButton("Run", objectName="runButton")
+        self.stopButton = QPushButton("Stop", objectName="stopButton")
+        self.stopButton.setEnabled(False)
+        self.progressBar = QProgressBar(objectName="progressBar")
+        self.progressBar.setFormat("idle")
+        self.progressBar.setValue(0)
+        self.progressLabel = QLabel(objectName="progressLabel", wordWrap=True)
+
+        left = QWidget()
+        ll = QVBoxLayout(left)
+        ll.setContentsMargins(4, 4, 4, 4)
+        ll.addWidget(self.experiment)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.runButton)
+        buttons.addWidget(self.stopButton)
+        ll.addLayout(buttons)
+        ll.addWidget(self.progressBar)
+        ll.addWidget(self.progressLabel)
+        scroll = QScrollArea()
+        scroll.setWidget(left)
+        scroll.setWidgetResizable(True)
+        scroll.setMinimumWidth(330)
+        dock = QDockWidget("Experiment", self, objectName="experimentDock")
+        dock.setWidget(scroll)
+        dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
+
+        self.plots = PlotsPanel()
+        self.setCentralWidget(self.plots)
+        self.runtimePlot = self.plots.runtimePlot
+        self.memoryPlot = self.plots.memoryPlot
+        self.transferPlot = self.plots.transferPlot
+        self.speedupPlot = self.plots.speedupPlot
+        self.firstCallPlot = self.plots.firstCallPlot
+
+        self.resultsTable = ResultsTable()
+        self.environment = EnvironmentPanel()
+        self.logPanel = LogPanel()
+        tabs = QTabWidget(objectName="bottomTabs")
+        tabs.addTab(self.resultsTable, "Results")
+        tabs.addTab(self.environment, "Device and environment")
+        tabs.addTab(self.logPanel, "Log")
+        bottom = QDockWidget("Results", self, objectName="resultsDock")
+        bottom.setWidget(tabs)
+        bottom.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, bottom)
+        self.status = self.statusBar()
+
+        self.log_handler = QtLogHandler()
+        self.log_handler.emitter.message.connect(self.logPanel.append_line)
+        logging.getLogger().addHandler(self.log_handler)
+        if logging.getLogger().level > logging.INFO or logging.getLogger().level == logging.NOTSET:
+            logging.getLogger().setLevel(logging.INFO)
+
+        self.refresh_timer = QTimer(self, singleShot=True, interval=PLOT_REFRESH_MS)
+        self.refresh_timer.timeout.connect(self.refresh_plots)
+
+        self._make_actions()
+
+        # Signals: worker -> bound slots of this GUI-thread object (never lambdas) ------------------
+        w = self.controller.worker
+        w.sweepStarted.connect(self.on_sweep_started)
+        w.pointStarted.connect(self.on_point_started)
+        w.pointFinished.connect(self.on_point_finished)
+        w.sweepFinished.connect(self.on_sweep_finished)
+        w.failed.connect(self.on_failed)
+        w.backendsProbed.connect(self.on_backends_probed)
+        w.environmentReady.connect(self.on_environment)
+        self.runButton.clicked.connect(self.run)
+        self.stopButton.clicked.connect(self.stop)
+        self.experiment.validityChanged.connect(self.on_validity)
+
+        # A quick probe (no child process) fills the backend list at once; the worker's deep probe
+        # (a tiny computation per GPU library) then corrects it.
+        self.experiment.set_availability(probe_all(deep=False))
+        self.restore_settings()
+        self.controller.probe()
+
+    # --- actions and menus ------------------------------------------------------------------------
+
+    def _make_actions(self) -> None:
+        def action(text, slot, shortcut=None, name=None):
+            a = QAction(text, self)
+            if shortcut is not None:
+                a.setShortcut(QKeySequence(shortcut))
+            if name:
+                a.setObjectName(name)
+            a.triggered.connect(slot)
+            return a
+
+        self.runAction = action("&Run sweep", self.run, "Ctrl+R", "runAction")
+        self.stopAction = action("&Stop", self.stop, "Esc", "stopAction")
+        self.stopAction.setEnabled(False)
+        self.exportAction = action("&Export results...", self.export_results, "Ctrl+E", "exportAction")
+        self.exportChartAction = action("Export &charts as PNG...", self.export_charts, "Ctrl+Shift+E")
+        quit_action = action("&Quit", self.close, QKeySequence.StandardKey.Quit, "quitAction")
+        full = action("&Full screen", self.toggle_full_screen, "F11")
+        about = action("&About", self.about)
+
+        file_menu = self.menuBar().addMenu("&File")
+        file_menu.addActions([self.exportAction, self.exportChartAction])
+        file_menu.addSeparator()
+        file_menu.addAction(quit_action)
+        run_menu = self.menuBar().addMenu("&Run")
+        run_menu.addActions([self.runAction, self.stopAction])
+        view = self.menuBar().addMenu("&View")
+        view.addAction(full)
+        self.menuBar().addMenu("&Help").addAction(about)
+
+    def toggle_full_screen(self) -> None:
+        self.showNormal() if self.isFullScreen() else self.showFullScreen()
+
+    def about(self) -> None:
+        QMessageBox.about(self, "GPU Workbench", "GPU Workbench: see what a GPU does for your Python code.")
+
+    # --- running -----------------------------------------------------------------------------------
+
+    @Slot(bool, str)
+    def on_validity(self, ok: bool, problem: str) -> None:
+        idle = not self.controller.running
+        self.runButton.setEnabled(ok and idle)
+        self.runAction.setEnabled(ok and idle)
+        self.runButton.setToolTip(problem or "Run the sweep (Ctrl+R)")
+
+    @Slot()
+    def run(self) -> None:
+        if self.controller.running or not self.experiment.validate():
+            return
+        spec = self.experiment.spec()
+        if spec is None:
+            return
+        self.rows = []
+        self.resultsTable.results.clear()
+        self.plots.clear()
+        self.save_settings()
+        self.runButton.setEnabled(False)
+        self.runAction.setEnabled(False)
+        self.stopButton.setEnabled(True)
+        self.stopAction.setEnabled(True)
+        self.progressBar.setRange(0, 0)   # busy until the worker says how many points
+        self.progressBar.setFormat("starting...")
+        self.t_start = time.perf_counter()
+        log.info("sweep: %s on %s, sizes %s, %s", spec.workload, ", ".join(spec.backends),
+                 list(spec.sizes), spec.dtype)
+        self.controller.start(spec)
+
+    @Slot()
+    def stop(self) -> None:
+        if self.controller.running:
+            self.controller.stop()
+            self.progressBar.setFormat("stopping after the current repeat...")
+            self.stopButton.setEnabled(False)
+            self.stopAction.setEnabled(False)
+
+    @Slot(int)
+    def on_sweep_started(self, total: int) -> None:
+        self.total = total
+        self.progressBar.setRange(0, total)
+        self.progressBar.setValue(0)
+        self.progressBar.setFormat(f"0 / {total} points")
+
+    @Slot(object)
+    def on_point_started(self, event) -> None:
+        self.current = f"{event.backend}, size {event.size:,}" + (f", {event.variant}" if event.variant else "")
+        done = len(self.rows)
+        self.progressBar.setFormat(f"{done} / {self.total} points")
+        self.progressLabel.setText(f"Measuring {self.current}{self._eta(done)}")
+
+    def _eta(self, done: int) -> str:
+        if done == 0 or self.total == 0:
+            return ""
+        left = (time.perf_counter() - self.t_start) / done * (self.total - done)
+        return f"; about {left:.0f} s left" if left >= 1 else "; under a second left"
+
+    @Slot(object)
+    def on_point_finished(self, row: dict) -> None:
+        self.rows.append(row)
+        self.resultsTable.results.append(row)
+        self.progressBar.setValue(len(self.rows))
+        self.progressBar.setFormat(f"{len(self.rows)} / {self.total} points")
+        if row["status"] != "ok":
+            self.status.showMessage(f"{row['backend']} at size {row['size']:,}: {row['status']}: {row['message']}")
+            log.warning("%s at size %s: %s: %s", row["backend"], row["size"], row["status"], row["message"])
+        if not self.refresh_timer.isActive():
+            self.refresh_timer.start()
+        self.pointAdded.emit(row)
+
+    @Slot()
+    def refresh_plots(self) -> None:
+        if self.rows:
+            self.plots.update_from(results.to_frame(self.rows))
+
+    @Slot(bool, float)
+    def on_sweep_finished(self, cancelled: bool, elapsed: float) -> None:
+        self.refresh_timer.stop()
+        self.refresh_plots()
+        failed = sum(r["status"] != "ok" for r in self.rows)
+        word = "stopped" if cancelled else "done"
+        self.progressBar.setRange(0, max(self.total, 1))
+        self.progressBar.setValue(len(self.rows))
+        self.progressBar.setFormat(f"{word}: {len(self.rows)} / {self.total} points")
+        self.progressLabel.setText(f"Sweep {word} in {elapsed:.1f} s" + (f"; {failed} point(s) failed" if failed else ""))
+        self.stopButton.setEnabled(False)
+        self.stopAction.setEnabled(False)
+        self.on_validity(self.experiment.validate(), self.experiment.problem)
+        self.resultsTable.resizeColumnsToContents()
+        self.sweepCompleted.emit(cancelled)
+
+    @Slot(str)
+    def on_failed(self, message: str) -> None:
+        self.status.showMessage(message)
+        log.error(message)
+
+    @Slot(object)
+    def on_environment(self, record: dict) -> None:
+        self.environment.show_record(record)
+        self.ready.emit()
+
+    @Slot(object)
+    def on_backends_probed(self, availability: dict) -> None:
+        self.experiment.set_availability(availability)
+        self.restore_backends()
+        bad = [f"{n}: {a.reason}" for n, a in availability.items() if not a.usable and BACKENDS[n].device == "gpu"]
+        self.status.showMessage("GPU backends not usable here: " + "; ".join(bad) if bad else "All backends usable")
+
+    # --- exports -----------------------------------------------------------------------------------
+
+    def export_results(self, path: str | None = None) -> Path | None:
+        if not path:
+            path, _ = QFileDialog.getSaveFileName(self, "Export results", "results.csv", "CSV (*.csv);;JSON (*.json)")
+            if not path:
+                return None
+        return results.save(results.to_frame(self.rows), path, self.environment.record)
+
+    def export_charts(self, folder: str | None = None) -> list[Path]:
+        """Each plot as a PNG (pyqtgraph's SVG exporter fails on PySide6 6.12: docs/GPU.md)."""
+        import pyqtgraph.exporters as exporters
+        if not folder:
+            folder = QFileDialog.getExistingDirectory(self, "Export charts to")
+            if not folder:
+                return []
+        out = []
+        for plot in self.plots.plots():
+            path = Path(folder) / f"{plot.objectName()}.png"
+            exp = exporters.ImageExporter(plot.getPlotItem())
+            exp.parameters()["width"] = 1200
+            exp.export(str(path))
+            out.append(path)
+        return out
+
+    # --- settings ----------------------------------------------------------------------------------
+
+    def save_settings(self) -> None:
+        s = self.settings
+        s.setValue("geometry", self.saveGeometry())
+        s.setValue("state", self.saveState())
+        e = self.experiment
+        s.setValue("workload", e.workload_name() or "")
+        s.setValue("backends", ",".join(e.checked_backends()))
+        s.setValue("sizeFrom", e.sizeFrom.text())
+        s.setValue("sizeTo", e.sizeTo.text())
+        s.setValue("sizeSteps", e.sizeSteps.value())
+        s.setValue("dtype", e.dtypeCombo.currentText())
+        s.setValue("repeats", e.repeatsSpin.value())
+        s.setValue("budget", e.budgetSpin.value())
+        s.setValue("hostMemory", e.hostMemoryCombo.currentText())
+        s.sync()
+
+    def restore_settings(self) -> None:
+        s = self.settings
+        if s.value("geometry") is not None:
+            self.restoreGeometry(s.value("geometry"))
+            self.restoreState(s.value("state"))
+        else:
+            self.resize(1600, 1000)
+        e = self.experiment
+        if not e.select_workload(str(s.value("workload", "source_terms"))):
+            e.select_workload("source_terms")
+        if s.value("sizeFrom"):
+            e.sizeFrom.setText(str(s.value("sizeFrom")))
+            e.sizeTo.setText(str(s.value("sizeTo")))
+            e.sizeSteps.setValue(int(s.value("sizeSteps", 8)))
+        e.dtypeCombo.setCurrentText(str(s.value("dtype", "float32")))
+        e.repeatsSpin.setValue(int(s.value("repeats", e.repeatsSpin.value())))
+        e.budgetSpin.setValue(float(s.value("budget", e.budgetSpin.value())))
+        e.hostMemoryCombo.setCurrentText(str(s.value("hostMemory", "pageable")))
+        self.restore_backends()
+
+    def restore_backends(self) -> None:
+        saved = self.settings.value("backends")
+        if saved:
+            self.experiment.set_checked_backends(str(saved).split(","))
+
+    def closeEvent(self, event) -> None:
+        self.save_settings()
+        self.refresh_timer.stop()
+        self.controller.shutdown()
+        logging.getLogger().removeHandler(self.log_handler)
+        super().closeEvent(event)
+
+
+def main(argv: list[str] | None = None) -> int:
+    app = QApplication.instance() or QApplication(list(argv or sys.argv[:1]))
+    app.setApplicationName("GPU Workbench")
+    window = MainWindow()
+    window.show()
+    return app.exec()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
