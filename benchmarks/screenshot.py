@@ -48,7 +48,9 @@ class Shooter(QObject):
     @Slot()
     def save(self) -> None:
         self.window.grab().save(str(self.out))
-        charts = self.window.export_charts(str(self.out.parent))
+        folder = self.out.with_name(self.out.stem + "-charts")
+        folder.mkdir(exist_ok=True)
+        charts = self.window.export_charts(str(folder))
         rows = self.window.rows
         print(f"saved {self.out} ({len(rows)} points, {sum(r['status'] != 'ok' for r in rows)} not ok); "
               f"charts: {[c.name for c in charts]}")

@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pandas as pd
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from panels import style
@@ -219,11 +219,20 @@ class FirstCallPlot(_Plot):
 
 
 class PlotsPanel(QWidget):
-    """The five plots in a grid, and the speedup baseline chooser."""
+    """The five plots in a grid, and the speedup baseline chooser.
+
+    ``schedule`` updates one plot per timer tick, so each plot's update and repaint is its own
+    short slice of the GUI thread (tens of ms) rather than one long stall for all five.
+    """
+
+    updated = Signal()     # every plot shows the last scheduled table
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         style.setup_pyqtgraph()
+        self._pending: list = []
+        self.stagger = QTimer(self, interval=15)
+        self.stagger.timeout.connect(self._next)
         self.runtimePlot = RuntimePlot()
         self.memoryPlot = MemoryPlot()
         self.transferPlot = TransferPlot()
@@ -266,9 +275,37 @@ class PlotsPanel(QWidget):
         for item in list(self.transferPlot.bars.values()) + [self.transferPlot.outline]:
             item.setOpts(x=[], height=[])
         self.frame = pd.DataFrame()
+        self._pending = []
+        self.stagger.stop()
         self.summary.setText("")
 
+    def schedule(self, frame: pd.DataFrame) -> None:
+        """Update the plots from ``frame``, one per timer tick; ``updated`` fires when all are done."""
+        self._prepare(frame)
+        self._pending = [self.runtimePlot, self.speedupPlot, self.transferPlot, self.memoryPlot,
+                         self.firstCallPlot, None]   # None: the summary text
+        if not self.stagger.isActive():
+            self.stagger.start()
+
+    def _next(self) -> None:
+        if not self._pending:
+            self.stagger.stop()
+            self.updated.emit()
+            return
+        item = self._pending.pop(0)
+        if item is None:
+            self.summary.setText(summarize(self.frame, self.speedupPlot.baseline))
+        else:
+            item.update_from(self.frame)
+
     def update_from(self, frame: pd.DataFrame) -> None:
+        """Update every plot now (exports and tests; the window uses ``schedule``)."""
+        self._prepare(frame)
+        for p in (self.runtimePlot, self.memoryPlot, self.transferPlot, self.speedupPlot, self.firstCallPlot):
+            p.update_from(frame)
+        self.summary.setText(summarize(frame, self.speedupPlot.baseline))
+
+    def _prepare(self, frame: pd.DataFrame) -> None:
         self.frame = frame
         backends = list(dict.fromkeys(frame["backend"]))
         if backends and [self.baselineCombo.itemText(i) for i in range(self.baselineCombo.count())] != backends:
@@ -280,9 +317,6 @@ class PlotsPanel(QWidget):
             self.baselineCombo.setCurrentText(current if current in backends else (cpu or backends)[0])
             self.baselineCombo.blockSignals(False)
         self.speedupPlot.baseline = self.baselineCombo.currentText()
-        for p in (self.runtimePlot, self.memoryPlot, self.transferPlot, self.speedupPlot, self.firstCallPlot):
-            p.update_from(frame)
-        self.summary.setText(summarize(frame, self.speedupPlot.baseline))
 
     def _baseline_changed(self, name: str) -> None:
         self.speedupPlot.baseline = name

@@ -45,6 +45,7 @@ class MainWindow(QMainWindow):
         self.total = 0
         self.t_start = 0.0
         self.current = ""
+        self._cancelled = False
 
         # Widgets -----------------------------------------------------------------------------------
         self.experiment = ExperimentPanel()
@@ -238,12 +239,17 @@ class MainWindow(QMainWindow):
     @Slot()
     def refresh_plots(self) -> None:
         if self.rows:
-            self.plots.update_from(results.to_frame(self.rows))
+            self.plots.schedule(results.to_frame(self.rows))
 
     @Slot(bool, float)
     def on_sweep_finished(self, cancelled: bool, elapsed: float) -> None:
         self.refresh_timer.stop()
-        self.refresh_plots()
+        self._cancelled = cancelled
+        if self.rows:
+            self.plots.updated.connect(self._plots_final, Qt.ConnectionType.SingleShotConnection)
+            self.plots.schedule(results.to_frame(self.rows))
+        else:
+            self._plots_final()
         failed = sum(r["status"] != "ok" for r in self.rows)
         word = "stopped" if cancelled else "done"
         self.progressBar.setRange(0, max(self.total, 1))
@@ -254,7 +260,11 @@ class MainWindow(QMainWindow):
         self.stopAction.setEnabled(False)
         self.on_validity(self.experiment.validate(), self.experiment.problem)
         self.resultsTable.resizeColumnsToContents()
-        self.sweepCompleted.emit(cancelled)
+
+    @Slot()
+    def _plots_final(self) -> None:
+        """The last points are drawn: the sweep is complete for whoever watches the window."""
+        self.sweepCompleted.emit(self._cancelled)
 
     @Slot(str)
     def on_failed(self, message: str) -> None:
@@ -344,6 +354,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event) -> None:
         self.save_settings()
         self.refresh_timer.stop()
+        self.plots.stagger.stop()
         self.controller.shutdown()
         logging.getLogger().removeHandler(self.log_handler)
         super().closeEvent(event)

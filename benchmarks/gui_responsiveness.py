@@ -1,0 +1,119 @@
+"""How fast the window opens, and how long the GUI thread ever stalls during a sweep.
+
+1. Launch to window shown: a fresh process imports the app, builds the window,
+   shows it, and reports when its event loop first runs (time since the process
+   was created, from the kernel's start time). Target: under 2 s.
+2. The longest stall of the GUI thread during a sweep: a 10 ms heartbeat timer
+   records the gap between its ticks from Run to the end of the sweep. Target:
+   no gap over 100 ms.
+
+Run: QT_QPA_PLATFORM=offscreen python benchmarks/gui_responsiveness.py
+"""
+from __future__ import annotations
+
+import datetime
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+LAUNCH = r"""
+import os, sys, time, psutil
+from PySide6.QtCore import QTimer, QSettings
+from PySide6.QtWidgets import QApplication
+app = QApplication([])
+from workbench.app import MainWindow
+w = MainWindow(QSettings(sys.argv[1], QSettings.Format.IniFormat))
+w.show()
+def shown():
+    print(f"{time.time() - psutil.Process().create_time():.3f}", flush=True)
+    w.close(); app.quit()
+QTimer.singleShot(0, shown)
+app.exec()
+"""
+
+
+def launch_times(n: int = 5) -> list[float]:
+    out = []
+    for _ in range(n):
+        ini = Path(tempfile.mkdtemp()) / "s.ini"
+        proc = subprocess.run([sys.executable, "-c", LAUNCH, str(ini)], capture_output=True, text=True,
+                              cwd=ROOT, timeout=120)
+        out.append(float(proc.stdout.strip().splitlines()[-1]))
+    return out
+
+
+def stall_during_sweep(workload: str, backends: str, lo: str, hi: str, steps: int) -> dict:
+    from PySide6.QtCore import QObject, QSettings, QTimer, Slot
+    from PySide6.QtWidgets import QApplication
+
+    from workbench.app import MainWindow
+    app = QApplication.instance() or QApplication([])
+    w = MainWindow(QSettings(str(Path(tempfile.mkdtemp()) / "s.ini"), QSettings.Format.IniFormat))
+    w.show()
+
+    class Probe(QObject):
+        def __init__(self):
+            super().__init__()
+            self.ticks: list[float] = []
+            self.running = False
+            self.heartbeat = QTimer(interval=10)
+            self.heartbeat.timeout.connect(self.tick)
+            w.ready.connect(self.start)
+            w.sweepCompleted.connect(self.done)
+
+        @Slot()
+        def tick(self):
+            if self.running:
+                self.ticks.append(time.perf_counter())
+
+        @Slot()
+        def start(self):
+            e = w.experiment
+            e.select_workload(workload)
+            e.set_checked_backends(backends.split(","))
+            e.sizeFrom.setText(lo)
+            e.sizeTo.setText(hi)
+            e.sizeSteps.setValue(steps)
+            self.running = True
+            self.heartbeat.start()
+            self.ticks.append(time.perf_counter())
+            w.run()
+
+        @Slot(bool)
+        def done(self, cancelled):
+            self.ticks.append(time.perf_counter())
+            self.running = False
+            self.heartbeat.stop()
+            w.close()
+            app.quit()
+
+    probe = Probe()
+    app.exec()
+    gaps = [b - a for a, b in zip(probe.ticks, probe.ticks[1:])]
+    return {"points": len(w.rows), "seconds": probe.ticks[-1] - probe.ticks[0], "ticks": len(gaps),
+            "max_gap_ms": max(gaps) * 1e3, "p99_gap_ms": statistics.quantiles(gaps, n=100)[98] * 1e3}
+
+
+def main() -> None:
+    from workbench.measure import cpu_name
+    print(f"GUI responsiveness, {datetime.date.today()}, {cpu_name()}, QT_QPA_PLATFORM={os.environ['QT_QPA_PLATFORM']}\n")
+    times = launch_times()
+    print(f"launch to window shown: median {statistics.median(times):.2f} s, "
+          f"max {max(times):.2f} s over {len(times)} launches (target: under 2 s)")
+    for args in (("source_terms", "numpy,numba", "2^10", "2^24", 8), ("groupby", "pandas", "10000", "1000000", 5)):
+        r = stall_during_sweep(*args)
+        print(f"sweep {args[0]} on {args[1]}: {r['points']} points in {r['seconds']:.1f} s; heartbeat every 10 ms: "
+              f"longest gap {r['max_gap_ms']:.1f} ms, 99th percentile {r['p99_gap_ms']:.1f} ms "
+              f"over {r['ticks']} gaps (target: none over 100 ms)")
+
+
+if __name__ == "__main__":
+    main()
