@@ -132,8 +132,9 @@ class TransferPlot(pg.PlotWidget):
         self.setLabel("left", "share of end-to-end time", units="%")
         self.setLabel("bottom", "size (log2); one bar per GPU backend")
         self.showGrid(y=True, alpha=0.25)
-        self.setYRange(0, 100)
-        self.legend = self.addLegend(offset=(5, 5), labelTextSize="8pt")
+        self.setYRange(0, 118, padding=0)   # headroom above 100 % for the legend
+        self.getAxis("left").setTicks([[(v, str(v)) for v in range(0, 101, 20)]])
+        self.legend = self.addLegend(offset=(5, 2), labelTextSize="8pt", colCount=3)
         self.bars = {}
         for phase in ("h2d", "compute", "d2h"):
             item = pg.BarGraphItem(x=[], height=[], width=0.2, brush=style.PHASE_COLORS[phase], pen=None)
@@ -176,7 +177,9 @@ class TransferPlot(pg.PlotWidget):
         self.data = pd.DataFrame({"series": key.to_numpy(), "size": ok["size"].to_numpy(), "h2d_pct": parts[0],
                                   "compute_pct": parts[1], "d2h_pct": parts[2]})
         ticks = sorted(set(np.log2(ok["size"].to_numpy(float)).round().astype(int)))
-        self.getAxis("bottom").setTicks([[(t, f"2^{t}") for t in ticks]])
+        step = max(1, (len(ticks) + 7) // 8)          # at most about eight labels
+        self.getAxis("bottom").setTicks([[(t, f"2^{t}") for t in ticks[::step]]])
+        self.setXRange(ticks[0] - 0.6, ticks[-1] + 0.6, padding=0)   # the hint's range is not the data's
 
 
 class SpeedupPlot(_Plot):

@@ -166,6 +166,7 @@ def _cupy_raw(inputs, ctx):
 
 
 BX, BY, ROWS = 32, 8, 8
+STRIP = ROWS + 2   # Numba needs local array sizes as plain module constants
 
 
 @functools.cache
@@ -209,10 +210,10 @@ def _numba_cuda_strip(dtype: str):
         if j >= m or i0 >= n:
             return
         if 0 < j < m - 1 and 0 < i0 and i0 + ROWS < n:
-            c = cuda.local.array(ROWS + 2, nbtype)
+            c = cuda.local.array(STRIP, nbtype)
             left = cuda.local.array(ROWS, nbtype)
             right = cuda.local.array(ROWS, nbtype)
-            for k in range(ROWS + 2):
+            for k in range(STRIP):
                 c[k] = u[i0 - 1 + k, j]
             for k in range(ROWS):
                 left[k] = u[i0 + k, j - 1]
