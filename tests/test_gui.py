@@ -212,3 +212,11 @@ def test_menu_actions_have_standard_shortcuts(qtbot, window):
     assert acts["stopAction"].shortcut() == QKeySequence("Esc")
     assert acts["exportAction"].shortcut() == QKeySequence("Ctrl+E")
     assert acts["quitAction"].shortcut() == QKeySequence(QKeySequence.StandardKey.Quit)
+
+
+def test_key_widgets_carry_their_object_names(qtbot, window):
+    from PySide6.QtWidgets import QWidget
+    names = ("workloadList backendList sizeFrom sizeTo sizeSteps dtypeCombo runButton stopButton progressBar "
+             "runtimePlot memoryPlot transferPlot speedupPlot resultsTable").split()
+    missing = [n for n in names if window.findChild(QWidget, n) is None]
+    assert missing == []
