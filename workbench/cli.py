@@ -5,6 +5,7 @@ Exit status: 0 when every point is ok, 1 when some point failed, 2 for bad usage
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import sys
 from typing import Sequence
@@ -121,7 +122,7 @@ def _plan(args: argparse.Namespace):
         host_memory="pinned" if args.pinned else "pageable",
         min_repeats=args.repeats if args.repeats is not None else engine.DEFAULT_MIN_REPEATS,
         budget_s=args.budget if args.budget is not None else engine.DEFAULT_BUDGET_S)
-    spec = engine.SweepSpec(**{**spec.__dict__, "max_repeats": max(spec.max_repeats, spec.min_repeats)})
+    spec = dataclasses.replace(spec, max_repeats=max(spec.max_repeats, spec.min_repeats))
     try:
         engine.validate(spec)
     except engine.PlanError as exc:
