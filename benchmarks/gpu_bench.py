@@ -57,6 +57,13 @@ def gpu_median(fn, n_repeat=100) -> float:
     return float(np.median(res.gpu_times[0]))
 
 
+def free_device_memory() -> None:
+    """Give back what a section's arrays left in CuPy's pools (called once they are out of scope)."""
+    import cupy as cp
+    cp.get_default_memory_pool().free_all_blocks()
+    cp.get_default_pinned_memory_pool().free_all_blocks()
+
+
 def fidelity() -> None:
     import cupy as cp
     say("## Fidelity: engine compute median vs cupyx.profiler.benchmark (same process)\n")
@@ -86,8 +93,6 @@ def fidelity() -> None:
         diff = (e - cx) / cx
         DATA["fidelity"].append({"case": label, "engine_s": e, "cupyx_s": cx, "diff": diff})
         say(f"| {label} | {e * 1e3:.4f} ms | {cx * 1e3:.4f} ms | {diff * 100:+.1f} % |")
-    del a, b, c, x, co, ph, o
-    cp.get_default_memory_pool().free_all_blocks()
     say()
 
 
@@ -103,8 +108,6 @@ def copy_bandwidth() -> float:
     best = 2 * nbytes / min(t_kernel, t_memcpy) / 1e9
     say(f"Device-to-device copy of {nbytes / 2**20:.0f} MiB: copy kernel {2 * nbytes / t_kernel / 1e9:.0f} GB/s, "
         f"cudaMemcpy {2 * nbytes / t_memcpy / 1e9:.0f} GB/s; the ceiling used below: {best:.0f} GB/s\n")
-    del src, dst
-    cp.get_default_memory_pool().free_all_blocks()
     return best
 
 
@@ -146,12 +149,11 @@ def transfers() -> None:
         host = cupyx.empty_pinned(n, np.float32) if kind == "pinned" else np.empty(n, np.float32)
         host[...] = 1
         dev = cp.empty(n, np.float32)
-        t_up = gpu_median(lambda: dev.set(host), 20)
-        t_down = gpu_median(lambda: dev.get(out=host), 20)
+        t_up = gpu_median(lambda dev=dev, host=host: dev.set(host), 20)
+        t_down = gpu_median(lambda dev=dev, host=host: dev.get(out=host), 20)
         plain[kind] = (nbytes / t_up / 1e9, nbytes / t_down / 1e9)
-        del host, dev
-    cp.get_default_memory_pool().free_all_blocks()
-    cp.get_default_pinned_memory_pool().free_all_blocks()
+    host = dev = None
+    free_device_memory()
     say("| backend | host memory | h2d GB/s | plain CuPy h2d | ratio | d2h GB/s | plain CuPy d2h | ratio |")
     say("| --- | --- | --- | --- | --- | --- | --- | --- |")
     DATA["transfers"] = []
@@ -211,7 +213,9 @@ def main() -> None:
     say(f"Libraries: {env['libraries']}; CPU: {env['cpu']} ({env['cpu_cores_logical']} threads)\n")
     DATA["environment"] = env
     fidelity()
+    free_device_memory()
     copy = copy_bandwidth()
+    free_device_memory()
     DATA["copy_gbps"] = copy
     bandwidth(copy)
     transfers()

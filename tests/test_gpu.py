@@ -11,7 +11,7 @@ import threading
 
 import pytest
 
-from workbench.backends import BACKENDS, probe
+from workbench.backends import probe
 from workbench.engine import PointFinished, SweepSpec, run_sweep
 from workbench.registry import REGISTRY
 

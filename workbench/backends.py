@@ -15,7 +15,6 @@ import functools
 import importlib
 import importlib.metadata
 import importlib.util
-import json
 import logging
 import subprocess
 import sys
