@@ -1,11 +1,13 @@
 """Synthetic workloads of known behaviour, for testing the engine itself."""
 from __future__ import annotations
 
+import threading
 import time
+from contextlib import contextmanager
 
 import numpy as np
 
-from workbench.registry import Workload
+from workbench.registry import Phases, Workload
 
 
 def busy_wait(seconds: float) -> None:
@@ -26,3 +28,104 @@ def synthetic(name: str = "synthetic", **overrides) -> Workload:
     )
     fields.update(overrides)
     return Workload(**fields)
+
+
+# A GPU library in miniature, to test the engine's contract with sessions without a GPU ------------
+
+class FakeStreams:
+    """A library with a per-thread current stream, as CuPy has: work runs on whatever is current."""
+
+    local = threading.local()
+
+    @classmethod
+    def current(cls) -> str:
+        return getattr(cls.local, "stream", "null")
+
+    @classmethod
+    def set_current(cls, name: str) -> None:
+        cls.local.stream = name
+
+
+class FakeGpuSession:
+    """A session of the fake library: its own stream, a synthetic clock, asynchronous downloads.
+
+    ``timed`` waits for its own stream only (as a CUDA event does): work that ran on another
+    stream is not waited for, and a download into "pinned" memory lands only when the device
+    is synchronised. ``log`` records which stream each piece of work ran on.
+    """
+
+    device_kind = "gpu"
+    device = "GPU: Fake"
+    device_id = "fake-gpu @ 0000:00:00.0"
+    instances: list = []  # every session opened, to look at afterwards
+    SECONDS = 1e-3        # what every timed phase takes on the synthetic clock
+
+    def __init__(self, backend=None) -> None:
+        FakeGpuSession.instances.append(self)
+        self.stream = f"stream-{len(FakeGpuSession.instances)}"
+        self.backend = backend.name if backend is not None else ""
+        self.pending: list = []          # downloads queued on the device, not yet landed
+        self.log: list = []
+
+    @contextmanager
+    def activate(self):
+        before = FakeStreams.current()
+        FakeStreams.set_current(self.stream)
+        try:
+            yield
+        finally:
+            FakeStreams.set_current(before)
+
+    def timed(self, fn):
+        with self.activate():
+            value = fn()
+        return self.SECONDS, value
+
+    def run(self, what: str) -> None:
+        """A kernel: it runs on the thread's current stream, as a library call does."""
+        self.log.append((what, FakeStreams.current()))
+
+    def synchronize(self) -> None:
+        for land in self.pending:
+            land()
+        self.pending.clear()
+
+    @contextmanager
+    def device_memory(self):
+        yield lambda: float("nan")
+
+    def copy_seconds(self, nbytes, read_only=False, thorough=False):
+        return nbytes / 1e12          # a device that copies at 1 TB/s
+
+    def release(self) -> None:
+        self.synchronize()
+
+    def close(self) -> None:
+        self.release()
+
+
+def fake_gpu_workload(name: str = "fake_gpu") -> Workload:
+    """y = 2 x on the fake device; the download into the host result lands asynchronously."""
+    w = synthetic(name, bytes_moved=lambda n, isz: 2.0 * n * isz)
+
+    def factory(inputs, ctx):
+        (x,) = inputs
+        s = ctx.session
+        s.run("prepare")
+        host_out = np.zeros_like(x)
+
+        def d2h():
+            s.run("download")
+            s.pending.append(lambda: np.multiply(x, 2, out=host_out))
+            return host_out
+        return Phases(h2d=lambda: s.run("upload"), compute=lambda: s.run("compute"), d2h=d2h)
+
+    for backend in ("fake-a", "fake-b"):
+        w.implement(backend)(factory)
+    return w
+
+
+def fake_backends() -> dict:
+    from workbench.backends import Backend
+    return {name: Backend(name, name, "gpu", "numpy", ("numpy",), "helpers:FakeGpuSession", "a fake GPU")
+            for name in ("fake-a", "fake-b")}

@@ -25,6 +25,7 @@ import numpy as np
 import psutil
 
 from workbench import backends as backends_mod
+from workbench import limits
 from workbench.measure import HostPeak, summarize
 from workbench.registry import REGISTRY, Context, Phases, Workload
 from workbench.results import empty_row
@@ -233,12 +234,17 @@ def _measure_point(workload: Workload, backend: str, sessions: dict, inputs: Any
     session = None
     try:
         session = _session(sessions, backend)
-        with host_peak.scope() as host_bytes, session.device_memory() as device_bytes:
+        # Everything the point does runs with its own session current (its stream, for CuPy),
+        # whatever other sessions of the sweep were opened before or after it.
+        with session.activate(), host_peak.scope() as host_bytes, session.device_memory() as device_bytes:
             ctx = Context(size=base["size"], dtype=dtype, variant=base["variant"],
                           host_memory=spec.host_memory, session=session)
             made = workload.implementations[backend].factory(inputs, ctx)
             phases = made if isinstance(made, Phases) else Phases(compute=made)
             timings = _repeat(phases, session.timed, spec, stop)
+            # The result is verified only once every piece of device work is complete: a download
+            # into pinned memory returns before its copy has landed.
+            session.synchronize()
             peak_host, peak_device = host_bytes(), device_bytes()
         return _row(workload, base, session, reference, timings, peak_host, peak_device)
     except Exception as exc:  # noqa: BLE001 - one failing point never ends the sweep
@@ -342,8 +348,9 @@ def _row(workload: Workload, base: dict, session: Any, reference: Any, timings: 
     t = summarize(timings.total)
     size, itemsize = base["size"], np.dtype(base["dtype"]).itemsize
     seconds = t["median"] if workload.throughput_on == "total" else c["median"]
-    flops = workload.flops(size)
+    flops, nbytes = workload.flops(size), workload.bytes_moved(size, itemsize)
     ok_time = seconds > 0 and not math.isnan(seconds)
+    verdict = limits.check(session, nbytes, flops, seconds, base["dtype"])
     row = empty_row(
         **base, device=session.device, repeats=len(comp), first_call_s=timings.first_call,
         compute_median_s=c["median"], compute_min_s=c["min"], compute_max_s=c["max"],
@@ -353,7 +360,8 @@ def _row(workload: Workload, base: dict, session: Any, reference: Any, timings: 
         total_median_s=t["median"], total_q1_s=t["q1"], total_q3_s=t["q3"],
         peak_host_bytes=peak_host, peak_device_bytes=peak_device,
         gflops=flops / seconds / 1e9 if ok_time else float("nan"),
-        gbps=workload.bytes_moved(size, itemsize) / seconds / 1e9 if ok_time else float("nan"),
+        gbps=nbytes / seconds / 1e9 if ok_time else float("nan"),
+        gbps_limit=verdict.gbps_limit, gflops_limit=verdict.gflops_limit,
     )
     if timings.cancelled:
         row.update(status="cancelled", message=f"stopped after {len(comp)} repeat(s); not verified")
@@ -361,9 +369,13 @@ def _row(workload: Workload, base: dict, session: Any, reference: Any, timings: 
     err = workload.relative_error(timings.out, reference)
     tol = workload.tolerance[base["dtype"]]
     row.update(max_rel_error=err, verified=bool(err <= tol))
-    if err <= tol:
-        row.update(status="ok")
+    wrong = "" if err <= tol else (f"result differs from the float64 reference: max relative error "
+                                   f"{err:.3g} exceeds the {base['dtype']} tolerance {tol:.1g}")
+    if verdict.problem:
+        # A timing the hardware cannot produce is no result, whatever the verification says.
+        row.update(status="implausible", message=verdict.problem + (f"; the {wrong}" if wrong else ""))
+    elif wrong:
+        row.update(status="wrong", message=wrong)
     else:
-        row.update(status="wrong", message=f"result differs from the float64 reference: max relative "
-                                           f"error {err:.3g} exceeds the {base['dtype']} tolerance {tol:.1g}")
+        row.update(status="ok")
     return row

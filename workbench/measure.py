@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import gc
 import logging
+import os
 import platform
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any, Callable, Iterator
 
 import numpy as np
@@ -84,6 +85,20 @@ class CpuSession:
 
     def __init__(self, backend: Any = None) -> None:
         self.device = "CPU: " + cpu_name()
+        self.device_id = f"{cpu_name()} x {os.cpu_count()} threads"
+
+    @staticmethod
+    def activate():
+        return nullcontext()
+
+    @staticmethod
+    def synchronize() -> None:
+        """The host's work is done when its call returns."""
+
+    @staticmethod
+    def copy_seconds(nbytes: int, read_only: bool = False, thorough: bool = False) -> float:
+        from workbench import cpu_bandwidth
+        return cpu_bandwidth.copy_seconds(nbytes, read_only, thorough)
 
     @staticmethod
     def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
