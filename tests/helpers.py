@@ -66,6 +66,7 @@ class FakeGpuSession:
         self.backend = backend.name if backend is not None else ""
         self.pending: list = []          # downloads queued on the device, not yet landed
         self.log: list = []
+        self.clock = 0.0                 # the device's synthetic clock: what its work took
 
     @contextmanager
     def activate(self):
@@ -77,13 +78,16 @@ class FakeGpuSession:
             FakeStreams.set_current(before)
 
     def timed(self, fn):
+        start = self.clock
         with self.activate():
             value = fn()
-        return self.SECONDS, value
+        return self.clock - start, value
 
-    def run(self, what: str) -> None:
-        """A kernel: it runs on the thread's current stream, as a library call does."""
+    def run(self, what: str, seconds: float = SECONDS) -> None:
+        """Work that takes ``seconds`` of device time, on the thread's current stream (as a
+        library call runs)."""
         self.log.append((what, FakeStreams.current()))
+        self.clock += seconds
 
     def synchronize(self) -> None:
         for land in self.pending:

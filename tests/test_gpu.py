@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 
+import numpy as np
 import pytest
 
 from workbench.backends import probe
@@ -149,7 +150,7 @@ def usable_gpu_backends(workload: str) -> tuple[str, ...]:
 def mixed_spec(workload: str, backends: tuple[str, ...]) -> SweepSpec:
     # Pinned transfers: pageable ones vary by a quarter from run to run on their own (docs/GPU.md).
     return SweepSpec(workload, backends, MIXED_SIZES[workload], "float32", host_memory="pinned",
-                     min_repeats=5, budget_s=0.05)
+                     min_repeats=3, budget_s=0.02)
 
 
 def by_point(rows) -> dict:
@@ -161,14 +162,38 @@ def figure(row) -> float:
     return row["total_median_s"] if row["workload"] == "transfer" else row["compute_median_s"]
 
 
+def median_over(rounds: list[dict]) -> dict:
+    """Per point, the first round's row with the median figure over the rounds (a drift of the
+    GPU's clocks between sweeps is not the company's doing)."""
+    out = {}
+    for key, row in rounds[0].items():
+        seen = [r[key] for r in rounds]
+        bad = [r for r in seen if r["status"] != "ok"]
+        out[key] = dict(bad[0] if bad else row, figure=float(np.median([figure(r) for r in seen])))
+    return out
+
+
 def assert_same_as_alone(mixed: dict, alone: dict) -> None:
     assert mixed.keys() == alone.keys()
     for key, row in mixed.items():
         ref = alone[key]
         assert row["status"] == "ok", f"mixed {key}: {row['status']}: {row['message']}"
         assert ref["status"] == "ok", f"alone {key}: {ref['status']}: {ref['message']}"
-        if figure(ref) >= LONG_ENOUGH_S:
-            assert figure(row) == pytest.approx(figure(ref), rel=SAME_WITHIN), key
+        if ref["figure"] >= LONG_ENOUGH_S:
+            assert row["figure"] == pytest.approx(ref["figure"], rel=SAME_WITHIN), key
+
+
+def alternating_rounds(workload: str, backends: tuple[str, ...], sweep, rounds: int = 2):
+    """Mixed in both orders and each backend alone, alternating; medians over the rounds."""
+    runs = {"forward": [], "reversed": [], "alone": []}
+    for _ in range(rounds):
+        runs["forward"].append(by_point(sweep(mixed_spec(workload, backends))))
+        alone = {}
+        for b in backends:
+            alone.update(by_point(sweep(mixed_spec(workload, (b,)))))
+        runs["alone"].append(alone)
+        runs["reversed"].append(by_point(sweep(mixed_spec(workload, backends[::-1]))))
+    return {k: median_over(v) for k, v in runs.items()}
 
 
 @pytest.mark.parametrize("workload", MIXED_WORKLOADS)
@@ -176,11 +201,9 @@ def test_every_gpu_backend_in_one_sweep_measures_as_alone(workload):
     backends = usable_gpu_backends(workload)
     if not backends:
         pytest.skip(f"no usable GPU backend for {workload}")
-    alone = {}
-    for b in backends:
-        alone.update(by_point(rows_of(mixed_spec(workload, (b,)))))
-    for order in (backends, backends[::-1]):
-        assert_same_as_alone(by_point(rows_of(mixed_spec(workload, order))), alone)
+    got = alternating_rounds(workload, backends, rows_of)
+    for order in ("forward", "reversed"):
+        assert_same_as_alone(got[order], got["alone"])
 
 
 def test_sweeps_in_the_long_lived_engine_process_measure_as_alone():
@@ -193,12 +216,9 @@ def test_sweeps_in_the_long_lived_engine_process_measure_as_alone():
         return [reply[1].row for reply in engine.request("run", spec)
                 if reply[0] == "event" and isinstance(reply[1], PointFinished)]
     try:
-        mixed = [by_point(remote_rows(mixed_spec("source_terms", order))) for order in (backends, backends[::-1])]
-        alone = {}
-        for b in backends:
-            alone.update(by_point(remote_rows(mixed_spec("source_terms", (b,)))))
-        for m in mixed:
-            assert_same_as_alone(m, alone)
+        got = alternating_rounds("source_terms", backends, remote_rows)
+        for order in ("forward", "reversed"):
+            assert_same_as_alone(got[order], got["alone"])
     finally:
         engine.close()
 
@@ -252,8 +272,6 @@ def test_cupy_memory_is_read_through_rmm_once_cudf_is_loaded():
 def test_mixed_sweeps_stay_true_once_cudf_has_taken_over_the_allocators():
     need("cudf")
     import cudf  # noqa: F401 - RMM is now the allocator of CuPy and Numba in this process
-    backends = usable_gpu_backends("source_terms")
-    alone = {}
-    for b in backends:
-        alone.update(by_point(rows_of(mixed_spec("source_terms", (b,)))))
-    assert_same_as_alone(by_point(rows_of(mixed_spec("source_terms", backends[::-1]))), alone)
+    got = alternating_rounds("source_terms", usable_gpu_backends("source_terms"), rows_of)
+    for order in ("forward", "reversed"):
+        assert_same_as_alone(got[order], got["alone"])

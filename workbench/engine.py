@@ -37,6 +37,15 @@ DEFAULT_BUDGET_S = 0.25
 DEFAULT_MAX_REPEATS = 10_000
 #: A point may use at most this share of the memory available when it is planned.
 MEMORY_SHARE = 0.8
+#: Back-to-back device computes run in bursts of at least this much device time (at most
+#: MAX_BURST calls), so the device's queue never runs dry between calls: the host's dispatch of
+#: the next call hides behind the running kernel, as in a program's loop. Where dispatch is the
+#: slower of the two, a burst measures that: the GPU cannot go faster than it is fed.
+BURST_S = 1e-3
+MAX_BURST = 64
+#: Unrecorded back-to-back computes first: the device has idled through the end-to-end repeats'
+#: copies and runs at lower clocks until it has worked for a while again.
+WARMUP_S = 0.02
 
 
 @dataclass(frozen=True)
@@ -304,9 +313,13 @@ def _repeat(phases: Phases, timed, spec: SweepSpec, stop: StopFlag) -> _Timings:
     Without transfer phases (CPU backends) every repeat is one compute.  With them, half the
     budget goes to end-to-end repeats (h2d, compute, d2h: the transfer figures and the total)
     and half to back-to-back computes on data already on the device: the steady-state kernel
-    time, as a profiler reports it.  A kernel timed right after a long copy runs on a GPU that
-    idled through the copy and is measurably slower (on an H200, 0.49 ms instead of 0.28 ms for
-    a 2^24-point FFT), which is the harness's artefact, not the kernel's cost.
+    time, as a profiler reports it.  Those run in bursts (see ``BURST_S``) after a warm-up
+    (``WARMUP_S``), each sample a burst's time over its length.  A kernel timed right after a
+    long copy runs on a GPU that idled through the copy and is measurably slower (on an H200,
+    0.49 ms instead of 0.28 ms for a 2^24-point FFT), which is the harness's artefact, not the
+    kernel's cost; so is the host's dispatch cost when each call is timed alone with the device
+    idle (a Numba launch takes tens of microseconds of Python, and its jitter made a 70 us
+    kernel read anywhere from 100 to 130 us from one sweep to the next on an H100).
     """
     t = _Timings()
     t0 = time.perf_counter()
@@ -324,17 +337,32 @@ def _repeat(phases: Phases, timed, spec: SweepSpec, stop: StopFlag) -> _Timings:
         t.total = list(t.compute)
         return t
 
+    alone: list[float] = []       # the compute of each end-to-end repeat, timed on its own
+
     def end_to_end():
         t.out = None
         a, b, c, t.out = _execute(phases, timed)
         t.h2d.append(a)
+        alone.append(b)
         t.d2h.append(c)
         t.total.append(a + b + c)
 
-    def compute():
-        t.compute.append(timed(phases.compute)[0])
+    t.cancelled = _loop(spec, spec.budget_s / 2, stop, end_to_end)
+    if t.cancelled:
+        return t
+    one = float(np.median(alone))
+    # (rounded first: 1e-3 / 1e-4 must be 10 bursts, not 11 from the last bit of a float)
+    length = int(min(MAX_BURST, max(1, math.ceil(round(BURST_S / one, 6))))) if one > 0 else MAX_BURST
 
-    t.cancelled = _loop(spec, spec.budget_s / 2, stop, end_to_end) or _loop(spec, spec.budget_s / 2, stop, compute)
+    def burst() -> None:
+        for _ in range(length):
+            phases.compute()
+
+    warm, bursts = 0.0, 0
+    while warm < WARMUP_S and bursts < 1000 and not stop.is_set():   # a clock that reads 0 ends too
+        warm += timed(burst)[0]
+        bursts += 1
+    t.cancelled = _loop(spec, spec.budget_s / 2, stop, lambda: t.compute.append(timed(burst)[0] / length))
     if not t.cancelled and phases.d2h is not None:
         t.out = None
         t.out = phases.d2h()       # the result of the last back-to-back compute is the one verified
