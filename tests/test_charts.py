@@ -187,6 +187,16 @@ def test_transfer_without_gpu_says_so():
     assert "No GPU backend" in fig.axes[0].texts[0].get_text()
 
 
+def test_zero_values_are_left_out_of_log_axes_and_counted():
+    rs = result_set()
+    rs.frame.loc[rs.frame["backend"] == "numba", "peak_host_bytes"] = 0.0
+    with charts.style(charts.preset()):
+        fig = charts.figure("memory", [rs])
+    _, y = lines_by_gid(fig)["series-memory-host-numba"]
+    assert np.isnan(y).all()
+    assert [t.get_text() for t in fig.axes[0].texts] == ["4 values of 0 not shown on the log scale"]
+
+
 def test_memory_axis_in_bytes_and_first_call_dashed():
     with charts.style(charts.preset()):
         mem = charts.figure("memory", [result_set()])
@@ -209,6 +219,9 @@ def test_compare_overlays_sets_labelled_by_what_differs():
     assert "series-speedup-total-numpy_float64" not in lines  # the baseline itself
     legend = [t.get_text() for t in legends(fig)[0].get_texts()]
     assert "numba, float32" in legend and "numba, float64" in legend
+    with charts.style(charts.preset()):
+        own = charts.figure("speedup", sets)
+    assert own.axes[0].get_title() == "Speedup over numpy (each set's own)"
     stamp = provenance.stamp(sets)
     assert "float32" not in stamp and "CPU: Test CPU" in stamp    # shared facets only
 
@@ -241,7 +254,8 @@ def test_byte_and_power_labels_and_ticks():
     assert charts.power_label(1024, 2) == "2¹⁰" and charts.power_label(1e6, 10) == "10⁶"
     ticks = charts.log_ticks(2 ** 10, 2 ** 26, 2, most=7)
     assert ticks == [2.0 ** k for k in range(10, 27, 3)]
-    assert charts.log_ticks(2e-6, 9e-6, 10) == [2e-6, 5e-6]       # a narrow axis still gets labels
+    assert charts.log_ticks(2e-6, 9e-6, 10) == [2e-6, 3e-6, 5e-6, 7e-6]   # a narrow axis still gets labels
+    assert charts.log_ticks(0.3, 4.0, 10) == [0.5, 1.0, 2.0]
 
 
 def test_size_axis_ticks_are_powers_of_two():

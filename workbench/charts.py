@@ -115,9 +115,9 @@ class Baseline:
     set_index: int | None = None
 
     def describe(self, labels: Sequence[str]) -> str:
-        if self.set_index is None or not labels[self.set_index]:
-            return self.backend
-        return f"{self.backend} ({labels[self.set_index]})"
+        if self.set_index is None:
+            return f"{self.backend} (each set's own)" if len(labels) > 1 else self.backend
+        return f"{self.backend} ({labels[self.set_index]})" if labels[self.set_index] else self.backend
 
 
 def baseline(sets: Sequence[ResultSet], text: str | None = None, labels: Sequence[str] | None = None) -> Baseline:
@@ -187,15 +187,19 @@ def power_label(value: float, base: int) -> str:
 def log_ticks(lo: float, hi: float, base: int, most: int = 8) -> list[float]:
     """Powers of ``base`` inside [lo, hi], every k-th one so there are at most ``most``.
 
-    Spans under two decades in base 10 get 2 and 5 as well, so that a narrow axis still
-    carries labels.
+    In base 10, an axis too narrow for three powers gets 2 and 5 times them as well, and if
+    that is still too few, 1.5, 3 and 7: a narrow axis still carries labels.
     """
     if not (lo > 0 and hi > lo):
         return []
-    k0, k1 = math.floor(math.log(lo, base) + 1e-9), math.ceil(math.log(hi, base) - 1e-9)
-    subs = (1, 2, 5) if base == 10 and k1 - k0 < 2 else (1,)
-    exps = range(k0, k1 + 1)
-    inside = [(k, s) for k in exps for s in subs if lo * (1 - 1e-9) <= _power(base, k, s) <= hi * (1 + 1e-9)]
+    exps = range(math.floor(math.log(lo, base) + 1e-9), math.ceil(math.log(hi, base) - 1e-9) + 1)
+    steps = ((1,), (1, 2, 5), (1, 1.5, 2, 3, 5, 7)) if base == 10 else ((1,),)
+    for subs in steps:
+        inside = [(k, s) for k in exps for s in subs if lo * (1 - 1e-9) <= _power(base, k, s) <= hi * (1 + 1e-9)]
+        if len(inside) >= 3:
+            break
+    if not inside:
+        return []
     stride = max(1, math.ceil(len(inside) / most))
     if subs == (1,) and stride > 1:    # aligned strides (2^10, 2^12, ...), not whatever the edge gives
         first = inside[0][0]
@@ -278,9 +282,11 @@ class _Chart:
     kind: str
     compare: bool = False
     handles: list = None   # legend entries after the series': what solid and dashed mean
+    zeros: int = 0         # values of 0 a log axis cannot show (a peak that did not rise)
 
     def line(self, s: _Series, role: str, x, y, dashed: bool = False, legend: bool = True) -> np.ndarray:
         """A curve of ``s``: solid with filled markers, or dashed with hollow ones; the values it drew."""
+        self.zeros += int((np.asarray(y, dtype=float) == 0).sum())
         y = _positive(y)    # NaN where a log axis cannot go: the line breaks there rather than bridging the gap
         self.ax.plot(np.asarray(x, float), y, color=s.color, marker=_marker(s, self.compare),
                      linestyle="--" if dashed else "-", markerfacecolor="white" if dashed else s.color,
@@ -325,7 +331,7 @@ def _speedup(c: _Chart) -> None:
     b = c.baseline
     c.ax.set_title(f"Speedup over {b.describe(c.labels)}")
     c.ax.set_ylabel(f"times faster than {b.backend}")
-    ys = []
+    ys, any_device = [], False
     for s in _series(c.sets, c.labels):
         ref = _baseline_rows(c.sets, b, s.set_index)
         if ref is None or (s.backend == b.backend and (b.set_index is None or b.set_index == s.set_index)):
@@ -336,10 +342,11 @@ def _speedup(c: _Chart) -> None:
         x = joined["size"].to_numpy(float)
         ys.append(c.line(s, "total", x, joined["total_median_s_base"] / joined["total_median_s"]))
         if _moves_data(s):   # on a CPU backend compute is end-to-end: one line, not two on top of each other
+            any_device = True
             ys.append(c.line(s, "compute", x, joined["compute_median_s_base"] / joined["compute_median_s"],
                              dashed=True, legend=False))
     c.ax.axhline(1.0, color="#333", linewidth=c.preset.line_pt / 2, linestyle=":", zorder=1)
-    c.key("end-to-end", "compute only")
+    c.key("end-to-end", "compute only" if any_device else None)
     _axes(c, ys, lambda v: f"{v:.3g}×", also=(1.0,))
 
 
@@ -392,6 +399,9 @@ def _axes(c: _Chart, ys: list[np.ndarray], label: Callable[[float], str], base: 
     sizes = np.concatenate([rs.frame.loc[rs.frame["status"] == "ok", "size"].to_numpy(float) for rs in c.sets])
     _size_axis(c.ax, c.sets, sizes)
     _value_axis(c.ax, ys + [np.array(also, dtype=float)], label, base)
+    if c.zeros:   # say why a series has gaps, rather than let them pass for missing measurements
+        c.ax.text(0.99, 0.01, f"{c.zeros} value{'s' if c.zeros > 1 else ''} of 0 not shown on the log scale",
+                  transform=c.ax.transAxes, ha="right", va="bottom", color="#666", fontsize=0.75 * c.preset.font_pt)
 
 
 def _transfer(c: _Chart) -> None:

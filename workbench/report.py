@@ -69,9 +69,14 @@ def html_report(sets: Sequence[ResultSet], *, stamp: bool = True, baseline_name:
                                       rs.source and f"from {Path(rs.source).name}") if x)
         parts.append((f"<h3>{_e(label)}</h3>" if label else "") + (f"<p>{_e(where)}</p>" if where else "")
                      + f"<pre>{_e(format_record(rs.environment))}</pre>"
-                     + (f"<pre>{_e(json.dumps(rs.settings, indent=1))}</pre>" if rs.settings else ""))
+                     + (f"<pre>{_e(_settings_text(rs.settings))}</pre>" if rs.settings else ""))
     parts.append("</body></html>\n")
     return "\n".join(parts)
+
+
+def _settings_text(settings: dict) -> str:
+    """One line per setting: the sweep's sizes stay on one line."""
+    return "\n".join(f"{key}: {json.dumps(value)}" for key, value in settings.items())
 
 
 def _e(text: object) -> str:
