@@ -1,4 +1,4 @@
-"""The result table: one row per measured point, and its CSV and JSON files.
+"""The result table: one row per measured point; its files are written and read in ``result_files``.
 
 Every view (the terminal table, the plots, the table widget, the exports)
 reads the same pandas DataFrame whose columns are named here; the names are
@@ -6,7 +6,6 @@ the file format.
 """
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -41,38 +40,21 @@ def to_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     return frame.astype({"size": "int64", "repeats": "int64", "verified": "bool"})
 
 
-def save(frame: pd.DataFrame, path: str | Path, environment: Mapping[str, Any]) -> Path:
-    """Write the results as CSV (environment as ``#`` comment lines) or JSON."""
-    path = Path(path)
-    if path.suffix.lower() == ".json":
-        records = json.loads(frame.to_json(orient="records", double_precision=15))
-        path.write_text(json.dumps({"environment": dict(environment), "results": records}, indent=1))
-    elif path.suffix.lower() == ".csv":
-        with path.open("w", newline="") as f:
-            for key, value in environment.items():
-                f.write(f"# {key}: {json.dumps(value)}\n")
-            frame.to_csv(f, index=False)
-    else:
-        raise ValueError(f"cannot write {path.name}: the file name must end in .csv or .json")
-    return path
+def save(frame: pd.DataFrame, path: str | Path, environment: Mapping[str, Any],
+         settings: Mapping[str, Any] | None = None) -> Path:
+    """Write the results as CSV (with a ``.meta.json`` sidecar) or JSON: see ``workbench.result_files``."""
+    from workbench import result_files   # it imports this module for COLUMNS
+    return result_files.save(frame, path, environment, settings)
 
 
 def load(path: str | Path) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """Read a file written by :func:`save`: the table and its environment record."""
-    path = Path(path)
-    if path.suffix.lower() == ".json":
-        data = json.loads(path.read_text())
-        return to_frame(data["results"]), data["environment"]
-    env: dict[str, Any] = {}
-    with path.open() as f:
-        for line in f:
-            if not line.startswith("# "):
-                break
-            key, _, value = line[2:].partition(": ")
-            env[key] = json.loads(value)
-    frame = pd.read_csv(path, comment="#", keep_default_na=False,
-                        na_values=["", "NaN", "nan"], dtype={"variant": str, "host_memory": str, "message": str})
-    return to_frame(frame.fillna({"variant": "", "host_memory": "", "message": ""}).to_dict("records")), env
+    """Read any results file we wrote: the table and its environment record.
+
+    Raises ``result_files.ResultsFileError`` (one line) for a file that cannot be read.
+    """
+    from workbench import result_files
+    opened = result_files.open_results(path)
+    return opened.frame, opened.environment
 
 
 def human_bytes(n: float) -> str:
@@ -94,10 +76,8 @@ def human_seconds(s: float) -> str:
     return str(s)
 
 
-def summary_table(frame: pd.DataFrame) -> str:
-    """The readable table the command line prints at the end of a sweep."""
-    if frame.empty:
-        return "(no points)"
+def readable_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """The result columns a person reads, as text with units (the terminal table, the HTML report)."""
     show = pd.DataFrame({
         "backend": frame["backend"],
         "size": frame["size"],
@@ -118,7 +98,14 @@ def summary_table(frame: pd.DataFrame) -> str:
     })
     if not (frame["variant"] != "").any():
         show = show.drop(columns="variant")
-    text = show.to_string(index=False)
+    return show
+
+
+def summary_table(frame: pd.DataFrame) -> str:
+    """The readable table the command line prints at the end of a sweep."""
+    if frame.empty:
+        return "(no points)"
+    text = readable_table(frame).to_string(index=False)
     failed = frame[frame["status"] != "ok"]
     if not failed.empty:
         text += "\n\n" + "\n".join(f"{r.backend} size {r.size}: {r.status}: {r.message}" for r in failed.itertuples())
