@@ -138,14 +138,23 @@ def test_missing_columns_are_filled_and_unknown_ones_ignored(tmp_path):
 
 
 def test_a_column_added_to_COLUMNS_is_read_as_numbers_or_nan(tmp_path, monkeypatch):
-    """Another change adds gbps_limit after gbps: files without it still open, with NaN there."""
+    """A later version adds a column: files without it still open, with NaN there."""
     path = results.save(sample_frame(), tmp_path / "r.csv", ENV)
     columns = list(results.COLUMNS)
-    columns.insert(columns.index("gbps") + 1, "gbps_limit")
+    columns.insert(columns.index("gbps_limit") + 1, "watts")
     monkeypatch.setattr(results, "COLUMNS", tuple(columns))
     monkeypatch.setattr(result_files, "COLUMNS", tuple(columns))
     back = open_results(path).frame
-    assert list(back.columns) == columns and back["gbps_limit"].isna().all()
+    assert list(back.columns) == columns and back["watts"].isna().all()
+    assert back["gbps"].tolist()[0] == 12.5
+
+
+def test_files_from_before_the_hardware_limits_open_with_nan_limits(tmp_path):
+    path = tmp_path / "before.csv"
+    sample_frame().drop(columns=["gbps_limit", "gflops_limit"]).to_csv(path, index=False)
+    back = open_results(path).frame
+    assert list(back.columns) == list(results.COLUMNS)
+    assert back["gbps_limit"].isna().all() and back["gflops_limit"].isna().all()
     assert back["gbps"].tolist()[0] == 12.5
 
 
