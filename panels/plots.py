@@ -273,8 +273,11 @@ class PlotsPanel(QWidget):
         """A new sweep: empty every series (the items stay, for the next data)."""
         for p in (self.runtimePlot, self.memoryPlot, self.speedupPlot, self.firstCallPlot):
             for item in p.series.values():
-                item.setData([], []) if isinstance(item, pg.PlotDataItem) else item.setData(
-                    x=np.array([]), y=np.array([]))
+                if isinstance(item, pg.PlotDataItem):
+                    item.setData([], [])
+                else:   # error bars: top/bottom must shrink with x/y, or a paint indexes past them
+                    empty = np.array([])
+                    item.setData(x=empty, y=empty, top=empty, bottom=empty)
         for item in list(self.transferPlot.bars.values()) + [self.transferPlot.outline]:
             item.setOpts(x=[], height=[])
         self.frame = pd.DataFrame()
