@@ -22,6 +22,8 @@ from workbench.sizes import parse_int, steps
 
 log = logging.getLogger(__name__)
 ERROR_STYLE = "color: #b00020;"
+#: Ticked when a workload is chosen and none of the ticked backends runs it.
+DEFAULT_BACKENDS = ("numpy", "numba", "pandas", "cupy", "numba-cuda", "cudf")
 
 
 def _fmt_size(n: int) -> str:
@@ -207,7 +209,9 @@ class ExperimentPanel(QWidget):
         self.sizeFrom.setText(_fmt_size(w.default_sizes[0]))
         self.sizeTo.setText(_fmt_size(w.default_sizes[-1]))
         self.sizeSteps.setValue(len(w.default_sizes))
-        keep = self.checked_backends() or ["numpy", "numba", "pandas", "cupy", "numba-cuda", "cudf"]
+        # Keep the user's ticks where they apply; where none does (numpy/numba -> groupby), tick the
+        # workload's usual backends rather than leave Run disabled with nothing ticked.
+        keep = [b for b in self.checked_backends() if b in w.backends] or list(DEFAULT_BACKENDS)
         self._fill_backends(keep=keep)
 
     def validate(self, *_) -> bool:

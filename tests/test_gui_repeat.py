@@ -33,3 +33,27 @@ def test_a_second_run_with_fewer_sizes_draws_only_its_own_points(qtbot, window):
     x, _ = w.runtimePlot.points()[("compute", "numpy", "")]
     assert list(x) == [1024, 2048]
     assert w.resultsTable.model().rowCount() == 4
+
+
+@pytest.mark.parametrize("workload", ["groupby", "merge", "filter", "sort"])
+def test_a_dataframe_workload_accepts_its_own_default_sizes(qtbot, window, workload):
+    w = window
+    w.experiment.select_workload("source_terms")
+    check_backends(w, ["numpy", "numba"])
+    assert w.experiment.select_workload(workload)
+    assert w.experiment.sizeError.text() == ""
+    assert w.experiment.checked_backends() == ["pandas"]     # not left with nothing ticked
+    assert w.runButton.isEnabled()
+    assert w.experiment.sizes()[0] == 10_000 and w.experiment.sizes()[-1] == 10_000_000
+
+
+def test_switching_back_to_an_array_workload_ticks_its_cpu_backends(qtbot, window):
+    w = window
+    w.experiment.select_workload("groupby")
+    check_backends(w, ["pandas"])
+    w.experiment.select_workload("matmul")
+    assert set(w.experiment.checked_backends()) == {"numpy", "numba"}
+    assert w.runButton.isEnabled()
+    check_backends(w, ["numba"])                 # a choice the user made is kept where it applies
+    w.experiment.select_workload("source_terms")
+    assert w.experiment.checked_backends() == ["numba"]

@@ -4,12 +4,16 @@ from __future__ import annotations
 import re
 
 _POWER = re.compile(r"^\s*(\d+)\s*\^\s*(\d+)\s*$")
+# Digits grouped by three with "," or a space: how the window (and people) write 10,000,000.
+_GROUPED = re.compile(r"\d{1,3}([, ]\d{3})+")
 MAX_POINTS = 1000
 
 
 def parse_int(text: str) -> int:
-    """``1024``, ``2^20``, ``1e6``, ``10_000``; anything else raises ValueError."""
+    """``1024``, ``2^20``, ``1e6``, ``10_000``, ``10,000``; anything else raises ValueError."""
     t = text.strip().replace("_", "")
+    if _GROUPED.fullmatch(t):
+        t = t.replace(",", "").replace(" ", "")
     m = _POWER.match(t)
     if m:
         base, exp = int(m.group(1)), int(m.group(2))
