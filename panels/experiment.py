@@ -18,17 +18,12 @@ from panels import style
 from workbench import engine
 from workbench.backends import BACKENDS, Availability
 from workbench.registry import KINDS, REGISTRY
-from workbench.sizes import parse_int, steps
+from workbench.sizes import fmt_size, parse_int, steps
 
 log = logging.getLogger(__name__)
 ERROR_STYLE = "color: #b00020;"
 #: Ticked when a workload is chosen and none of the ticked backends runs it.
 DEFAULT_BACKENDS = ("numpy", "numba", "pandas", "cupy", "numba-cuda", "cudf")
-
-
-def _fmt_size(n: int) -> str:
-    k = n.bit_length() - 1
-    return f"2^{k}" if n == 1 << k and k >= 10 else f"{n:,}"
 
 
 class ExperimentPanel(QWidget):
@@ -206,8 +201,8 @@ class ExperimentPanel(QWidget):
         w = REGISTRY.get(name)
         self.description.setText(f"{w.description}<br><i>{w.lesson}</i>")
         self.sizeUnit.setText(f"Size = {w.size_unit}")
-        self.sizeFrom.setText(_fmt_size(w.default_sizes[0]))
-        self.sizeTo.setText(_fmt_size(w.default_sizes[-1]))
+        self.sizeFrom.setText(fmt_size(w.default_sizes[0]))
+        self.sizeTo.setText(fmt_size(w.default_sizes[-1]))
         self.sizeSteps.setValue(len(w.default_sizes))
         # Keep the user's ticks where they apply; where none does (numpy/numba -> groupby), tick the
         # workload's usual backends rather than leave Run disabled with nothing ticked.
@@ -224,7 +219,7 @@ class ExperimentPanel(QWidget):
         else:
             try:
                 sizes = self.sizes()
-                preview = "Sizes: " + ", ".join(_fmt_size(s) for s in sizes)
+                preview = "Sizes: " + ", ".join(fmt_size(s) for s in sizes)
                 engine.check_memory(REGISTRY.get(name), max(sizes), self.dtypeCombo.currentText())
             except (ValueError, engine.PlanError) as exc:
                 size_problem = str(exc)

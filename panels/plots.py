@@ -6,8 +6,6 @@ PlotSpeedTest pattern); nothing is cleared and redrawn.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 import pyqtgraph as pg
@@ -15,7 +13,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from panels import style
-from workbench.results import human_seconds
+from workbench.summary import summarize
 
 TITLE_STYLE = {"color": "#222", "size": "11pt"}
 
@@ -329,38 +327,3 @@ class PlotsPanel(QWidget):
         if not self.frame.empty:
             self.speedupPlot.update_from(self.frame)
             self.summary.setText(summarize(self.frame, name))
-
-
-def summarize(frame: pd.DataFrame, baseline: str) -> str:
-    """A few sentences on what the sweep shows, for a projector."""
-    ok = frame[frame["status"] == "ok"]
-    if ok.empty:
-        return ""
-    lines = [f"<b>{len(frame)}</b> points, <b>{(frame['status'] != 'ok').sum()}</b> failed or wrong."]
-    largest = ok["size"].max()
-    at = ok[ok["size"] == largest].sort_values("total_median_s")
-    if not at.empty:
-        best = at.iloc[0]
-        lines.append(f"Fastest end-to-end at size {largest:,}: <b>{best['backend']}</b> "
-                     f"({human_seconds(best['total_median_s'])}).")
-    base = ok[ok["backend"] == baseline].set_index(["size", "variant"])["total_median_s"]
-    for backend in ok["backend"].unique():
-        if backend == baseline or base.empty:
-            continue
-        g = ok[ok["backend"] == backend]
-        wins = [s for s, v, t in zip(g["size"], g["variant"], g["total_median_s"]) if (s, v) in base.index
-                and t < base[(s, v)]]
-        if wins:
-            lines.append(f"{backend} beats {baseline} end-to-end from size {min(wins):,}.")
-    dev = ok[ok["host_memory"] != ""]
-    if not dev.empty:
-        share = (dev["h2d_s"] + dev["d2h_s"]) / dev["total_median_s"]
-        worst = dev.loc[share.idxmax()]
-        lines.append(f"Transfers take up to <b>{share.max() * 100:.0f} %</b> of end-to-end time "
-                     f"({worst['backend']}, size {worst['size']:,}).")
-    fc = ok["first_call_s"] / ok["total_median_s"]
-    if math.isfinite(fc.max()):
-        w = ok.loc[fc.idxmax()]
-        lines.append(f"Worst first call (compilation, setup): {w['backend']} at size {w['size']:,}, "
-                     f"{human_seconds(w['first_call_s'])}, {fc.max():,.0f}x a steady call.")
-    return "<br>".join(lines)

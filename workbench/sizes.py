@@ -30,6 +30,14 @@ def parse_int(text: str) -> int:
     raise ValueError(f"cannot read {text!r} as a size (examples: 4096, 2^20, 1e6)")
 
 
+def fmt_size(n: int) -> str:
+    """How the window shows a size, in a form parse_int reads back: 2^k for powers of two
+    from 2^10 on (how sweeps are usually spaced), else digits grouped as 10,000."""
+    n = int(n)
+    k = n.bit_length() - 1
+    return f"2^{k}" if n == 1 << k and k >= 10 else f"{n:,}"
+
+
 def geometric(start: int, stop: int, factor: float = 2.0) -> list[int]:
     """start, start*factor, ... up to stop (stop included when the steps land on it)."""
     if start <= 0 or stop <= 0:

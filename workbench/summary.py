@@ -1,0 +1,102 @@
+"""What a sweep shows, in a few sentences that are true for every size they name.
+
+A statement such as "numba beats numpy" holds over ranges of sizes, not "from" one size
+on: a backend can win in the middle and lose at the largest size (caches, threads,
+transfers). So every comparison is made size by size and reported as the runs of
+consecutive sizes where it holds. Qt-free: the window shows it, a report could too.
+"""
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+
+from workbench.results import human_seconds
+from workbench.sizes import fmt_size
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Where ``backend`` is faster than ``baseline`` (same variant), size by size."""
+
+    backend: str
+    variant: str
+    baseline: str
+    sizes: tuple[int, ...]               # the sizes both measured, ascending
+    wins: tuple[tuple[int, int], ...]    # runs (first, last) of consecutive sizes where it is faster
+
+    @property
+    def label(self) -> str:
+        return f"{self.backend} ({self.variant})" if self.variant else self.backend
+
+    def sentence(self, what: str = "end-to-end") -> str:
+        span = f"{fmt_size(self.sizes[0])} to {fmt_size(self.sizes[-1])}"
+        if not self.wins:
+            return f"{self.baseline} stays faster than {self.label} {what} at every size ({span})."
+        if self.wins == ((self.sizes[0], self.sizes[-1]),):
+            return f"{self.label} beats {self.baseline} {what} at every size ({span})."
+        runs = [fmt_size(a) if a == b else f"{fmt_size(a)} to {fmt_size(b)}" for a, b in self.wins]
+        where = ", ".join(runs[:-1]) + " and " + runs[-1] if len(runs) > 1 else runs[0]
+        return f"{self.label} beats {self.baseline} {what} only at {where}; {self.baseline} is faster elsewhere."
+
+
+def comparisons(frame: pd.DataFrame, baseline: str, column: str = "total_median_s") -> list[Comparison]:
+    """Each backend against ``baseline`` on the sizes both measured (ok points only)."""
+    ok = frame[frame["status"] == "ok"]
+    base = ok[ok["backend"] == baseline].groupby(["variant", "size"])[column].first()
+    out = []
+    for (backend, variant), g in ok.groupby(["backend", "variant"], sort=False):
+        if backend == baseline:
+            continue
+        g = g.groupby("size")[column].first().sort_index()
+        pairs = [(s, t, base[(variant, s)]) for s, t in g.items() if (variant, s) in base.index]
+        pairs = [(s, t, b) for s, t, b in pairs if math.isfinite(t) and math.isfinite(b)]
+        if not pairs:
+            continue
+        runs: list[tuple[int, int]] = []
+        previous_won = False
+        for s, t, b in pairs:
+            won = t < b
+            if won and previous_won:
+                runs[-1] = (runs[-1][0], int(s))
+            elif won:
+                runs.append((int(s), int(s)))
+            previous_won = won
+        out.append(Comparison(backend, variant, baseline, tuple(int(s) for s, _, _ in pairs), tuple(runs)))
+    return out
+
+
+def summarize(frame: pd.DataFrame, baseline: str) -> str:
+    """A few sentences on what the sweep shows, for a projector (rich text)."""
+    if frame.empty:
+        return ""
+    bad = frame[frame["status"] != "ok"]
+    lines = [f"<b>{len(frame)}</b> points, <b>{len(bad)}</b> not ok"
+             + (" (" + ", ".join(f"{n} {s}" for s, n in bad["status"].value_counts().items()) + ")."
+                if len(bad) else ".")]
+    ok = frame[frame["status"] == "ok"]
+    if ok.empty:
+        return "<br>".join(lines)
+    largest = ok["size"].max()
+    at = ok[ok["size"] == largest].sort_values("total_median_s")
+    best = at.iloc[0]
+    lines.append(f"Fastest end-to-end at {fmt_size(largest)}: <b>{best['backend']}</b> "
+                 f"({human_seconds(best['total_median_s'])}).")
+    lines += [c.sentence() for c in comparisons(frame, baseline)]
+    dev = ok[ok["host_memory"] != ""]
+    if not dev.empty:
+        share = (dev["h2d_s"] + dev["d2h_s"]) / dev["total_median_s"]
+        if share.notna().any():
+            worst = dev.loc[share.idxmax()]
+            lines.append(f"Transfers take up to <b>{share.max() * 100:.0f} %</b> of end-to-end time "
+                         f"({worst['backend']}, {fmt_size(worst['size'])}).")
+    fc = ok["first_call_s"] / ok["total_median_s"]
+    if fc.notna().any() and math.isfinite(fc.max()):
+        w = ok.loc[fc.idxmax()]
+        lines.append(f"Worst first call (compilation, setup): {w['backend']} at {fmt_size(w['size'])}, "
+                     f"{human_seconds(w['first_call_s'])}, {fc.max():,.0f}x a steady call.")
+    return "<br>".join(lines)
