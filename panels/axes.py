@@ -124,3 +124,18 @@ def size_format(sizes: np.ndarray, unit: str) -> tuple[Callable[[float], str], i
     if pow2:
         return fmt_power_of_two, 2
     return fmt_count, 10
+
+
+class PercentAxis(pg.AxisItem):
+    """0 to 100 %, every 25, 50 or 100 as the height allows (labels never touch)."""
+
+    def tickValues(self, minVal: float, maxVal: float, size: float):
+        per_px = (maxVal - minVal) / size if size > 0 else 1.0
+        height = QFontMetrics(self.style["tickFont"] or QFont()).height()
+        for step in (25, 50, 100):
+            if step / per_px >= height + GAP_PX / 2 or step == 100:
+                return [(step, [v for v in range(0, 101, step) if minVal <= v <= maxVal])]
+        return []
+
+    def tickStrings(self, values, scale, spacing):
+        return [f"{v:g}" for v in values]

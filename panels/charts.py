@@ -9,6 +9,7 @@ legend, and which backend is which in the panel's legend strip.
 from __future__ import annotations
 
 import logging
+import math
 from typing import Callable
 
 import numpy as np
@@ -48,6 +49,7 @@ class Titled:
         label_style = {"color": look.foreground, "font-size": f"{look.font_pt}pt"}
         self.setLabel("left", self.left_text, **label_style)
         self.setLabel("bottom", self.bottom_text, **label_style)
+        self._fit_minimum()
 
     def _fit_title(self) -> None:
         """The title, or its first word where the chart is too narrow for it; never a minimum
@@ -65,10 +67,29 @@ class Titled:
             self._shown_title = text
         label.setMinimumWidth(0)
 
+    def _fit_minimum(self) -> None:
+        """Never smaller than what the chart's title, axes and key need: below that pyqtgraph
+        lays the chart out larger than the view and the view crops it."""
+        item = self.getPlotItem()
+        item.layout.invalidate()     # the labels just changed: measure them anew, not from a cache
+        item.layout.activate()
+        need = item.effectiveSizeHint(Qt.SizeHint.MinimumSize)
+        frame = self.frameWidth() * 2
+        self.setMinimumSize(max(MIN_CHART[0], math.ceil(need.width()) + frame),
+                            max(MIN_CHART[1], math.ceil(need.height()) + frame))
+
     def resizeEvent(self, ev) -> None:
         super().resizeEvent(ev)
-        if hasattr(self, "look"):
-            self._fit_title()
+        if not hasattr(self, "look"):     # still in pyqtgraph's constructor
+            return
+        self._fit_title()
+        # The layout's minimum can exceed its estimate by a few pixels (text metrics): if the
+        # chart came out larger than its view, ask for that much, so that nothing is cropped.
+        geo = self.getPlotItem().geometry()
+        if geo.height() > self.viewport().height() + 0.5 or geo.width() > self.viewport().width() + 0.5:
+            frame = self.frameWidth() * 2
+            self.setMinimumSize(max(self.minimumWidth(), math.ceil(geo.width()) + frame),
+                                max(self.minimumHeight(), math.ceil(geo.height()) + frame))
 
     def _mouse_moved(self, scene_pos) -> None:
         from PySide6.QtWidgets import QToolTip

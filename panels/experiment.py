@@ -9,7 +9,6 @@ from __future__ import annotations
 import logging
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
                                QLineEdit, QListWidget, QListWidgetItem, QSpinBox, QTreeWidget,
                                QTreeWidgetItem, QVBoxLayout, QWidget)
@@ -33,6 +32,7 @@ class ExperimentPanel(QWidget):
         super().__init__(parent)
         self.availability: dict[str, Availability] = {}
         self._problem = ""
+        self._locked = False
 
         self.workloadList = QTreeWidget(objectName="workloadList")
         self.workloadList.setHeaderHidden(True)
@@ -122,7 +122,14 @@ class ExperimentPanel(QWidget):
         item = self.workloadList.currentItem()
         return item.data(0, Qt.ItemDataRole.UserRole) if item is not None else None
 
+    def set_locked(self, locked: bool) -> None:
+        """While a sweep runs nothing here changes, by hand or by a script."""
+        self._locked = locked
+        self.setEnabled(not locked)
+
     def select_workload(self, name: str) -> bool:
+        if self._locked:
+            return False
         for kind in range(self.workloadList.topLevelItemCount()):
             top = self.workloadList.topLevelItem(kind)
             for i in range(top.childCount()):
@@ -173,7 +180,7 @@ class ExperimentPanel(QWidget):
                 a = self.availability.get(b)
                 item = QListWidgetItem(BACKENDS[b].title if b in BACKENDS else b)
                 item.setData(Qt.ItemDataRole.UserRole, b)
-                item.setForeground(QColor(style.color(b)))
+                item.setIcon(style.icon(b))     # the backend's marker and colour, as in the charts
                 flags = Qt.ItemFlag.ItemIsUserCheckable | Qt.ItemFlag.ItemIsSelectable
                 if a is None:
                     item.setToolTip(f"{BACKENDS[b].description}\n(checking whether it can run here...)")

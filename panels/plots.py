@@ -83,7 +83,7 @@ class PlotsPanel(QWidget):
         outer.setContentsMargins(2, 2, 2, 2)
         outer.setSpacing(2)
         outer.addWidget(self.legendStrip)
-        grid = QGridLayout()
+        self.grid = grid = QGridLayout()
         grid.setSpacing(4)
         outer.addLayout(grid, 1)
         grid.addWidget(self.runtimePlot, 0, 0)
@@ -215,6 +215,12 @@ class PlotsPanel(QWidget):
         for c, cell in self.cells.items():
             cell.setVisible(self.solo is None or c is self.solo)
         self.summary.setVisible(self.solo is None)
+        # Rows and columns left empty would keep their stretch (and their share of the space).
+        where = self.grid.getItemPosition(self.grid.indexOf(self.cells[chart])) if self.solo else None
+        for col in range(3):
+            self.grid.setColumnStretch(col, 1 if where is None or col == where[1] else 0)
+        for r in range(2):
+            self.grid.setRowStretch(r, 1 if where is None or r == where[0] else 0)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.MouseButtonDblClick:

@@ -23,7 +23,8 @@ PHASES = ("h2d", "compute", "d2h")
 
 class TransferChart(Titled, pg.PlotWidget):
     def __init__(self) -> None:
-        super().__init__(axisItems={"bottom": axes.ReadableAxis("bottom", axes.fmt_power_of_two, 2)})
+        super().__init__(axisItems={"bottom": axes.ReadableAxis("bottom", axes.fmt_power_of_two, 2),
+                                    "left": axes.PercentAxis("left")})
         self.setObjectName("transferPlot")
         self.setMinimumSize(*MIN_CHART)
         self.title_text, self.left_text, self.bottom_text = "Where GPU time goes", "% of end-to-end", "size"
@@ -32,7 +33,6 @@ class TransferChart(Titled, pg.PlotWidget):
         self.getPlotItem().hideButtons()
         self.showGrid(y=True, alpha=0.25)
         self.setYRange(0, 100, padding=0.02)
-        self.getAxis("left").setTicks([[(v, str(v)) for v in range(0, 101, 25)]])
         self.bars = {}
         for phase in PHASES:
             item = pg.BarGraphItem(x=[], height=[], width=0.2, brush=style.PHASE_COLORS[phase], pen=None)
