@@ -386,6 +386,13 @@ class MainWindow(QMainWindow):
 
 
 def main(argv: list[str] | None = None) -> int:
+    if QApplication.instance() is None:
+        # Qt aborts with a paragraph when it cannot open a window: say why in one line instead.
+        from workbench import display
+        why = display.problem()
+        if why:
+            print(f"gpu-workbench: {why}", file=sys.stderr)
+            return 2
     app = QApplication.instance() or QApplication(list(argv or sys.argv[:1]))
     app.setApplicationName("GPU Workbench")
     window = MainWindow()
