@@ -143,7 +143,7 @@ class Chart(Titled, pg.PlotWidget):
         keep = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
         variant = key[2] if len(key) > 2 else ""
         self.curve(key, backend, dashed, variant in style.VARIANT_DOTTED).setData(x[keep], y[keep])
-        self.rows[key] = [r for r, k in zip(g.to_dict("records"), keep) if k]
+        self.rows[key] = (g, keep)      # rows made into dicts only when hovered: to_dict is slow
 
     def curve(self, key, backend: str, dashed: bool = False, dotted: bool = False) -> pg.PlotDataItem:
         item = self.series.get(key)
@@ -180,9 +180,11 @@ class Chart(Titled, pg.PlotWidget):
 
     def set_size_axis(self, sizes, unit: str) -> None:
         """Name the x axis by the workload's unit and label it as its sizes are spaced."""
-        self.bottom_text = unit.split(" (")[0] or "size"    # "grid side n (n x n cells)" -> "grid side n"
+        text = unit.split(" (")[0] or "size"    # "grid side n (n x n cells)" -> "grid side n"
         self.getAxis("bottom").set_format(*axes.size_format(sizes, unit))
-        self._labels()
+        if text != self.bottom_text:           # relabelling costs a layout pass: only on a change
+            self.bottom_text = text
+            self._labels()
 
     # --- the look -----------------------------------------------------------------------------
 
@@ -211,16 +213,19 @@ class Chart(Titled, pg.PlotWidget):
         """The values of the point nearest the pointer, if one is within HOVER_PX."""
         vb = self.getViewBox()
         best, best_d = None, float(HOVER_PX)
-        for key, rows in self.rows.items():
+        for key, (g, keep) in self.rows.items():
             item = self.series[key]
             if item.xData is None or not item.isVisible():
                 continue
-            for x, y, row in zip(item.xData, item.yData, rows):
+            for i, (x, y) in enumerate(zip(item.xData, item.yData)):
                 p = vb.mapViewToScene(QPointF(np.log10(x), np.log10(y)))
                 d = float(np.hypot(p.x() - scene_pos.x(), p.y() - scene_pos.y()))
                 if d <= best_d:
-                    best, best_d = row, d
-        return self.describe(best) if best is not None else ""
+                    best, best_d = (g, keep, i), d
+        if best is None:
+            return ""
+        g, keep, i = best
+        return self.describe(g[keep].iloc[i].to_dict())
 
 class RuntimeChart(Chart):
     def __init__(self) -> None:
@@ -280,6 +285,8 @@ class SpeedupChart(Chart):
         self.addItem(self.ref_line)   # speedup 1 (log10 1 = 0)
 
     def set_baseline(self, name: str) -> None:
+        if name == self.baseline and self._shown_title:
+            return
         self.baseline = name
         self.title_text = f"Speedup over {name}" if name else "Speedup"
         self._labels()
@@ -290,17 +297,14 @@ class SpeedupChart(Chart):
         self.clear_series()            # series of a previous baseline: empty them, keep the items
         if base.empty:
             return
-        base = base.groupby(["size", "variant"])[["total_median_s", "compute_median_s"]].first()
-        for backend, variant, g in ok_series(frame):
-            have = [i in base.index for i in zip(g["size"], g["variant"])]
-            if not any(have):
-                continue
-            g = g[have]
-            b = base.loc[list(zip(g["size"], g["variant"]))]
+        base = base.drop_duplicates(["size", "variant"])[["size", "variant", "total_median_s", "compute_median_s"]]
+        both = ok.merge(base, on=["size", "variant"], suffixes=("", "_base"))
+        for (backend, variant), g in both.groupby(["backend", "variant"], sort=False):
+            g = g.sort_values("size")
             self.draw(("compute", backend, variant), backend, g,
-                      positive(b["compute_median_s"].to_numpy() / g["compute_median_s"].to_numpy()))
+                      positive(g["compute_median_s_base"].to_numpy() / g["compute_median_s"].to_numpy()))
             self.draw(("total", backend, variant), backend, g,
-                      positive(b["total_median_s"].to_numpy() / g["total_median_s"].to_numpy()), dashed=True)
+                      positive(g["total_median_s_base"].to_numpy() / g["total_median_s"].to_numpy()), dashed=True)
 
 
 class FirstCallChart(Chart):

@@ -89,8 +89,10 @@ class TransferChart(Titled, pg.PlotWidget):
 
     def set_size_axis(self, sizes, unit: str) -> None:
         self._unit = unit
-        self.bottom_text = unit.split(" (")[0] or "size"
-        self._labels()
+        text = unit.split(" (")[0] or "size"
+        if text != self.bottom_text:
+            self.bottom_text = text
+            self._labels()
 
     def clear_series(self) -> None:
         for item in list(self.bars.values()) + [self.outline]:

@@ -101,6 +101,9 @@ class Session:
     wait: object
     log: list = field(default_factory=list)      # what happened, for a failing test's message
     sweeps: int = 0
+    # Called as a sweep starts and once it is drawn (the benchmark times the GUI thread there).
+    before_run: object = None
+    after_run: object = None
 
     def child(self, cls, name):
         found = self.window.findChild(cls, name)
@@ -146,6 +149,8 @@ class Session:
         run = self.child(QPushButton, "runButton")
         assert run.isEnabled(), (w.experiment.problem, self.log)
         sizes_text = (w.experiment.sizeFrom.text(), w.experiment.sizeTo.text())
+        if self.before_run:
+            self.before_run()
         with self.wait.signal(w.sweepCompleted) as done:
             with self.wait.signal(w.pointAdded):
                 QTest.mouseClick(run, Qt.MouseButton.LeftButton)
@@ -160,6 +165,8 @@ class Session:
                     combo.setCurrentIndex(idx)
             if s.stop:
                 QTest.mouseClick(self.child(QPushButton, "stopButton"), Qt.MouseButton.LeftButton)
+        if self.after_run:
+            self.after_run()
         self.sweeps += 1
         cancelled = bool(done.args[0]) if getattr(done, "args", None) else bool(w._cancelled)
         self.check(s, cancelled)
