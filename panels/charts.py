@@ -58,7 +58,9 @@ class Titled:
         font = QFont()
         font.setPointSizeF(self.look.font_pt * 1.15)
         text = self.title_text
-        if QFontMetrics(font).horizontalAdvance(text) > self.width() - 24:
+        # The title is centred over the plot area, not over the axis: that is the room it has.
+        room = self.width() - self.getAxis("left").width() - 24
+        if QFontMetrics(font).horizontalAdvance(text) > room:
             text = text.split()[0]
         label = self.getPlotItem().titleLabel
         if text != self._shown_title or label.opts.get("color") != self.look.foreground \
@@ -201,6 +203,8 @@ class Chart(Titled, pg.PlotWidget):
         self._labels()
         self.legend.setLabelTextSize(f"{look.font_pt}pt")
         self.legend.setLabelTextColor(fg)
+        for _, label in self.legend.items:     # the setters above reach only labels made later
+            label.setText(label.text, color=fg, size=f"{look.font_pt}pt")
         self.line_keys["solid"].setPen(pg.mkPen(fg, width=look.line_px))
         self.line_keys["dashed"].setPen(pg.mkPen(fg, width=look.line_px, style=Qt.PenStyle.DashLine))
         for key in self.series:

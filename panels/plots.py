@@ -13,7 +13,8 @@ import pandas as pd
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout,
+                               QWidget)
 
 from panels import style
 from panels.charts import FirstCallChart, MemoryChart, RuntimeChart, SpeedupChart
@@ -61,7 +62,6 @@ class PlotsPanel(QWidget):
         self.legendStrip = LegendStrip()
         self.summary = QLabel(EMPTY_MESSAGE, wordWrap=True, objectName="plotSummary")
         self.summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        self.summary.setMinimumSize(*MIN_SUMMARY)
         self.baselineLabel = QLabel("Baseline:")
 
         speed = QWidget()
@@ -91,7 +91,13 @@ class PlotsPanel(QWidget):
         grid.addWidget(self.transferPlot, 0, 2)
         grid.addWidget(self.memoryPlot, 1, 0)
         grid.addWidget(self.firstCallPlot, 1, 1)
-        grid.addWidget(self.summary, 1, 2)
+        # In a scroll area: a long summary in large text must not claim the height of a chart row.
+        self.summaryScroll = QScrollArea(objectName="summaryScroll")
+        self.summaryScroll.setWidget(self.summary)
+        self.summaryScroll.setWidgetResizable(True)
+        self.summaryScroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.summaryScroll.setMinimumSize(*MIN_SUMMARY)
+        grid.addWidget(self.summaryScroll, 1, 2)
         for c in range(3):
             grid.setColumnStretch(c, 1)
         for r in range(2):
@@ -200,6 +206,7 @@ class PlotsPanel(QWidget):
             w.setFont(font)
         self.summary.setStyleSheet(f"font-size: {look.font_pt + 1}pt; padding: 6px; color: {look.foreground};"
                                    f"background: {look.background};")
+        self.summaryScroll.setStyleSheet(f"background: {look.background};")
         self.legendStrip.apply_look(look)
 
     def set_mouse_zoom(self, on: bool) -> None:
@@ -214,7 +221,7 @@ class PlotsPanel(QWidget):
         self.solo = None if self.solo is chart else chart
         for c, cell in self.cells.items():
             cell.setVisible(self.solo is None or c is self.solo)
-        self.summary.setVisible(self.solo is None)
+        self.summaryScroll.setVisible(self.solo is None)
         # Rows and columns left empty would keep their stretch (and their share of the space).
         where = self.grid.getItemPosition(self.grid.indexOf(self.cells[chart])) if self.solo else None
         for col in range(3):

@@ -42,8 +42,7 @@ class TransferChart(Titled, pg.PlotWidget):
         self.addItem(self.outline)
         self.setXRange(0, 1)
         self.getAxis("bottom").setStyle(showValues=False)
-        self.hint = pg.TextItem("No GPU backend in this sweep:\nCPU backends move no data,\n"
-                                "all their time is compute.", color="#666", anchor=(0.5, 0.5))
+        self.hint = pg.TextItem("No GPU backend:\nCPU backends\nmove no data", color="#666", anchor=(0.5, 0.5))
         self.hint.setPos(0.5, 50)
         self.addItem(self.hint)
         self.data = pd.DataFrame()

@@ -323,6 +323,7 @@ class MainWindow(QMainWindow):
             if not folder:
                 return []
         out = []
+        Path(folder).mkdir(parents=True, exist_ok=True)
         for plot in self.plots.plots():
             path = Path(folder) / f"{plot.objectName()}.png"
             exp = exporters.ImageExporter(plot.getPlotItem())
