@@ -1,10 +1,19 @@
-"""Run a sweep in the window, offscreen, and save a screenshot (and the charts) when it is done.
+"""Run one sweep in the window, offscreen, then save the whole set of screenshots of it.
 
-Run: QT_QPA_PLATFORM=offscreen python benchmarks/screenshot.py OUT.png WORKLOAD BACKENDS FROM TO STEPS [DTYPE]
-e.g. ... docs/screenshot-cpu.png source_terms numpy,numba 2^10 2^24 8
+Every combination of 1920x1080 and 1280x720, normal and presentation mode, light and dark
+theme goes into OUTDIR as PREFIX-WxH-MODE-THEME.png (eight files), and each chart as a PNG
+into OUTDIR/PREFIX-charts/.
+
+Run: QT_QPA_PLATFORM=offscreen python benchmarks/screenshot.py OUTDIR WORKLOAD BACKENDS FROM TO STEPS
+         [--dtype float32] [--prefix NAME] [--budget 0.25]
+e.g. ... docs/screens source_terms numpy,numba 2^10 2^24 8 --prefix cpu-source_terms
+On a GPU machine (docs/GPU.md):
+     ... shots source_terms numpy,numba,cupy,cupy-fused,cupy-raw,numba-cuda,numba-cuda-x4 2^10 2^26 9 --prefix h200-source_terms
+     ... shots groupby pandas,cudf 10,000 100,000,000 5 --prefix h200-groupby
 """
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import tempfile
@@ -16,57 +25,99 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from PySide6.QtCore import QObject, QSettings, QTimer, Slot  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
+SIZES = ((1920, 1080), (1280, 720))
+MODES = ("normal", "presentation")
+THEMES = ("light", "dark")
+SETTLE_MS = 600     # let a resize or a mode change lay out and paint before the grab
+
 
 class Shooter(QObject):
     """Lives in the GUI thread: its slots run there (a plain function would run in the worker's)."""
 
-    def __init__(self, window, out: Path, spec_args: list[str]) -> None:
+    def __init__(self, window, args) -> None:
         super().__init__()
-        self.window, self.out, self.args = window, out, spec_args
+        self.window, self.args = window, args
+        self.args.out.mkdir(parents=True, exist_ok=True)
+        self.shots = [(size, mode, theme) for size in SIZES for mode in MODES for theme in THEMES]
+        self.saved: list[Path] = []
         window.ready.connect(self.start)
         window.sweepCompleted.connect(self.done)
 
     @Slot()
     def start(self) -> None:
-        workload, backends, lo, hi, steps, *rest = self.args
-        e = self.window.experiment
-        e.select_workload(workload)
-        e.set_checked_backends(backends.split(","))
-        e.sizeFrom.setText(lo)
-        e.sizeTo.setText(hi)
-        e.sizeSteps.setValue(int(steps))
-        e.dtypeCombo.setCurrentText(rest[0] if rest else "float32")
-        missing = set(backends.split(",")) - set(e.checked_backends())
+        a, e = self.args, self.window.experiment
+        e.select_workload(a.workload)
+        e.set_checked_backends(a.backends.split(","))
+        e.sizeFrom.setText(a.lo)
+        e.sizeTo.setText(a.hi)
+        e.sizeSteps.setValue(a.steps)
+        e.dtypeCombo.setCurrentText(a.dtype)
+        e.budgetSpin.setValue(a.budget)
+        missing = set(a.backends.split(",")) - set(e.checked_backends())
         if missing:
             print(f"not usable here, left out: {sorted(missing)}: {e.backendStatus.text()}")
+        if e.problem:
+            print(f"cannot run: {e.problem}")
+            self.finish()
+            return
         self.window.run()
 
     @Slot(bool)
     def done(self, cancelled: bool) -> None:
-        QTimer.singleShot(400, self.save)      # let the last plot refresh paint
+        charts = self.window.export_charts(str(self.args.out / f"{self.args.prefix}-charts"))
+        print(f"charts: {[str(c) for c in charts]}")
+        self.window.resultsTable.scrollToTop()
+        self.next_shot()
 
     @Slot()
-    def save(self) -> None:
-        self.window.grab().save(str(self.out))
-        folder = self.out.with_name(self.out.stem + "-charts")
-        folder.mkdir(exist_ok=True)
-        charts = self.window.export_charts(str(folder))
+    def next_shot(self) -> None:
+        if not self.shots:
+            self.finish()
+            return
+        (width, height), mode, theme = self.shots[0]
+        w = self.window
+        w.presentation.set_presenting(mode == "presentation")
+        w.presentation.set_dark(theme == "dark")
+        w.resize(width, height)
+        QTimer.singleShot(SETTLE_MS, self.grab)
+
+    @Slot()
+    def grab(self) -> None:
+        (width, height), mode, theme = self.shots.pop(0)
+        path = self.args.out / f"{self.args.prefix}-{width}x{height}-{mode}-{theme}.png"
+        image = self.window.grab()
+        image.save(str(path))
+        self.saved.append(path)
+        print(f"saved {path} ({image.width()}x{image.height()})")
+        self.next_shot()
+
+    def finish(self) -> None:
         rows = self.window.rows
-        print(f"saved {self.out} ({len(rows)} points, {sum(r['status'] != 'ok' for r in rows)} not ok); "
-              f"charts: {[c.name for c in charts]}")
+        print(f"{len(rows)} points, {sum(r['status'] != 'ok' for r in rows)} not ok; {len(self.saved)} screenshots")
         self.window.close()
         QApplication.instance().quit()
 
 
 def main() -> None:
-    out = Path(sys.argv[1])
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("out", type=Path)
+    p.add_argument("workload")
+    p.add_argument("backends")
+    p.add_argument("lo")
+    p.add_argument("hi")
+    p.add_argument("steps", type=int)
+    p.add_argument("--dtype", default="float32")
+    p.add_argument("--prefix", default="")
+    p.add_argument("--budget", type=float, default=0.25, help="seconds per point (default 0.25)")
+    args = p.parse_args()
+    args.prefix = args.prefix or args.workload
     app = QApplication([])
     from workbench.app import MainWindow
     settings = QSettings(str(Path(tempfile.mkdtemp()) / "s.ini"), QSettings.Format.IniFormat)
     window = MainWindow(settings)
-    window.resize(1800, 1100)
+    window.resize(*SIZES[0])
     window.show()
-    shooter = Shooter(window, out, sys.argv[2:])  # noqa: F841 - kept alive by this frame
+    shooter = Shooter(window, args)  # noqa: F841 - kept alive by this frame
     app.exec()
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import logging
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
                                QLineEdit, QListWidget, QListWidgetItem, QSpinBox, QTreeWidget,
                                QTreeWidgetItem, QVBoxLayout, QWidget)
@@ -18,15 +17,12 @@ from panels import style
 from workbench import engine
 from workbench.backends import BACKENDS, Availability
 from workbench.registry import KINDS, REGISTRY
-from workbench.sizes import parse_int, steps
+from workbench.sizes import fmt_size, parse_int, steps
 
 log = logging.getLogger(__name__)
 ERROR_STYLE = "color: #b00020;"
-
-
-def _fmt_size(n: int) -> str:
-    k = n.bit_length() - 1
-    return f"2^{k}" if n == 1 << k and k >= 10 else f"{n:,}"
+#: Ticked when a workload is chosen and none of the ticked backends runs it.
+DEFAULT_BACKENDS = ("numpy", "numba", "pandas", "cupy", "numba-cuda", "cudf")
 
 
 class ExperimentPanel(QWidget):
@@ -36,6 +32,7 @@ class ExperimentPanel(QWidget):
         super().__init__(parent)
         self.availability: dict[str, Availability] = {}
         self._problem = ""
+        self._locked = False
 
         self.workloadList = QTreeWidget(objectName="workloadList")
         self.workloadList.setHeaderHidden(True)
@@ -125,7 +122,14 @@ class ExperimentPanel(QWidget):
         item = self.workloadList.currentItem()
         return item.data(0, Qt.ItemDataRole.UserRole) if item is not None else None
 
+    def set_locked(self, locked: bool) -> None:
+        """While a sweep runs nothing here changes, by hand or by a script."""
+        self._locked = locked
+        self.setEnabled(not locked)
+
     def select_workload(self, name: str) -> bool:
+        if self._locked:
+            return False
         for kind in range(self.workloadList.topLevelItemCount()):
             top = self.workloadList.topLevelItem(kind)
             for i in range(top.childCount()):
@@ -176,7 +180,7 @@ class ExperimentPanel(QWidget):
                 a = self.availability.get(b)
                 item = QListWidgetItem(BACKENDS[b].title if b in BACKENDS else b)
                 item.setData(Qt.ItemDataRole.UserRole, b)
-                item.setForeground(QColor(style.color(b)))
+                item.setIcon(style.icon(b))     # the backend's marker and colour, as in the charts
                 flags = Qt.ItemFlag.ItemIsUserCheckable | Qt.ItemFlag.ItemIsSelectable
                 if a is None:
                     item.setToolTip(f"{BACKENDS[b].description}\n(checking whether it can run here...)")
@@ -204,10 +208,12 @@ class ExperimentPanel(QWidget):
         w = REGISTRY.get(name)
         self.description.setText(f"{w.description}<br><i>{w.lesson}</i>")
         self.sizeUnit.setText(f"Size = {w.size_unit}")
-        self.sizeFrom.setText(_fmt_size(w.default_sizes[0]))
-        self.sizeTo.setText(_fmt_size(w.default_sizes[-1]))
+        self.sizeFrom.setText(fmt_size(w.default_sizes[0]))
+        self.sizeTo.setText(fmt_size(w.default_sizes[-1]))
         self.sizeSteps.setValue(len(w.default_sizes))
-        keep = self.checked_backends() or ["numpy", "numba", "pandas", "cupy", "numba-cuda", "cudf"]
+        # Keep the user's ticks where they apply; where none does (numpy/numba -> groupby), tick the
+        # workload's usual backends rather than leave Run disabled with nothing ticked.
+        keep = [b for b in self.checked_backends() if b in w.backends] or list(DEFAULT_BACKENDS)
         self._fill_backends(keep=keep)
 
     def validate(self, *_) -> bool:
@@ -220,7 +226,7 @@ class ExperimentPanel(QWidget):
         else:
             try:
                 sizes = self.sizes()
-                preview = "Sizes: " + ", ".join(_fmt_size(s) for s in sizes)
+                preview = "Sizes: " + ", ".join(fmt_size(s) for s in sizes)
                 engine.check_memory(REGISTRY.get(name), max(sizes), self.dtypeCombo.currentText())
             except (ValueError, engine.PlanError) as exc:
                 size_problem = str(exc)

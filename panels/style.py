@@ -1,35 +1,90 @@
-"""Colours and pens: one colour per backend, the same in every plot, table and export."""
+"""Colours, markers, pens and the look (font size, line width, theme) of every plot.
+
+The palette itself (Okabe-Ito colours and a marker per backend) is
+``workbench.palette``, shared with the exported charts. One ``Look`` (font size, line width, light or dark) is applied to
+every plot at once: normal, or presentation for a projector.
+"""
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
 import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
 
-BACKEND_COLORS = {
-    "numpy": "#1f77b4",          # blue
-    "numba": "#ff7f0e",          # orange
-    "pandas": "#8c564b",         # brown
-    "cupy": "#2ca02c",           # green
-    "cupy-fused": "#17becf",     # teal
-    "cupy-raw": "#0b5d1e",       # dark green
-    "numba-cuda": "#d62728",     # red
-    "numba-cuda-x4": "#9467bd",  # purple
-    "cudf": "#e377c2",           # pink
-}
-FALLBACK = ("#7f7f7f", "#bcbd22", "#aec7e8", "#ffbb78")
-PHASE_COLORS = {"h2d": "#f28e2b", "compute": "#4e79a7", "d2h": "#e15759"}
-VARIANT_SYMBOLS = {"": "o", "random": "o", "sorted": "t"}
+from workbench.palette import BACKEND_COLORS, BACKEND_STYLE, OKABE_ITO, PHASE_COLORS, PHASE_LABELS  # noqa: F401
+from workbench import palette
+
+# A second variant of a workload (divergence: sorted input) is drawn dotted, the first solid.
+VARIANT_DOTTED = {"sorted"}
 
 
-def color(backend: str) -> str:
-    if backend in BACKEND_COLORS:
-        return BACKEND_COLORS[backend]
-    return FALLBACK[hash(backend) % len(FALLBACK)]
+@dataclass(frozen=True)
+class Look:
+    """Everything about how the plots look that a speaker may change."""
+
+    font_pt: int = 10
+    line_px: float = 2.0
+    dark: bool = False
+
+    @property
+    def background(self) -> str:
+        return "#1e1e1e" if self.dark else "#ffffff"
+
+    @property
+    def foreground(self) -> str:
+        return "#e8e8e8" if self.dark else "#222222"
+
+    @property
+    def muted(self) -> str:
+        return "#a0a0a0" if self.dark else "#666666"
+
+    @property
+    def marker_px(self) -> float:
+        return max(6.0, self.font_pt * 0.7)
 
 
-def pen(backend: str, dashed: bool = False, width: float = 2.0):
-    from PySide6.QtCore import Qt
-    return pg.mkPen(color(backend), width=width, style=Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine)
+NORMAL = Look()
+PRESENTATION_MIN_PT = 16
+PRESENTATION = Look(font_pt=18, line_px=3.0)
+
+
+def presentation(look: Look, font_pt: int) -> Look:
+    """The presentation look: large text (never under 16 pt), lines at least 3 px."""
+    return replace(look, font_pt=max(PRESENTATION_MIN_PT, font_pt), line_px=max(3.0, look.line_px))
+
+
+def color(backend: str, look: Look = NORMAL) -> str:
+    return palette.color(backend, look.foreground)
+
+
+marker = palette.marker
+
+
+def pen(backend: str, look: Look = NORMAL, dashed: bool = False, dotted: bool = False, width: float | None = None):
+    if dotted:
+        line = Qt.PenStyle.DashDotLine if dashed else Qt.PenStyle.DotLine
+    else:
+        line = Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine
+    return pg.mkPen(color(backend, look), width=look.line_px if width is None else width, style=line)
+
+
+@lru_cache(maxsize=64)
+def icon(backend: str, dark: bool = False, px: int = 14) -> QIcon:
+    """The backend's marker in its colour: the same sign in the backend list as in the plots."""
+    from pyqtgraph.graphicsItems.ScatterPlotItem import renderSymbol
+    look = Look(dark=dark)
+    c = color(backend, look)
+    image = renderSymbol(marker(backend), px - 2, pg.mkPen(c, width=1.5), pg.mkBrush(c))
+    pixmap = QPixmap(px, px)
+    pixmap.fill(QColor(0, 0, 0, 0))
+    painter = QPainter(pixmap)
+    painter.drawImage(1, 1, image)
+    painter.end()
+    return QIcon(pixmap)
 
 
 def setup_pyqtgraph() -> None:
-    """White background and antialiasing: charts that read well on a projector and in a paper."""
+    """Antialiasing, and a white background for plots made before a look is applied."""
     pg.setConfigOptions(antialias=True, background="w", foreground="#222")

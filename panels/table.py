@@ -10,8 +10,16 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 from workbench.results import COLUMNS, human_bytes, human_seconds
 
-FAILED = {"wrong": QColor("#ffd6d6"), "implausible": QColor("#f3d6ff"), "error": QColor("#ffe4c4"), "cancelled": QColor("#eeeeee"),
-          "skipped": QColor("#eeeeee")}
+# Every status but "ok" is a failed point and highlighted; "implausible" (a time beyond what the
+# hardware can do) has its own colour, and a status added later still gets OTHER.
+FAILED = {"wrong": QColor("#ffd6d6"), "error": QColor("#ffe4c4"), "implausible": QColor("#dcd0ff"),
+          "cancelled": QColor("#eeeeee"), "skipped": QColor("#eeeeee")}
+OTHER = QColor("#fff2a8")
+DARK_TEXT = QColor("#111111")   # highlighted rows stay readable in the dark theme
+
+
+def status_color(status: str) -> QColor | None:
+    return None if status == "ok" else FAILED.get(status, OTHER)
 
 
 class ResultsModel(QAbstractTableModel):
@@ -37,7 +45,7 @@ class ResultsModel(QAbstractTableModel):
             return None
         row = self.rows[index.row()]
         col = COLUMNS[index.column()]
-        value = row[col]
+        value = row.get(col, float("nan"))   # a column added after this row was made
         if role == Qt.ItemDataRole.DisplayRole:
             if col in ("h2d_s", "d2h_s") and not row["host_memory"]:
                 return "-"                      # CPU backends have no transfer phase
@@ -45,7 +53,9 @@ class ResultsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.UserRole:          # the sort key: the raw value
             return value if not (isinstance(value, float) and math.isnan(value)) else -math.inf
         if role == Qt.ItemDataRole.BackgroundRole:
-            return FAILED.get(row["status"])
+            return status_color(row["status"])
+        if role == Qt.ItemDataRole.ForegroundRole and row["status"] != "ok":
+            return DARK_TEXT
         if role == Qt.ItemDataRole.ToolTipRole and row["message"]:
             return f"{row['status']}: {row['message']}"
         return None
@@ -69,7 +79,7 @@ def _display(col: str, value: Any) -> str:
         return human_seconds(value)
     if col.endswith("_bytes"):
         return human_bytes(value)
-    if col in ("gflops", "gbps"):
+    if col.startswith(("gflops", "gbps")):     # the rates and their hardware limits
         return f"{value:.4g}"
     if col == "max_rel_error":
         return f"{value:.2e}"

@@ -54,7 +54,7 @@ def test_html_report_is_self_contained_and_holds_everything(tmp_path):
     text = " ".join(doc.text)
     for expected in ("Runtime", "Speedup over numpy", "Where GPU end-to-end time goes", "Peak memory",
                      "First call vs steady call", "Elementwise work is bound by memory bandwidth",
-                     "cpu: Test CPU", "14 points: 1 error, 1 implausible.", "Summary"):
+                     "cpu: Test CPU", "14 points, 2 not ok (1 error, 1 implausible).", "Summary"):
         assert expected in text, expected
     # Offline: nothing to fetch. (SVG namespace declarations are names, not downloads.)
     for tag, attrs in doc.tags:
@@ -99,5 +99,5 @@ def test_summary_never_claims_a_win_that_a_larger_size_contradicts():
             rows.append(results.empty_row(workload="source_terms", backend=backend, size=size, dtype="float32",
                                           total_median_s=t, compute_median_s=t, first_call_s=t, status="ok"))
     text = summary.sentences(results.to_frame(rows), "numpy")
-    assert "numba is faster than numpy end-to-end at 2^12 to 2^14, slower elsewhere." in text
-    assert "Fastest end-to-end at the largest size (2^16): numpy, 1 s." in text
+    assert "numba beats numpy end-to-end only at 2^12 to 2^14; numpy is faster elsewhere." in text
+    assert "Fastest end-to-end at 2^16: numpy (1 s)." in text

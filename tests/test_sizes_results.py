@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 from workbench import results
-from workbench.sizes import parse_sizes, steps
+from workbench.sizes import parse_int, parse_sizes, steps
 
 
 @pytest.mark.parametrize("text,expected", [
@@ -23,6 +23,20 @@ def test_parse_sizes(text, expected):
 def test_parse_sizes_refuses(text):
     with pytest.raises(ValueError):
         parse_sizes(text)
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("10,000", 10_000), ("10,000,000", 10_000_000), ("1,024", 1024), (" 2^20 ", 2**20), ("10 000", 10_000),
+])
+def test_a_size_field_reads_thousands_separators(text, expected):
+    """The window shows 10,000 in a size field; it must read back what it shows."""
+    assert parse_int(text) == expected
+
+
+@pytest.mark.parametrize("text", ["1,00", "10,0000", ",100", "100,", "1,,000"])
+def test_a_size_field_refuses_misplaced_separators(text):
+    with pytest.raises(ValueError):
+        parse_int(text)
 
 
 def test_log_steps():

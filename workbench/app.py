@@ -14,17 +14,19 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QHBoxLayout, QLabel, QMainWindow,
-                               QMessageBox, QProgressBar, QPushButton, QScrollArea, QTabWidget, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QMainWindow, QMessageBox, QScrollArea,
+                               QTabWidget)
 
 from panels.experiment import ExperimentPanel
 from panels.info import EnvironmentPanel, LogPanel, QtLogHandler
 from panels.plots import PlotsPanel
+from panels.presentation import Presentation
+from panels.toolbar import RunToolBar
 from panels.table import ResultsTable
 from panels.worker import SweepController
 from workbench import results
 from workbench.backends import BACKENDS, probe_all
+from workbench.sizes import fmt_size
 
 log = logging.getLogger(__name__)
 PLOT_REFRESH_MS = 150   # coalesce plot updates: a few per second however fast points arrive
@@ -46,35 +48,25 @@ class MainWindow(QMainWindow):
         self.t_start = 0.0
         self.current = ""
         self._cancelled = False
+        self._finishing = False
 
         # Widgets -----------------------------------------------------------------------------------
         self.experiment = ExperimentPanel()
-        self.runButton = QPushButton("Run", objectName="runButton")
-        self.stopButton = QPushButton("Stop", objectName="stopButton")
-        self.stopButton.setEnabled(False)
-        self.progressBar = QProgressBar(objectName="progressBar")
-        self.progressBar.setFormat("idle")
-        self.progressBar.setValue(0)
-        self.progressLabel = QLabel(objectName="progressLabel", wordWrap=True)
+        self.toolbar = RunToolBar(self)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.toolbar)
+        self.runButton = self.toolbar.runButton
+        self.stopButton = self.toolbar.stopButton
+        self.progressBar = self.toolbar.progressBar
+        self.progressLabel = self.toolbar.progressLabel
+        self.etaLabel = self.toolbar.etaLabel
 
-        left = QWidget()
-        ll = QVBoxLayout(left)
-        ll.setContentsMargins(4, 4, 4, 4)
-        ll.addWidget(self.experiment)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.runButton)
-        buttons.addWidget(self.stopButton)
-        ll.addLayout(buttons)
-        ll.addWidget(self.progressBar)
-        ll.addWidget(self.progressLabel)
         scroll = QScrollArea()
-        scroll.setWidget(left)
+        scroll.setWidget(self.experiment)
         scroll.setWidgetResizable(True)
-        scroll.setMinimumWidth(330)
-        dock = QDockWidget("Experiment", self, objectName="experimentDock")
-        dock.setWidget(scroll)
-        dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
-        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
+        scroll.setMinimumWidth(300)
+        self.experimentDock = QDockWidget("Experiment", self, objectName="experimentDock")
+        self.experimentDock.setWidget(scroll)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.experimentDock)
 
         self.plots = PlotsPanel()
         self.setCentralWidget(self.plots)
@@ -91,10 +83,13 @@ class MainWindow(QMainWindow):
         tabs.addTab(self.resultsTable, "Results")
         tabs.addTab(self.environment, "Device and environment")
         tabs.addTab(self.logPanel, "Log")
-        bottom = QDockWidget("Results", self, objectName="resultsDock")
-        bottom.setWidget(tabs)
-        bottom.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
-        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, bottom)
+        self.resultsDock = QDockWidget("Results", self, objectName="resultsDock")
+        self.resultsDock.setWidget(tabs)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.resultsDock)
+        for dock in (self.experimentDock, self.resultsDock):
+            dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
+                             | QDockWidget.DockWidgetFeature.DockWidgetClosable)
+        self.presentation = Presentation(self, (self.experimentDock, self.resultsDock))
         self.status = self.statusBar()
 
         self.log_handler = QtLogHandler()
@@ -146,8 +141,17 @@ class MainWindow(QMainWindow):
         self.exportAction = action("&Export results...", self.export_results, "Ctrl+E", "exportAction")
         self.exportChartAction = action("Export &charts as PNG...", self.export_charts, "Ctrl+Shift+E")
         quit_action = action("&Quit", self.close, QKeySequence.StandardKey.Quit, "quitAction")
-        full = action("&Full screen", self.toggle_full_screen, "F11")
+        full = action("&Full screen", self.toggle_full_screen, "F11", "fullScreenAction")
         about = action("&About", self.about)
+        p = self.presentation
+        self.presentationAction = action("&Presentation mode", p.set_presenting, "F5", "presentationAction")
+        self.darkAction = action("&Dark theme", p.set_dark, "Ctrl+Shift+D", "darkAction")
+        self.zoomAction = action("Mouse-wheel &zoom", p.set_mouse_zoom, None, "zoomAction")
+        for a in (self.presentationAction, self.darkAction, self.zoomAction):
+            a.setCheckable(True)
+        self.zoomAction.setChecked(True)
+        larger = action("&Larger text", p.larger, QKeySequence.StandardKey.ZoomIn, "largerTextAction")
+        smaller = action("&Smaller text", p.smaller, QKeySequence.StandardKey.ZoomOut, "smallerTextAction")
 
         file_menu = self.menuBar().addMenu("&File")
         file_menu.addActions([self.exportAction, self.exportChartAction])
@@ -156,6 +160,10 @@ class MainWindow(QMainWindow):
         run_menu = self.menuBar().addMenu("&Run")
         run_menu.addActions([self.runAction, self.stopAction])
         view = self.menuBar().addMenu("&View")
+        view.addActions([self.experimentDock.toggleViewAction(), self.resultsDock.toggleViewAction()])
+        view.addSeparator()
+        view.addActions([self.presentationAction, self.darkAction, larger, smaller, self.zoomAction])
+        view.addSeparator()
         view.addAction(full)
         self.menuBar().addMenu("&Help").addAction(about)
 
@@ -169,14 +177,19 @@ class MainWindow(QMainWindow):
 
     @Slot(bool, str)
     def on_validity(self, ok: bool, problem: str) -> None:
-        idle = not self.controller.running
+        idle = not self.busy
         self.runButton.setEnabled(ok and idle)
         self.runAction.setEnabled(ok and idle)
         self.runButton.setToolTip(problem or "Run the sweep (Ctrl+R)")
 
+    @property
+    def busy(self) -> bool:
+        """A sweep runs, or its last points are still being drawn: Run waits for both."""
+        return self.controller.running or self._finishing
+
     @Slot()
     def run(self) -> None:
-        if self.controller.running or not self.experiment.validate():
+        if self.busy or not self.experiment.validate():
             return
         spec = self.experiment.spec()
         if spec is None:
@@ -185,12 +198,17 @@ class MainWindow(QMainWindow):
         self.resultsTable.results.clear()
         self.plots.clear()
         self.save_settings()
+        # The experiment is fixed while it runs: a workload switch now would be half-applied
+        # (new sizes and unit on screen, the old sweep's points arriving), so it is refused.
+        self.experiment.set_locked(True)
         self.runButton.setEnabled(False)
         self.runAction.setEnabled(False)
         self.stopButton.setEnabled(True)
         self.stopAction.setEnabled(True)
         self.progressBar.setRange(0, 0)   # busy until the worker says how many points
         self.progressBar.setFormat("starting...")
+        self.etaLabel.setText("")
+        self.progressLabel.setText("Starting the engine...")
         self.t_start = time.perf_counter()
         log.info("sweep: %s on %s, sizes %s, %s", spec.workload, ", ".join(spec.backends),
                  list(spec.sizes), spec.dtype)
@@ -213,16 +231,17 @@ class MainWindow(QMainWindow):
 
     @Slot(object)
     def on_point_started(self, event) -> None:
-        self.current = f"{event.backend}, size {event.size:,}" + (f", {event.variant}" if event.variant else "")
+        self.current = f"{event.backend} at {fmt_size(event.size)}" + (f", {event.variant}" if event.variant else "")
         done = len(self.rows)
         self.progressBar.setFormat(f"{done} / {self.total} points")
-        self.progressLabel.setText(f"Measuring {self.current}{self._eta(done)}")
+        self.progressLabel.setText(f"Measuring {self.current}")
+        self.etaLabel.setText(self._eta(done))
 
     def _eta(self, done: int) -> str:
         if done == 0 or self.total == 0:
-            return ""
+            return "estimating..."
         left = (time.perf_counter() - self.t_start) / done * (self.total - done)
-        return f"; about {left:.0f} s left" if left >= 1 else "; under a second left"
+        return f"about {left:.0f} s left" if left >= 1 else "under a second left"
 
     @Slot(object)
     def on_point_finished(self, row: dict) -> None:
@@ -246,6 +265,7 @@ class MainWindow(QMainWindow):
     def on_sweep_finished(self, cancelled: bool, elapsed: float) -> None:
         self.refresh_timer.stop()
         self._cancelled = cancelled
+        self._finishing = True
         if self.rows:
             self.plots.updated.connect(self._plots_final, Qt.ConnectionType.SingleShotConnection)
             self.plots.schedule(results.to_frame(self.rows))
@@ -257,14 +277,17 @@ class MainWindow(QMainWindow):
         self.progressBar.setValue(len(self.rows))
         self.progressBar.setFormat(f"{word}: {len(self.rows)} / {self.total} points")
         self.progressLabel.setText(f"Sweep {word} in {elapsed:.1f} s" + (f"; {failed} point(s) failed" if failed else ""))
+        self.etaLabel.setText("")
         self.stopButton.setEnabled(False)
         self.stopAction.setEnabled(False)
-        self.on_validity(self.experiment.validate(), self.experiment.problem)
         self.resultsTable.resizeColumnsToContents()
 
     @Slot()
     def _plots_final(self) -> None:
         """The last points are drawn: the sweep is complete for whoever watches the window."""
+        self._finishing = False
+        self.experiment.set_locked(False)
+        self.on_validity(self.experiment.validate(), self.experiment.problem)
         self.sweepCompleted.emit(self._cancelled)
 
     @Slot(str)
@@ -301,6 +324,7 @@ class MainWindow(QMainWindow):
             if not folder:
                 return []
         out = []
+        Path(folder).mkdir(parents=True, exist_ok=True)
         for plot in self.plots.plots():
             path = Path(folder) / f"{plot.objectName()}.png"
             exp = exporters.ImageExporter(plot.getPlotItem())
@@ -325,6 +349,7 @@ class MainWindow(QMainWindow):
         s.setValue("repeats", e.repeatsSpin.value())
         s.setValue("budget", e.budgetSpin.value())
         s.setValue("hostMemory", e.hostMemoryCombo.currentText())
+        self.presentation.save(s)
         s.sync()
 
     def restore_settings(self) -> None:
@@ -345,6 +370,7 @@ class MainWindow(QMainWindow):
         e.repeatsSpin.setValue(int(s.value("repeats", e.repeatsSpin.value())))
         e.budgetSpin.setValue(float(s.value("budget", e.budgetSpin.value())))
         e.hostMemoryCombo.setCurrentText(str(s.value("hostMemory", "pageable")))
+        self.presentation.restore(s)
         self.restore_backends()
 
     def restore_backends(self) -> None:
@@ -362,6 +388,13 @@ class MainWindow(QMainWindow):
 
 
 def main(argv: list[str] | None = None) -> int:
+    if QApplication.instance() is None:
+        # Qt aborts with a paragraph when it cannot open a window: say why in one line instead.
+        from workbench import display
+        why = display.problem()
+        if why:
+            print(f"gpu-workbench: {why}", file=sys.stderr)
+            return 2
     app = QApplication.instance() or QApplication(list(argv or sys.argv[:1]))
     app.setApplicationName("GPU Workbench")
     window = MainWindow()

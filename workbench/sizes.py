@@ -5,6 +5,8 @@ import math
 import re
 
 _POWER = re.compile(r"^\s*(\d+)\s*\^\s*(\d+)\s*$")
+# Digits grouped by three with "," or a space: how the window (and people) write 10,000,000.
+_GROUPED = re.compile(r"\d{1,3}([, ]\d{3})+")
 MAX_POINTS = 1000
 #: The largest size anyone can mean: 2^53 elements of one byte are 8 PiB, and sizes must stay exact
 #: as floats for the workloads' byte and FLOP counts.
@@ -19,10 +21,12 @@ def _checked(value: int, text: str) -> int:
 
 
 def parse_int(text: str) -> int:
-    """``1024``, ``2^20``, ``1e6``, ``10_000``; anything else raises ValueError."""
+    """``1024``, ``2^20``, ``1e6``, ``10_000``, ``10,000``; anything else raises ValueError."""
     t = text.strip().replace("_", "")
     if len(t) > 40:
         raise ValueError(f"{text.strip()[:20]!r}... is too long to be a size")
+    if _GROUPED.fullmatch(t):
+        t = t.replace(",", "").replace(" ", "")
     m = _POWER.match(t)
     if m:
         base, exp = int(m.group(1)), int(m.group(2))
@@ -39,6 +43,14 @@ def parse_int(text: str) -> int:
             raise ValueError(f"{text.strip()!r} is not an integer")
         return int(value)
     raise ValueError(f"cannot read {text.strip()!r} as a size (examples: 4096, 2^20, 1e6)")
+
+
+def fmt_size(n: int) -> str:
+    """How the window shows a size, in a form parse_int reads back: 2^k for powers of two
+    from 2^10 on (how sweeps are usually spaced), else digits grouped as 10,000."""
+    n = int(n)
+    k = n.bit_length() - 1
+    return f"2^{k}" if n == 1 << k and k >= 10 else f"{n:,}"
 
 
 def geometric(start: int, stop: int, factor: float = 2.0) -> list[int]:

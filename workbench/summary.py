@@ -1,23 +1,25 @@
-"""What a result table shows, in a few plain sentences (for the report; Qt-free, so the window can use it too).
+"""What a sweep shows, in a few sentences that are true for every size they name.
 
-Statements about one backend beating another name every size range where it does, never a
-single "from size N" that a later size contradicts.
+A statement such as "numba beats numpy" holds over ranges of sizes, not "from" one size
+on: a backend can win in the middle and lose at the largest size (caches, threads,
+transfers). So every comparison is made size by size and reported as the runs of
+consecutive sizes where it holds. Qt-free: the window, the report and the command line
+use the same sentences (the window's with a little emphasis).
 """
 from __future__ import annotations
 
 import logging
+import math
+from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 import pandas as pd
 
 from workbench.results import human_seconds
+from workbench.sizes import fmt_size
 
 log = logging.getLogger(__name__)
-
-
-def size_text(size: int) -> str:
-    """Sizes as people read them: powers of two as 2^k, others with thousands separators."""
-    return f"2^{size.bit_length() - 1}" if size > 0 and size & (size - 1) == 0 else f"{size:,}"
 
 
 def ranges(sizes: list[int], wins: list[bool]) -> list[tuple[int, int]]:
@@ -33,56 +35,88 @@ def ranges(sizes: list[int], wins: list[bool]) -> list[tuple[int, int]]:
     return out
 
 
-def _range_text(runs: list[tuple[int, int]]) -> str:
-    parts = [size_text(a) if a == b else f"{size_text(a)} to {size_text(b)}" for a, b in runs]
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+@dataclass(frozen=True)
+class Comparison:
+    """Where ``backend`` is faster than ``baseline`` (same variant), size by size."""
+
+    backend: str
+    variant: str
+    baseline: str
+    sizes: tuple[int, ...]               # the sizes both measured, ascending
+    wins: tuple[tuple[int, int], ...]    # runs (first, last) of consecutive sizes where it is faster
+
+    @property
+    def label(self) -> str:
+        return f"{self.backend} ({self.variant})" if self.variant else self.backend
+
+    def sentence(self, what: str = "end-to-end") -> str:
+        span = f"{fmt_size(self.sizes[0])} to {fmt_size(self.sizes[-1])}"
+        if not self.wins:
+            return f"{self.baseline} stays faster than {self.label} {what} at every size ({span})."
+        if self.wins == ((self.sizes[0], self.sizes[-1]),):
+            return f"{self.label} beats {self.baseline} {what} at every size ({span})."
+        runs = [fmt_size(a) if a == b else f"{fmt_size(a)} to {fmt_size(b)}" for a, b in self.wins]
+        where = ", ".join(runs[:-1]) + " and " + runs[-1] if len(runs) > 1 else runs[0]
+        return f"{self.label} beats {self.baseline} {what} only at {where}; {self.baseline} is faster elsewhere."
 
 
-def sentences(frame: pd.DataFrame, baseline: str) -> list[str]:
-    """The summary of one result set against ``baseline`` (a backend in it), end-to-end times."""
-    if frame.empty:
-        return ["No points."]
+def comparisons(frame: pd.DataFrame, baseline: str, column: str = "total_median_s") -> list[Comparison]:
+    """Each backend against ``baseline`` on the sizes both measured (ok points only)."""
     ok = frame[frame["status"] == "ok"]
-    bad = frame["status"][frame["status"] != "ok"].value_counts()
-    out = [f"{len(frame)} points" + (": " + ", ".join(f"{n} {s}" for s, n in bad.items()) + "."
-                                     if not bad.empty else ", all ok.")]
-    if ok.empty:
-        return out
-    largest = int(ok["size"].max())
-    best = ok[ok["size"] == largest].sort_values("total_median_s").iloc[0]
-    out.append(f"Fastest end-to-end at the largest size ({size_text(largest)}): {best['backend']}, "
-               f"{human_seconds(best['total_median_s'])}.")
-    base = ok[ok["backend"] == baseline].set_index(["size", "variant"])["total_median_s"]
-    base = base[~base.index.duplicated()]
-    for backend in dict.fromkeys(ok["backend"]):
-        if backend == baseline or base.empty:
+    base = ok[ok["backend"] == baseline].groupby(["variant", "size"])[column].first()
+    out = []
+    for (backend, variant), g in ok.groupby(["backend", "variant"], sort=False):
+        if backend == baseline:
             continue
-        g = ok[ok["backend"] == backend].sort_values("size")
-        pairs = [(int(s), t < base[(s, v)]) for s, v, t in zip(g["size"], g["variant"], g["total_median_s"])
-                 if (s, v) in base.index]
+        g = g.groupby("size")[column].first().sort_index()
+        pairs = [(int(s), t, base[(variant, s)]) for s, t in g.items() if (variant, s) in base.index]
+        pairs = [(s, t, b) for s, t, b in pairs if math.isfinite(t) and math.isfinite(b)]
         if not pairs:
             continue
-        sizes, wins = [p[0] for p in pairs], [p[1] for p in pairs]
-        if all(wins):
-            out.append(f"{backend} is faster than {baseline} end-to-end at every size measured.")
-        elif not any(wins):
-            out.append(f"{backend} is slower than {baseline} end-to-end at every size measured.")
-        else:
-            out.append(f"{backend} is faster than {baseline} end-to-end at {_range_text(ranges(sizes, wins))}, "
-                       f"slower elsewhere.")
-    device = ok[ok["host_memory"] != ""]
-    if not device.empty:
-        share = _finite((device["h2d_s"] + device["d2h_s"]) / device["total_median_s"])
-        if not share.empty:
-            worst = device.loc[share.idxmax()]
-            out.append(f"Transfers take up to {share.max() * 100:.0f} % of end-to-end time "
-                       f"({worst['backend']}, size {size_text(int(worst['size']))}).")
-    ratio = _finite(ok["first_call_s"] / ok["total_median_s"])
-    if not ratio.empty:
-        w = ok.loc[ratio.idxmax()]
-        out.append(f"Slowest first call against a steady one (compilation, setup): {w['backend']} at size "
-                   f"{size_text(int(w['size']))}, {human_seconds(w['first_call_s'])}, {ratio.max():,.0f}x a steady call.")
+        sizes = [s for s, _, _ in pairs]
+        out.append(Comparison(backend, variant, baseline, tuple(sizes),
+                              tuple(ranges(sizes, [t < b for _, t, b in pairs]))))
     return out
+
+
+def _plain(text: str) -> str:
+    return text
+
+
+def sentences(frame: pd.DataFrame, baseline: str, strong: Callable[[str], str] = _plain) -> list[str]:
+    """The summary of one result set against ``baseline``; ``strong`` marks the figures to stress."""
+    if frame.empty:
+        return []
+    bad = frame[frame["status"] != "ok"]
+    lines = [f"{strong(str(len(frame)))} points, {strong(str(len(bad)))} not ok"
+             + (" (" + ", ".join(f"{n} {s}" for s, n in bad["status"].value_counts().items()) + ")."
+                if len(bad) else ".")]
+    ok = frame[frame["status"] == "ok"]
+    if ok.empty:
+        return lines
+    largest = ok["size"].max()
+    best = ok[ok["size"] == largest].sort_values("total_median_s").iloc[0]
+    lines.append(f"Fastest end-to-end at {fmt_size(largest)}: {strong(best['backend'])} "
+                 f"({human_seconds(best['total_median_s'])}).")
+    lines += [c.sentence() for c in comparisons(frame, baseline)]
+    dev = ok[ok["host_memory"] != ""]
+    if not dev.empty:
+        share = _finite((dev["h2d_s"] + dev["d2h_s"]) / dev["total_median_s"])
+        if not share.empty:
+            worst = dev.loc[share.idxmax()]
+            lines.append(f"Transfers take up to {strong(f'{share.max() * 100:.0f} %')} of end-to-end time "
+                         f"({worst['backend']}, {fmt_size(worst['size'])}).")
+    fc = _finite(ok["first_call_s"] / ok["total_median_s"])
+    if not fc.empty:
+        w = ok.loc[fc.idxmax()]
+        lines.append(f"Worst first call (compilation, setup): {w['backend']} at {fmt_size(w['size'])}, "
+                     f"{human_seconds(w['first_call_s'])}, {fc.max():,.0f}x a steady call.")
+    return lines
+
+
+def summarize(frame: pd.DataFrame, baseline: str) -> str:
+    """The sentences as rich text for a projector."""
+    return "<br>".join(sentences(frame, baseline, strong=lambda s: f"<b>{s}</b>"))
 
 
 def _finite(values: pd.Series) -> pd.Series:

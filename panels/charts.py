@@ -1,0 +1,321 @@
+"""The five charts: runtime, speedup, transfer split, memory and first call against size.
+
+Every chart is fed the same result table (a pandas DataFrame) and keeps one item
+per series, updated in place with ``setData`` as points arrive (pyqtgraph's
+PlotSpeedTest pattern); nothing is cleared and redrawn. Titles are short so a
+chart can shrink with the window; what solid and dashed mean is in each chart's
+legend, and which backend is which in the panel's legend strip.
+"""
+from __future__ import annotations
+
+import logging
+import math
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QFont, QFontMetrics
+
+from panels import axes, style
+from panels.style import Look
+
+log = logging.getLogger(__name__)
+HOVER_PX = 14            # how close the pointer must be to a point to show its values
+MIN_CHART = (150, 120)   # charts shrink to this, so the window fits a 1280x720 projector
+
+
+def ok_series(frame: pd.DataFrame):
+    """(backend, variant, rows sorted by size) for every series in the table, ok points only:
+    any other status (wrong, error, implausible, ...) is a failed point and never drawn."""
+    ok = frame[frame["status"] == "ok"]
+    for (backend, variant), g in ok.groupby(["backend", "variant"], sort=False):
+        yield backend, variant, g.sort_values("size")
+
+
+def positive(a) -> np.ndarray:
+    """Log axes cannot show zero or NaN: such values become NaN, and are left out when drawn."""
+    a = np.asarray(a, dtype=float)
+    return np.where(a > 0, a, np.nan)
+
+
+class Titled:
+    """Titles that fit, axis labels in the look's font, values on hover: for every chart."""
+
+    def _labels(self) -> None:
+        look = self.look
+        self._fit_title()
+        label_style = {"color": look.foreground, "font-size": f"{look.font_pt}pt"}
+        self.setLabel("left", self.left_text, **label_style)
+        self.setLabel("bottom", self.bottom_text, **label_style)
+        self._fit_minimum()
+
+    def _fit_title(self) -> None:
+        """The title, or its first word where the chart is too narrow for it; never a minimum
+        width: pyqtgraph makes a title's width the chart's minimum, and a chart that cannot
+        shrink is cropped (the large sizes, where the GPU wins, were cut off)."""
+        font = QFont()
+        font.setPointSizeF(self.look.font_pt * 1.15)
+        text = self.title_text
+        # The title is centred over the plot area, not over the axis: that is the room it has.
+        room = self.width() - self.getAxis("left").width() - 24
+        if QFontMetrics(font).horizontalAdvance(text) > room:
+            text = text.split()[0]
+        label = self.getPlotItem().titleLabel
+        if text != self._shown_title or label.opts.get("color") != self.look.foreground \
+                or label.opts.get("size") != f"{font.pointSizeF():g}pt":
+            self.setTitle(text, color=self.look.foreground, size=f"{font.pointSizeF():g}pt")
+            self._shown_title = text
+        label.setMinimumWidth(0)
+
+    def _fit_minimum(self) -> None:
+        """Never smaller than what the chart's title, axes and key need: below that pyqtgraph
+        lays the chart out larger than the view and the view crops it."""
+        item = self.getPlotItem()
+        item.layout.invalidate()     # the labels just changed: measure them anew, not from a cache
+        item.layout.activate()
+        need = item.effectiveSizeHint(Qt.SizeHint.MinimumSize)
+        frame = self.frameWidth() * 2
+        self.setMinimumSize(max(MIN_CHART[0], math.ceil(need.width()) + frame),
+                            max(MIN_CHART[1], math.ceil(need.height()) + frame))
+
+    def resizeEvent(self, ev) -> None:
+        super().resizeEvent(ev)
+        if not hasattr(self, "look"):     # still in pyqtgraph's constructor
+            return
+        self._fit_title()
+        # The layout's minimum can exceed its estimate by a few pixels (text metrics): if the
+        # chart came out larger than its view, ask for that much, so that nothing is cropped.
+        geo = self.getPlotItem().geometry()
+        if geo.height() > self.viewport().height() + 0.5 or geo.width() > self.viewport().width() + 0.5:
+            frame = self.frameWidth() * 2
+            self.setMinimumSize(max(self.minimumWidth(), math.ceil(geo.width()) + frame),
+                                max(self.minimumHeight(), math.ceil(geo.height()) + frame))
+
+    def _mouse_moved(self, scene_pos) -> None:
+        from PySide6.QtWidgets import QToolTip
+        text = self.hover_text(scene_pos)
+        if text:
+            QToolTip.showText(self.mapToGlobal(self.mapFromScene(scene_pos)), text, self)
+        else:
+            QToolTip.hideText()
+
+
+class Chart(Titled, pg.PlotWidget):
+    """A log-log chart whose series are created once per key and updated in place."""
+
+    def __init__(self, name: str, title: str, left: str, left_format: Callable[[float], str], left_base: int,
+                 solid: str, dashed: str) -> None:
+        super().__init__(axisItems={"left": axes.ReadableAxis("left", left_format, left_base),
+                                    "bottom": axes.ReadableAxis("bottom", axes.fmt_power_of_two, 2)})
+        self.setObjectName(name)    # PlotWidget passes unknown keywords on to PlotItem.plot()
+        self.setMinimumSize(*MIN_CHART)
+        self.title_text, self.left_text, self.bottom_text = title, left, "size"
+        self._shown_title = ""
+        self.look = style.NORMAL
+        self.setLogMode(True, True)
+        self.showGrid(x=True, y=True, alpha=0.25)
+        self.getPlotItem().hideButtons()       # the "A" button overlaps the axis on a small chart
+        # The key to the line styles sits under the x axis, in the chart's own layout: inside the
+        # plot area it covered points on a small chart.
+        self.legend = pg.LegendItem(colCount=2, horSpacing=16, verSpacing=-4)
+        # It spans the axis column too, and claims no minimum width: a chart must shrink, not crop.
+        self.getPlotItem().layout.addItem(self.legend, 4, 0, 1, 3, alignment=Qt.AlignmentFlag.AlignHCenter)
+        self.legend.setMinimumWidth(0)
+        self.line_keys = {"solid": pg.PlotDataItem(), "dashed": pg.PlotDataItem()}
+        self.legend.addItem(self.line_keys["solid"], solid)
+        self.legend.addItem(self.line_keys["dashed"], dashed)
+        self.series: dict = {}          # key -> item
+        self.meta: dict = {}            # key -> (backend, dashed, dotted)
+        self.rows: dict = {}            # key -> the rows behind the drawn points, in order
+        self.describe: Callable[[dict], str] = lambda row: ""
+        self.scene().sigMouseMoved.connect(self._mouse_moved)
+        self.apply_look(self.look)
+
+    # --- drawing -----------------------------------------------------------------------------
+
+    def draw(self, key, backend: str, g: pd.DataFrame, y, dashed: bool = False) -> None:
+        """Set a series' points, leaving out those a log axis cannot show (zero, negative, NaN).
+
+        pyqtgraph computes bounds with NumPy inside Qt's paint callbacks, where a warning
+        about NaN becomes an exception that PySide cannot carry: better never to hand it one.
+        """
+        x, y = g["size"].to_numpy(float), np.asarray(y, float)
+        keep = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
+        variant = key[2] if len(key) > 2 else ""
+        self.curve(key, backend, dashed, variant in style.VARIANT_DOTTED).setData(x[keep], y[keep])
+        self.rows[key] = (g, keep)      # rows made into dicts only when hovered: to_dict is slow
+
+    def curve(self, key, backend: str, dashed: bool = False, dotted: bool = False) -> pg.PlotDataItem:
+        item = self.series.get(key)
+        if item is None:
+            item = self.plot([], [])
+            self.series[key] = item
+            self.meta[key] = (backend, dashed, dotted)
+            self._style_curve(key)
+        return item
+
+    def _style_curve(self, key) -> None:
+        backend, dashed, dotted = self.meta[key]
+        c = style.color(backend, self.look)
+        self.series[key].setPen(style.pen(backend, self.look, dashed, dotted))
+        # Hollow markers on dashed lines: the two series of a backend stay apart where they touch.
+        self.series[key].setSymbol(style.marker(backend))
+        self.series[key].setSymbolSize(self.look.marker_px)
+        self.series[key].setSymbolPen(pg.mkPen(c, width=max(1.5, self.look.line_px / 2)))
+        self.series[key].setSymbolBrush(None if dashed else pg.mkBrush(c))
+
+    def clear_series(self) -> None:
+        for item in self.series.values():
+            item.setData([], [])
+        self.rows.clear()
+
+    def points(self) -> dict:
+        """What each series draws: {key: (x, y)}, for tests and exports."""
+        out = {}
+        for key, item in self.series.items():
+            if isinstance(item, pg.PlotDataItem):   # xData/yData: as given, before the log transform
+                x, y = item.xData, item.yData
+                out[key] = (np.asarray(x if x is not None else []), np.asarray(y if y is not None else []))
+        return out
+
+    def set_size_axis(self, sizes, unit: str) -> None:
+        """Name the x axis by the workload's unit and label it as its sizes are spaced."""
+        text = unit.split(" (")[0] or "size"    # "grid side n (n x n cells)" -> "grid side n"
+        self.getAxis("bottom").set_format(*axes.size_format(sizes, unit))
+        if text != self.bottom_text:           # relabelling costs a layout pass: only on a change
+            self.bottom_text = text
+            self._labels()
+
+    # --- the look -----------------------------------------------------------------------------
+
+    def apply_look(self, look: Look) -> None:
+        self.look = look
+        fg, font = look.foreground, QFont()
+        font.setPointSize(look.font_pt)
+        self.setBackground(look.background)
+        for name in ("left", "bottom"):
+            axis = self.getAxis(name)
+            axis.setPen(fg)
+            axis.setTextPen(fg)
+            axis.setTickFont(font)
+        self._labels()
+        self.legend.setLabelTextSize(f"{look.font_pt}pt")
+        self.legend.setLabelTextColor(fg)
+        for _, label in self.legend.items:     # the setters above reach only labels made later
+            label.setText(label.text, color=fg, size=f"{look.font_pt}pt")
+        self.line_keys["solid"].setPen(pg.mkPen(fg, width=look.line_px))
+        self.line_keys["dashed"].setPen(pg.mkPen(fg, width=look.line_px, style=Qt.PenStyle.DashLine))
+        for key in self.series:
+            if key in self.meta:
+                self._style_curve(key)
+
+    # --- hover --------------------------------------------------------------------------------
+
+    def hover_text(self, scene_pos: QPointF) -> str:
+        """The values of the point nearest the pointer, if one is within HOVER_PX."""
+        vb = self.getViewBox()
+        best, best_d = None, float(HOVER_PX)
+        for key, (g, keep) in self.rows.items():
+            item = self.series[key]
+            if item.xData is None or not item.isVisible():
+                continue
+            for i, (x, y) in enumerate(zip(item.xData, item.yData)):
+                p = vb.mapViewToScene(QPointF(np.log10(x), np.log10(y)))
+                d = float(np.hypot(p.x() - scene_pos.x(), p.y() - scene_pos.y()))
+                if d <= best_d:
+                    best, best_d = (g, keep, i), d
+        if best is None:
+            return ""
+        g, keep, i = best
+        return self.describe(g[keep].iloc[i].to_dict())
+
+class RuntimeChart(Chart):
+    def __init__(self) -> None:
+        super().__init__("runtimePlot", "Runtime", "time", axes.fmt_time, 10,
+                         "compute", "end-to-end")
+
+    def update_from(self, frame: pd.DataFrame) -> None:
+        for backend, variant, g in ok_series(frame):
+            self.draw(("compute", backend, variant), backend, g, positive(g["compute_median_s"]))
+            self._spread(backend, variant, g)
+            if (g["host_memory"] != "").any():   # a device backend: transfers make end-to-end differ
+                self.draw(("total", backend, variant), backend, g, positive(g["total_median_s"]), dashed=True)
+
+    def _spread(self, backend: str, variant: str, g: pd.DataFrame) -> None:
+        """An error bar from the first to the third quartile, in log coordinates."""
+        key = ("spread", backend, variant)
+        bars = self.series.get(key)
+        if bars is None:
+            bars = pg.ErrorBarItem(beam=0.0)
+            self.addItem(bars)
+            self.series[key] = bars
+        bars.setData(pen=style.pen(backend, self.look, width=max(1.0, self.look.line_px / 2)))
+        med, q1, q3 = (positive(g[c]) for c in ("compute_median_s", "compute_q1_s", "compute_q3_s"))
+        ok = np.isfinite(med) & np.isfinite(q1) & np.isfinite(q3)
+        lm = np.log10(med[ok])
+        # x, y, top and bottom always together: bars with old top/bottom crash a paint.
+        bars.setData(x=np.log10(g["size"].to_numpy(float)[ok]), y=lm, top=np.log10(q3[ok]) - lm,
+                     bottom=lm - np.log10(q1[ok]))
+
+    def clear_series(self) -> None:
+        for key, item in self.series.items():
+            if isinstance(item, pg.ErrorBarItem):
+                empty = np.array([])
+                item.setData(x=empty, y=empty, top=empty, bottom=empty)
+            else:
+                item.setData([], [])
+        self.rows.clear()
+
+
+class MemoryChart(Chart):
+    def __init__(self) -> None:
+        super().__init__("memoryPlot", "Peak memory", "memory", axes.fmt_bytes, 2, "host", "device")
+
+    def update_from(self, frame: pd.DataFrame) -> None:
+        for backend, variant, g in ok_series(frame):
+            self.draw(("host", backend, variant), backend, g, positive(g["peak_host_bytes"]))
+            dev = positive(g["peak_device_bytes"])
+            if np.isfinite(dev).any():
+                self.draw(("device", backend, variant), backend, g, dev, dashed=True)
+
+
+class SpeedupChart(Chart):
+    def __init__(self) -> None:
+        super().__init__("speedupPlot", "Speedup", "times faster", axes.fmt_ratio, 10, "compute", "end-to-end")
+        self.baseline = ""
+        self.ref_line = pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen("#888", width=1, style=Qt.PenStyle.DotLine))
+        self.addItem(self.ref_line)   # speedup 1 (log10 1 = 0)
+
+    def set_baseline(self, name: str) -> None:
+        if name == self.baseline and self._shown_title:
+            return
+        self.baseline = name
+        self.title_text = f"Speedup over {name}" if name else "Speedup"
+        self._labels()
+
+    def update_from(self, frame: pd.DataFrame) -> None:
+        ok = frame[frame["status"] == "ok"]
+        base = ok[ok["backend"] == self.baseline]
+        self.clear_series()            # series of a previous baseline: empty them, keep the items
+        if base.empty:
+            return
+        base = base.drop_duplicates(["size", "variant"])[["size", "variant", "total_median_s", "compute_median_s"]]
+        both = ok.merge(base, on=["size", "variant"], suffixes=("", "_base"))
+        for (backend, variant), g in both.groupby(["backend", "variant"], sort=False):
+            g = g.sort_values("size")
+            self.draw(("compute", backend, variant), backend, g,
+                      positive(g["compute_median_s_base"].to_numpy() / g["compute_median_s"].to_numpy()))
+            self.draw(("total", backend, variant), backend, g,
+                      positive(g["total_median_s_base"].to_numpy() / g["total_median_s"].to_numpy()), dashed=True)
+
+
+class FirstCallChart(Chart):
+    def __init__(self) -> None:
+        super().__init__("firstCallPlot", "First call", "time", axes.fmt_time, 10, "steady call", "first call")
+
+    def update_from(self, frame: pd.DataFrame) -> None:
+        for backend, variant, g in ok_series(frame):
+            self.draw(("steady", backend, variant), backend, g, positive(g["total_median_s"]))
+            self.draw(("first", backend, variant), backend, g, positive(g["first_call_s"]), dashed=True)

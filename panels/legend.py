@@ -1,0 +1,68 @@
+"""The legend strip above the charts: each backend's colour and marker, and the transfer phases.
+
+One strip for all five charts, outside them: a legend inside a small chart covers
+the data, and five copies of the same list waste what a projector has least of.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFont, QPixmap
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
+
+from panels import style
+from panels.style import Look
+from workbench.backends import BACKENDS
+
+
+class LegendStrip(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent, objectName="legendStrip")
+        self.layout_ = QHBoxLayout(self)
+        self.layout_.setContentsMargins(6, 0, 6, 0)
+        self.layout_.setSpacing(14)
+        self.look = style.NORMAL
+        self.entries: list[str] = []      # what it shows, in order (tests read it)
+        self._backends: list[str] = []
+        self._phases = False
+
+    def show_backends(self, backends: list[str], phases: bool, look: Look) -> None:
+        if (backends, phases, look) == (self._backends, self._phases, self.look):
+            return
+        self._backends, self._phases, self.look = list(backends), phases, look
+        while self.layout_.count():
+            item = self.layout_.takeAt(0)
+            if item.widget() is not None:
+                item.widget().deleteLater()
+        self.entries = []
+        px = round(look.font_pt * 1.4)
+        for b in backends:
+            self._add(style.icon(b, look.dark, px).pixmap(px, px), BACKENDS[b].title if b in BACKENDS else b)
+        if phases:
+            for phase, colour in style.PHASE_COLORS.items():
+                swatch = QPixmap(px, px)
+                swatch.fill(QColor(colour))
+                self._add(swatch, style.PHASE_LABELS[phase])
+        self.layout_.addStretch(1)
+        self.setVisible(bool(backends))
+
+    def _add(self, pixmap: QPixmap, text: str) -> None:
+        font = QFont()
+        font.setPointSize(self.look.font_pt)
+        sign = QLabel()
+        sign.setPixmap(pixmap)
+        label = QLabel(text)
+        label.setFont(font)
+        label.setStyleSheet(f"color: {self.look.foreground};")
+        entry = QWidget()
+        row = QHBoxLayout(entry)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(4)
+        row.addWidget(sign, 0, Qt.AlignmentFlag.AlignVCenter)
+        row.addWidget(label, 0, Qt.AlignmentFlag.AlignVCenter)
+        self.layout_.addWidget(entry)
+        self.entries.append(text)
+
+    def apply_look(self, look: Look) -> None:
+        self.setStyleSheet(f"background: {look.background};")
+        self.setAutoFillBackground(True)
+        self.show_backends(self._backends, self._phases, look)

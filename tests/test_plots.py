@@ -1,0 +1,54 @@
+"""The plots and the table, fed result tables directly (no engine): what is drawn, and how."""
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import Qt  # noqa: E402
+
+from workbench import results  # noqa: E402
+
+
+def row(backend, size, t, status="ok", **kw):
+    values = dict(workload="source_terms", backend=backend, device="cpu", size=size, dtype="float32",
+                  compute_median_s=t, compute_q1_s=0.9 * t, compute_q3_s=1.1 * t, total_median_s=t,
+                  total_q1_s=0.9 * t, total_q3_s=1.1 * t, first_call_s=3 * t, h2d_s=0.0, d2h_s=0.0,
+                  peak_host_bytes=1000.0 * size, status=status)
+    values.update(kw)
+    return results.empty_row(**values)
+
+
+@pytest.fixture
+def plots(qtbot):
+    from panels.plots import PlotsPanel
+    p = PlotsPanel()
+    qtbot.addWidget(p)
+    p.resize(1200, 700)
+    p.show()
+    return p
+
+
+@pytest.mark.parametrize("status", ["wrong", "error", "implausible", "cancelled", "a-status-added-later"])
+def test_a_point_that_is_not_ok_is_not_drawn_but_counted(plots, status):
+    rows = [row("numpy", 1024, 1e-3), row("numpy", 2048, 2e-3), row("numpy", 4096, 1e-9, status=status)]
+    plots.update_from(results.to_frame(rows))
+    x, _ = plots.runtimePlot.points()[("compute", "numpy", "")]
+    assert list(x) == [1024, 2048]
+    assert f"<b>1</b> not ok (1 {status})" in plots.summary.text()
+
+
+def test_the_table_highlights_every_failed_status_and_implausible_apart(qtbot):
+    from panels.table import ResultsTable
+    t = ResultsTable()
+    qtbot.addWidget(t)
+    statuses = ["ok", "wrong", "error", "implausible", "cancelled", "a-status-added-later"]
+    for i, s in enumerate(statuses):
+        t.results.append(row("numpy", 1024 * (i + 1), 1e-3, status=s))
+    colors = {}
+    for i, s in enumerate(statuses):
+        colors[s] = t.results.data(t.results.index(i, 0), Qt.ItemDataRole.BackgroundRole)
+    assert colors["ok"] is None
+    assert all(colors[s] is not None for s in statuses[1:])
+    others = {colors[s].name() for s in statuses if s not in ("ok", "implausible")}
+    assert colors["implausible"].name() not in others

@@ -1,0 +1,242 @@
+"""The window on a projector: toolbar in view, charts that shrink, presentation mode, themes,
+axes and tick labels, hover, double-click, mouse zoom, palette."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import QPoint, QPointF, Qt  # noqa: E402
+from PySide6.QtGui import QWheelEvent  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+from test_gui import window  # noqa: E402,F401 - the fixture
+from test_plots import row  # noqa: E402
+
+from workbench import results  # noqa: E402
+
+SIZES = [2 ** k for k in range(10, 26, 2)]
+
+
+def demo_frame(workload: str = "source_terms"):
+    rows = []
+    for i, size in enumerate(SIZES):
+        rows.append(row("numpy", size, 1e-6 * size / 1000, workload=workload, peak_host_bytes=8.0 * size))
+        rows.append(row("numba", size, 2e-6 * size / 1500 + 2e-5, workload=workload, peak_host_bytes=4.0 * size))
+        rows.append(row("cupy", size, 1e-5 + 1e-9 * size, workload=workload, host_memory="pageable",
+                        h2d_s=1e-5 + 4e-10 * size, d2h_s=5e-6 + 2e-10 * size, peak_device_bytes=8.0 * size,
+                        total_median_s=3e-5 + 1.6e-9 * size))
+    return results.to_frame(rows)
+
+
+def show_at(qtbot, w, width, height):
+    w.resize(width, height)
+    qtbot.waitUntil(lambda: w.width() <= width and w.height() <= height, timeout=5_000)
+    w.plots.update_from(demo_frame())
+    QApplication.processEvents()    # noqa: the test lays the window out before measuring it
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1600, 1000)])
+def test_run_stop_progress_and_eta_are_in_view(qtbot, window, size):
+    w = window
+    show_at(qtbot, w, *size)
+    for widget in (w.runButton, w.stopButton, w.progressBar, w.etaLabel):
+        assert widget.isVisible()
+        region = widget.visibleRegion()
+        assert region.boundingRect().size() == widget.size(), widget.objectName()   # wholly in view
+        top_left = widget.mapTo(w, QPoint(0, 0))
+        assert w.rect().contains(top_left) and w.rect().contains(top_left + QPoint(widget.width() - 1,
+                                                                                   widget.height() - 1))
+    w.presentationAction.trigger()
+    assert not w.runButton.visibleRegion().isEmpty()
+
+
+def _cropped(w) -> list[str]:
+    """The charts whose content is larger than their view (pyqtgraph then crops), or whose title is."""
+    out = []
+    for chart in w.plots.plots():
+        item = chart.getPlotItem()
+        view = chart.viewport().rect()
+        geo = item.geometry()
+        if geo.width() > view.width() + 1 or geo.height() > view.height() + 1 \
+                or item.titleLabel.item.boundingRect().width() > view.width():
+            out.append(f"{chart.objectName()}: {geo.width():.0f}x{geo.height():.0f} in {view.width()}x{view.height()}")
+    return out
+
+
+def test_charts_shrink_at_1280x720_and_crop_nothing(qtbot, window):
+    w = window
+    show_at(qtbot, w, 1280, 720)
+    qtbot.waitUntil(lambda: not _cropped(w), timeout=5_000)
+    assert w.width() <= 1280 and w.height() <= 720          # the window fits the projector
+    w.presentationAction.trigger()
+    qtbot.waitUntil(lambda: not _cropped(w), timeout=5_000)
+    assert w.width() <= 1280 and w.height() <= 720
+
+
+@pytest.mark.parametrize("presenting", [False, True])
+def test_tick_labels_never_overlap_at_1280x720(qtbot, window, presenting):
+    from panels.axes import text_rects
+    w = window
+    show_at(qtbot, w, 1280, 720)
+    if presenting:
+        w.presentationAction.trigger()
+        QApplication.processEvents()    # noqa
+    counted = 0
+    for chart in w.plots.plots():
+        for name in ("left", "bottom"):
+            rects = text_rects(chart.getAxis(name))
+            counted += len(rects)
+            for (a, ta), (b, tb) in itertools.combinations(rects, 2):
+                assert not a.intersects(b), (chart.objectName(), name, ta, tb)
+    assert counted >= 20           # labels were drawn at all
+
+
+def test_axes_speak_units_and_the_workload_names_the_x_axis(qtbot, window):
+    from panels.axes import text_rects
+    w = window
+    show_at(qtbot, w, 1600, 1000)
+    runtime = w.plots.runtimePlot
+    left = [t for _, t in text_rects(runtime.getAxis("left"))]
+    assert any(t.endswith(("ns", "µs", "ms", " s")) for t in left), left
+    bottom = [t for _, t in text_rects(runtime.getAxis("bottom"))]
+    assert bottom and all(t.startswith("2") and "^" not in t for t in bottom), bottom    # 2¹⁰, powers of two
+    memory = [t for _, t in text_rects(w.plots.memoryPlot.getAxis("left"))]
+    assert any(t.endswith(("KiB", "MiB", "GiB")) for t in memory), memory
+    assert runtime.getAxis("bottom").labelText == "cells N"
+    w.plots.update_from(demo_frame("groupby"))
+    assert runtime.getAxis("bottom").labelText == "rows"
+
+
+def test_presentation_mode_folds_the_docks_and_scales_everything(qtbot, window):
+    w = window
+    show_at(qtbot, w, 1600, 1000)
+    w.resultsDock.toggleViewAction().trigger()          # hidden by hand before: stays hidden after
+    assert not w.resultsDock.isVisible()
+    w.presentationAction.trigger()
+    assert not w.experimentDock.isVisible() and not w.resultsDock.isVisible()
+    for chart in w.plots.plots():
+        assert chart.getAxis("bottom").style["tickFont"].pointSize() >= 16
+        assert chart.getAxis("left").labelStyle["font-size"] == f"{chart.look.font_pt}pt"
+        assert chart.look.font_pt >= 16
+    runtime = w.plots.runtimePlot
+    assert runtime.getPlotItem().titleLabel.opts["size"].rstrip("pt") >= "16"
+    assert all(c.opts["pen"].widthF() >= 3 for k, c in runtime.series.items() if k[0] != "spread")
+    assert runtime.legend.items and all(label.opts["size"] == f"{runtime.look.font_pt}pt"
+                                        for _, label in runtime.legend.items)
+    smaller = w.findChild(type(w.presentationAction), "smallerTextAction")
+    for _ in range(10):
+        smaller.trigger()
+    assert runtime.look.font_pt == 16                   # never under 16 pt on a projector
+    w.experimentDock.toggleViewAction().trigger()       # docks come back from the View menu, any mode
+    assert w.experimentDock.isVisible()
+    w.presentationAction.trigger()
+    assert w.experimentDock.isVisible() and not w.resultsDock.isVisible()
+    assert runtime.look.font_pt < 16
+
+
+def test_dark_theme_darkens_the_charts_and_the_window(qtbot, window):
+    w = window
+    show_at(qtbot, w, 1600, 1000)
+    light = w.plots.runtimePlot.backgroundBrush().color().lightness()
+    w.darkAction.trigger()
+    assert w.plots.runtimePlot.backgroundBrush().color().lightness() < 60 < light
+    assert w.palette().window().color().lightness() < 80
+    ink = w.plots.runtimePlot.series[("compute", "numpy", "")].opts["pen"].color().lightness()
+    assert ink > 40                                       # lines stay visible on the dark background
+    w.darkAction.trigger()
+    assert w.plots.runtimePlot.backgroundBrush().color().lightness() > 200
+
+
+def test_double_click_shows_one_chart_alone_and_again_all(qtbot, window):
+    w = window
+    show_at(qtbot, w, 1600, 1000)
+    runtime = w.plots.runtimePlot
+    small = runtime.width()
+    qtbot.mouseDClick(runtime.viewport(), Qt.MouseButton.LeftButton)
+    assert not w.plots.memoryPlot.isVisible() and not w.plots.summary.isVisible()
+    qtbot.waitUntil(lambda: runtime.width() > 2 * small, timeout=5_000)
+    qtbot.mouseDClick(runtime.viewport(), Qt.MouseButton.LeftButton)
+    assert all(c.isVisible() for c in w.plots.plots()) and w.plots.summary.isVisible()
+
+
+def _wheel(chart):
+    vp = chart.viewport()
+    pos = QPointF(vp.width() / 2, vp.height() / 2)
+    ev = QWheelEvent(pos, chart.mapToGlobal(pos), QPoint(0, 0), QPoint(0, 240), Qt.MouseButton.NoButton,
+                     Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
+    QApplication.sendEvent(vp, ev)
+
+
+def test_mouse_wheel_zoom_can_be_switched_off(qtbot, window):
+    w = window
+    show_at(qtbot, w, 1600, 1000)
+    chart = w.plots.runtimePlot
+    before = chart.getViewBox().viewRange()
+    _wheel(chart)
+    assert chart.getViewBox().viewRange() != before        # on: the wheel zooms
+    chart.getViewBox().autoRange()
+    w.zoomAction.trigger()
+    assert not w.zoomAction.isChecked()
+    before = chart.getViewBox().viewRange()
+    _wheel(chart)
+    assert chart.getViewBox().viewRange() == before        # off: nothing moves
+
+
+def test_hovering_a_point_tells_its_values(qtbot, window):
+    w = window
+    show_at(qtbot, w, 1600, 1000)
+    frame = demo_frame()
+    chart = w.plots.runtimePlot
+    x, y = chart.points()[("compute", "numba", "")]
+    p = chart.getViewBox().mapViewToScene(QPointF(np.log10(x[3]), np.log10(y[3])))
+    text = chart.hover_text(p + QPointF(3, 2))
+    r = frame[(frame["backend"] == "numba") & (frame["size"] == x[3])].iloc[0]
+    speedup = frame[(frame["backend"] == "numpy") & (frame["size"] == x[3])]["total_median_s"].iloc[0] \
+        / r["total_median_s"]
+    assert "numba" in text and "2^16" in text
+    assert results.human_seconds(r["compute_median_s"]) in text
+    assert results.human_seconds(r["compute_q1_s"]) in text and results.human_seconds(r["compute_q3_s"]) in text
+    assert "end-to-end" in text and f"{speedup:.3g}x" in text
+    far = chart.getViewBox().mapViewToScene(QPointF(np.log10(x[0]), np.log10(y[0]) + 3))
+    assert chart.hover_text(far) == ""
+    bars = w.plots.transferPlot
+    assert "host to device" in bars.hover_text(bars.getViewBox().mapViewToScene(
+        QPointF(np.log10(SIZES[-1]), 50)))
+
+
+def test_the_empty_window_says_what_to_do_first(qtbot, window):
+    assert "Pick a workload and press Run (Ctrl+R)" in window.plots.summary.text()
+    assert window.plots.summary.isVisible()
+
+
+# --- the palette: colour-blind safe, a marker each, phases apart ---------------------------------
+
+_DEUTERANOPIA = np.array([[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413],
+                          [-0.011820, 0.042940, 0.968881]])
+_PROTANOPIA = np.array([[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216],
+                        [-0.003882, -0.048116, 1.051998]])
+
+
+def _simulate(hex_colour: str, matrix) -> np.ndarray:
+    """Machado et al. (2009), severity 1, in linear RGB."""
+    c = np.array([int(hex_colour[i:i + 2], 16) / 255 for i in (1, 3, 5)])
+    lin = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    out = np.clip(matrix @ lin, 0, 1)
+    return np.where(out <= 0.0031308, 12.92 * out, 1.055 * out ** (1 / 2.4) - 0.055)
+
+
+def test_backends_of_a_workload_stay_apart_under_colour_blindness_and_in_grey():
+    from panels import style
+    from workbench.registry import REGISTRY
+    for w in REGISTRY.all():
+        names = w.backends
+        assert len({style.marker(b) for b in names}) == len(names), w.name       # grey scale: markers
+        for matrix in (_DEUTERANOPIA, _PROTANOPIA):
+            for a, b in itertools.combinations(names, 2):
+                d = np.linalg.norm(_simulate(style.color(a), matrix) - _simulate(style.color(b), matrix))
+                assert d > 0.15, (w.name, a, b)      # tab10 (the first palette) had 0.05 here
+    used = {style.color(b).lower() for b in style.BACKEND_STYLE}
+    assert not used & {c.lower() for c in style.PHASE_COLORS.values()}
