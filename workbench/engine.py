@@ -25,9 +25,9 @@ import numpy as np
 import psutil
 
 from workbench import backends as backends_mod
-from workbench.measure import HostPeak, summarize
+from workbench.measure import HostPeak, summarize, typical_stages
 from workbench.registry import REGISTRY, Context, Phases, Workload
-from workbench.results import empty_row
+from workbench.results import empty_row, encode_stages
 
 log = logging.getLogger(__name__)
 
@@ -276,6 +276,7 @@ class _Timings:
     total: list = field(default_factory=list)
     out: Any = None
     cancelled: bool = False
+    stages: list = field(default_factory=list)   # Phases.stages() after each entry of ``compute``
 
 
 def _loop(spec: SweepSpec, budget: float, stop: StopFlag, step) -> bool:
@@ -314,6 +315,7 @@ def _repeat(phases: Phases, timed, spec: SweepSpec, stop: StopFlag) -> _Timings:
             t.out = None
             seconds, t.out = timed(phases.compute)
             t.compute.append(seconds)
+            _note_stages(phases, t)
         t.cancelled = _loop(spec, spec.budget_s, stop, step)
         t.total = list(t.compute)
         return t
@@ -327,12 +329,19 @@ def _repeat(phases: Phases, timed, spec: SweepSpec, stop: StopFlag) -> _Timings:
 
     def compute():
         t.compute.append(timed(phases.compute)[0])
+        _note_stages(phases, t)
 
     t.cancelled = _loop(spec, spec.budget_s / 2, stop, end_to_end) or _loop(spec, spec.budget_s / 2, stop, compute)
     if not t.cancelled and phases.d2h is not None:
         t.out = None
         t.out = phases.d2h()       # the result of the last back-to-back compute is the one verified
     return t
+
+
+def _note_stages(phases: Phases, t: _Timings) -> None:
+    """Keep the stage times of the compute just timed, so they pair with its entry in t.compute."""
+    if phases.stages is not None:
+        t.stages.append(dict(phases.stages()))
 
 
 def _row(workload: Workload, base: dict, session: Any, reference: Any, timings: _Timings,
@@ -342,7 +351,7 @@ def _row(workload: Workload, base: dict, session: Any, reference: Any, timings: 
     t = summarize(timings.total)
     size, itemsize = base["size"], np.dtype(base["dtype"]).itemsize
     seconds = t["median"] if workload.throughput_on == "total" else c["median"]
-    flops = workload.flops(size)
+    flops, moved = workload.flops_and_bytes(size, itemsize, base["variant"])
     ok_time = seconds > 0 and not math.isnan(seconds)
     row = empty_row(
         **base, device=session.device, repeats=len(comp), first_call_s=timings.first_call,
@@ -351,9 +360,10 @@ def _row(workload: Workload, base: dict, session: Any, reference: Any, timings: 
         h2d_s=summarize(timings.h2d)["median"] if timings.h2d else 0.0,
         d2h_s=summarize(timings.d2h)["median"] if timings.d2h else 0.0,
         total_median_s=t["median"], total_q1_s=t["q1"], total_q3_s=t["q3"],
+        stages=encode_stages(typical_stages(comp, timings.stages)),   # pipelines only, else ""
         peak_host_bytes=peak_host, peak_device_bytes=peak_device,
         gflops=flops / seconds / 1e9 if ok_time else float("nan"),
-        gbps=workload.bytes_moved(size, itemsize) / seconds / 1e9 if ok_time else float("nan"),
+        gbps=moved / seconds / 1e9 if ok_time else float("nan"),
     )
     if timings.cancelled:
         row.update(status="cancelled", message=f"stopped after {len(comp)} repeat(s); not verified")

@@ -20,14 +20,17 @@ COLUMNS = (
     "compute_q3_s", "h2d_s", "d2h_s", "total_median_s", "total_q1_s", "total_q3_s",
     "peak_host_bytes", "peak_device_bytes", "gflops", "gbps", "max_rel_error", "verified",
     "status", "message",
+    "stages",
 )
+#: Columns of text; an empty string, never NaN, where there is nothing to say.
+TEXT_COLUMNS = ("variant", "host_memory", "message", "stages")
 STATUSES = ("ok", "wrong", "error", "skipped", "cancelled")
 
 
 def empty_row(**values: Any) -> dict[str, Any]:
     """A row with every column present (NaN where nothing was measured)."""
     row: dict[str, Any] = dict.fromkeys(COLUMNS, float("nan"))
-    row.update(variant="", host_memory="", repeats=0, verified=False, status="error", message="")
+    row.update(variant="", host_memory="", repeats=0, verified=False, status="error", message="", stages="")
     unknown = set(values) - set(COLUMNS)
     if unknown:
         raise KeyError(f"not result columns: {sorted(unknown)}")
@@ -37,7 +40,24 @@ def empty_row(**values: Any) -> dict[str, Any]:
 
 def to_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     frame = pd.DataFrame(list(rows), columns=list(COLUMNS))
+    # Files written before the stages column have none: read it as "no stages", not NaN.
+    frame["stages"] = frame["stages"].astype(object).where(frame["stages"].notna(), "")
     return frame.astype({"size": "int64", "repeats": "int64", "verified": "bool"})
+
+
+def encode_stages(stages: Mapping[str, float]) -> str:
+    """The ``stages`` column: {stage: seconds} in the order the stages ran, as compact JSON ('' if none).
+
+    A name ``a->b`` is the hand-off from stage ``a`` to stage ``b``.
+    """
+    return json.dumps({str(k): float(v) for k, v in stages.items()}, separators=(",", ":")) if stages else ""
+
+
+def decode_stages(text: Any) -> dict[str, float]:
+    """{stage: seconds} from a ``stages`` cell, in the order the stages ran; {} for an empty cell."""
+    if not isinstance(text, str) or not text:
+        return {}
+    return {str(k): float(v) for k, v in json.loads(text).items()}
 
 
 def save(frame: pd.DataFrame, path: str | Path, environment: Mapping[str, Any]) -> Path:
@@ -70,8 +90,8 @@ def load(path: str | Path) -> tuple[pd.DataFrame, dict[str, Any]]:
             key, _, value = line[2:].partition(": ")
             env[key] = json.loads(value)
     frame = pd.read_csv(path, comment="#", keep_default_na=False,
-                        na_values=["", "NaN", "nan"], dtype={"variant": str, "host_memory": str, "message": str})
-    return to_frame(frame.fillna({"variant": "", "host_memory": "", "message": ""}).to_dict("records")), env
+                        na_values=["", "NaN", "nan"], dtype=dict.fromkeys(TEXT_COLUMNS, str))
+    return to_frame(frame.fillna(dict.fromkeys(TEXT_COLUMNS, "")).to_dict("records")), env
 
 
 def human_bytes(n: float) -> str:
@@ -118,6 +138,12 @@ def summary_table(frame: pd.DataFrame) -> str:
     if not (frame["variant"] != "").any():
         show = show.drop(columns="variant")
     text = show.to_string(index=False)
+    staged = frame[frame["stages"] != ""]
+    if not staged.empty:
+        text += "\n\nWhere a typical repeat's compute went, stage by stage:\n" + "\n".join(
+            f"{r.backend} size {r.size}: "
+            + ", ".join(f"{k} {human_seconds(v)}" for k, v in decode_stages(r.stages).items())
+            for r in staged.itertuples())
     failed = frame[frame["status"] != "ok"]
     if not failed.empty:
         text += "\n\n" + "\n".join(f"{r.backend} size {r.size}: {r.status}: {r.message}" for r in failed.itertuples())
