@@ -17,7 +17,7 @@ from workbench.registry import REGISTRY
 
 pytestmark = pytest.mark.gpu
 
-ARRAY_GPU = ("cupy", "cupy-fused", "cupy-raw", "numba-cuda", "numba-cuda-x4")
+ARRAY_GPU = ("cupy", "cupy-fused", "cupy-raw", "numba-cuda", "numba-cuda-x4", "numba-cuda-warp")
 SMALL = {"matmul": (16, 67), "fft": (64, 1000), "transfer": (4096, 10_000), "stencil": (16, 45),
          "flux": (16, 45)}
 ARRAY_CASES = [(w.name, b) for w in REGISTRY.all() for b in w.backends if b in ARRAY_GPU]
@@ -128,6 +128,39 @@ def test_broken_library_is_reported_not_crashed(monkeypatch):
     finally:
         backends._probe_cached.cache_clear()
         backends._deep_probe_once.cache_clear()
+
+
+def _copy_bandwidth_gbps(nbytes: int = 2 ** 30) -> float:
+    """The device's own copy rate (bytes read + written per second), CUDA events around 10 copies."""
+    import cupy as cp
+    a = cp.ones(nbytes // 4, cp.float32)
+    b = cp.empty_like(a)
+    b[...] = a                                  # warm up
+    start, end = cp.cuda.Event(), cp.cuda.Event()
+    start.record()
+    for _ in range(10):
+        b[...] = a
+    end.record()
+    end.synchronize()
+    seconds = cp.cuda.get_elapsed_time(start, end) * 1e-3 / 10
+    del a, b
+    cp.get_default_memory_pool().free_all_blocks()
+    return 2 * nbytes / seconds / 1e9
+
+
+def test_spmv_best_gpu_variant_reaches_60_percent_of_copy_bandwidth():
+    """Issue 11's bar: the best GPU SpMV moves its CSR bytes at 60 % of the device's copy rate or more,
+    at a size whose matrix (2^24 rows, 7 entries a row in 3-D, float64) is far larger than any cache."""
+    gpu = [b for b in ("cupy", "numba-cuda", "numba-cuda-warp") if probe(b).usable]
+    if not gpu:
+        pytest.skip("no GPU backend of spmv is usable here")
+    copy = _copy_bandwidth_gbps()
+    spec = SweepSpec("spmv", tuple(gpu), (2 ** 24,), "float64", min_repeats=5, budget_s=0.0)
+    rows = [e.row for e in run_sweep(spec) if isinstance(e, PointFinished)]
+    assert all(r["status"] == "ok" for r in rows), [(r["backend"], r["message"]) for r in rows]
+    table = {(r["backend"], r["variant"]): round(r["gbps"]) for r in rows}
+    best = max(table.values())
+    assert best >= 0.6 * copy, f"copy {copy:.0f} GB/s; spmv GB/s: {table}"
 
 
 # cuDF last: it changes the allocators of the whole process --------------------------------------

@@ -22,7 +22,7 @@ log = logging.getLogger(__name__)
 
 #: The workload modules that ship with the workbench, in the order a user meets them.
 BUILTIN_MODULES = (
-    "matmul", "fft", "source_terms", "flux", "reduction", "stencil", "divergence",
+    "matmul", "fft", "source_terms", "flux", "reduction", "stencil", "divergence", "spmv",
     "transfer", "groupby", "merge", "filter", "sort",
 )
 ENTRY_POINT_GROUP = "gpu_workbench.workloads"
