@@ -190,3 +190,82 @@ def test_cupy_memory_is_read_through_rmm_once_cudf_is_loaded():
     (row,) = sweep("source_terms", "cupy", "float32", sizes=(2 ** 22,))
     assert row["status"] == "ok"
     assert 3 * 4 * 2 ** 22 <= row["peak_device_bytes"] <= 6 * 4 * 2 ** 22
+
+
+# The pipeline's GPU stacks (cuDF, CuPy and Numba CUDA in one process) ------------------------------
+
+PIPELINE_GPU = ("gpu-zero-copy", "gpu-round-trips")
+
+
+def _hand_offs(row) -> float:
+    from workbench.results import decode_stages
+    return sum(s for name, s in decode_stages(row["stages"]).items() if "->" in name)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("backend", PIPELINE_GPU)
+def test_pipeline_gpu_is_verified(backend, dtype):
+    """Both GPU stacks agree with the CPU pipeline's float64 reference at two sizes, every stage timed."""
+    need(backend)
+    from workbench.results import decode_stages
+    from workloads.pipeline import STAGES
+    rows = sweep("pipeline", backend, dtype, sizes=(10_000, 200_000))
+    check(rows, "pipeline", dtype)
+    for row in rows:
+        stages = decode_stages(row["stages"])
+        assert tuple(stages) == STAGES and all(s > 0 for s in stages.values())
+        assert sum(stages.values()) <= row["compute_median_s"]
+
+
+def test_zero_copy_hand_offs_share_device_memory():
+    """cuDF -> CuPy -> Numba CUDA -> cuDF are views of one buffer; the round-trip stack makes copies."""
+    need("gpu-zero-copy")
+    import cudf
+    import numpy as np
+    from workloads import pipeline
+
+    def address(obj) -> int:
+        return obj.__cuda_array_interface__["data"][0]
+
+    column = cudf.Series(np.arange(1000, dtype=np.float64))
+    zero = pipeline._gpu_stack(np.dtype(np.float64), zero_copy=True)
+    as_array = zero.to_array(column)
+    as_kernel = zero.to_kernel(as_array)
+    back = zero.to_frame(as_kernel)
+    assert address(as_array) == address(as_kernel) == address(back) == address(column)
+    assert back.to_numpy().tolist() == list(range(1000))
+    trips = pipeline._gpu_stack(np.dtype(np.float64), zero_copy=False)
+    copied = trips.to_array(column)
+    assert address(copied) != address(column)
+    assert address(trips.to_frame(trips.to_kernel(copied))) != address(copied)
+
+
+def test_zero_copy_pipeline_beats_round_trips():
+    """At 2^24 rows the host round trips cost more than the views, in the hand-offs and end to end
+    (the whole pipeline: medians of back-to-back runs, both stacks in one sweep)."""
+    need("gpu-zero-copy")
+    spec = SweepSpec("pipeline", PIPELINE_GPU, (2 ** 24,), "float32", min_repeats=5, budget_s=0.0)
+    rows = {r["backend"]: r for r in (e.row for e in run_sweep(spec) if isinstance(e, PointFinished))}
+    assert all(r["status"] == "ok" for r in rows.values()), {b: r["message"] for b, r in rows.items()}
+    zero, trips = rows["gpu-zero-copy"], rows["gpu-round-trips"]
+    assert _hand_offs(zero) < _hand_offs(trips), (zero["stages"], trips["stages"])
+    assert zero["compute_median_s"] < trips["compute_median_s"], (zero["stages"], trips["stages"])
+
+
+def test_pipeline_in_a_worker_thread():
+    """cuDF, CuPy and Numba CUDA state is per thread: the zero-copy stack must work off the main thread."""
+    need("gpu-zero-copy")
+    box = {}
+
+    def work():
+        try:
+            box["rows"] = sweep("pipeline", "gpu-zero-copy", "float32", sizes=(10_000,))
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the test's thread
+            box["error"] = exc
+
+    t = threading.Thread(target=work)
+    t.start()
+    t.join(timeout=300)
+    assert not t.is_alive()
+    assert "error" not in box, box.get("error")
+    check(box["rows"], "pipeline", "float32")

@@ -76,6 +76,19 @@ BACKENDS: dict[str, Backend] = {b.name: b for b in (
     Backend("cudf", "cuDF", "gpu", "cudf", ("cudf-cu13", "cudf-cu12", "cudf"),
             "workbench.gpu.cudf_session:CudfSession",
             "cuDF DataFrames on the GPU (pandas in, cuDF on the device, pandas out)."),
+    # Whole stacks, for workloads that chain a dataframe, an array and a kernel library (pipeline).
+    # The GPU ones need CuPy and numba-cuda too: both are dependencies of cuDF.
+    Backend("cpu-stack", "pandas + NumPy + Numba", "cpu", "numba", ("pandas", "numba"),
+            "workbench.measure:CpuSession",
+            "The whole stack on the CPU: pandas for the frames, NumPy for array math, Numba for the kernel."),
+    Backend("gpu-zero-copy", "cuDF + CuPy + Numba CUDA, zero-copy", "gpu", "cudf", ("cudf-cu13", "cudf-cu12", "cudf"),
+            "workbench.gpu.cudf_session:CudfSession",
+            "The whole stack on the GPU, each hand-off (cuDF to CuPy to Numba CUDA to cuDF) a view of the "
+            "same device memory through __cuda_array_interface__: the data never leaves the device."),
+    Backend("gpu-round-trips", "cuDF + CuPy + Numba CUDA, via the host", "gpu", "cudf",
+            ("cudf-cu13", "cudf-cu12", "cudf"), "workbench.gpu.cudf_session:CudfSession",
+            "The same GPU stages with every hand-off through host memory (device to host, host to device): "
+            "the mistake to avoid."),
 )}
 
 

@@ -23,7 +23,7 @@ log = logging.getLogger(__name__)
 #: The workload modules that ship with the workbench, in the order a user meets them.
 BUILTIN_MODULES = (
     "matmul", "fft", "source_terms", "flux", "reduction", "stencil", "divergence", "spmv",
-    "transfer", "groupby", "merge", "filter", "sort",
+    "transfer", "groupby", "merge", "filter", "sort", "pipeline",
 )
 ENTRY_POINT_GROUP = "gpu_workbench.workloads"
 KINDS = ("array math", "kernels", "data movement", "dataframes")
