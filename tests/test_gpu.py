@@ -36,6 +36,25 @@ def sweep(workload, backend, dtype, sizes=None, **kw):
     return [e.row for e in run_sweep(spec) if isinstance(e, PointFinished)]
 
 
+def in_a_worker_thread(fn):
+    """``fn()`` in a thread that is not the main one, as the GUI runs the engine; its error is raised here."""
+    box = {}
+
+    def work():
+        try:
+            box["value"] = fn()
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the test's thread
+            box["error"] = exc
+
+    t = threading.Thread(target=work)
+    t.start()
+    t.join(timeout=300)
+    assert not t.is_alive()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
 def check(rows, workload, dtype):
     assert rows
     for row in rows:
@@ -58,20 +77,7 @@ def test_gpu_point_is_verified(workload, backend, dtype):
 def test_gpu_point_in_a_worker_thread(workload, backend):
     """The GUI runs the engine in a thread that is not the main one; GPU objects are per thread."""
     need(backend)
-    box = {}
-
-    def work():
-        try:
-            box["rows"] = sweep(workload, backend, "float32")
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the test's thread
-            box["error"] = exc
-
-    t = threading.Thread(target=work)
-    t.start()
-    t.join(timeout=300)
-    assert not t.is_alive()
-    assert "error" not in box, box.get("error")
-    check(box["rows"], workload, "float32")
+    check(in_a_worker_thread(lambda: sweep(workload, backend, "float32")), workload, "float32")
 
 
 def test_availability_of_array_backends():
@@ -255,17 +261,5 @@ def test_zero_copy_pipeline_beats_round_trips():
 def test_pipeline_in_a_worker_thread():
     """cuDF, CuPy and Numba CUDA state is per thread: the zero-copy stack must work off the main thread."""
     need("gpu-zero-copy")
-    box = {}
-
-    def work():
-        try:
-            box["rows"] = sweep("pipeline", "gpu-zero-copy", "float32", sizes=(10_000,))
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the test's thread
-            box["error"] = exc
-
-    t = threading.Thread(target=work)
-    t.start()
-    t.join(timeout=300)
-    assert not t.is_alive()
-    assert "error" not in box, box.get("error")
-    check(box["rows"], "pipeline", "float32")
+    rows = in_a_worker_thread(lambda: sweep("pipeline", "gpu-zero-copy", "float32", sizes=(10_000,)))
+    check(rows, "pipeline", "float32")

@@ -229,21 +229,20 @@ def _numba_cuda_kernels():
     return row_per_thread, warp_per_row
 
 
-@W.implement("numba-cuda", note="one row per thread")
-def _numba_cuda(inputs, ctx):
-    kernel, _ = _numba_cuda_kernels()
+def _numba_cuda_phases(inputs, ctx, kernel, threads_per_row: int):
     stream = ctx.session.stream
     zero = ctx.dtype.type(0)
     n = inputs[3].size
+    blocks = grid(n * threads_per_row)
     return device_phases(ctx, inputs, (n,), inputs[3].dtype,
-                         lambda d, i, p, x, y: kernel[grid(n), BLOCK, stream](d, i, p, x, y, zero))
+                         lambda d, i, p, x, y: kernel[blocks, BLOCK, stream](d, i, p, x, y, zero))
+
+
+@W.implement("numba-cuda", note="one row per thread")
+def _numba_cuda(inputs, ctx):
+    return _numba_cuda_phases(inputs, ctx, _numba_cuda_kernels()[0], 1)
 
 
 @W.implement("numba-cuda-warp", note="one warp (32 threads) per row, combined by shuffles")
 def _numba_cuda_warp(inputs, ctx):
-    _, kernel = _numba_cuda_kernels()
-    stream = ctx.session.stream
-    zero = ctx.dtype.type(0)
-    n = inputs[3].size
-    return device_phases(ctx, inputs, (n,), inputs[3].dtype,
-                         lambda d, i, p, x, y: kernel[grid(n * WARP), BLOCK, stream](d, i, p, x, y, zero))
+    return _numba_cuda_phases(inputs, ctx, _numba_cuda_kernels()[1], WARP)
