@@ -8,6 +8,7 @@ A power of two gives 2^a x 2^a or 2^a x 2^(a+1) in 2-D; a prime gives a
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 
@@ -190,7 +191,10 @@ def _cupy(inputs, ctx):
             from cupyx.scipy import sparse
             matrix.append(sparse.csr_matrix((data, indices, indptr), shape=(n, n), copy=False))
         return matrix[0] @ x
-    return device_phases(ctx, inputs, (n,), inputs[3].dtype, spmv)
+
+    phases = device_phases(ctx, inputs, (n,), inputs[3].dtype, spmv)
+    # The matrix holds the input buffers: let it go with them, so the pool can free them at the point's end.
+    return dataclasses.replace(phases, close=lambda: (matrix.clear(), phases.close()))
 
 
 @functools.cache
