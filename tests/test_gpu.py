@@ -100,6 +100,32 @@ def test_device_memory_is_read_and_released(backend):
         assert cp.get_default_memory_pool().total_bytes() == 0     # released between points
 
 
+def test_spmv_on_cupy_lets_its_matrix_go_when_the_point_closes():
+    """cupyx's csr_matrix wraps the uploaded buffers; once the point's phases are closed only the
+    output vectors may still be held, so the session's release can free the matrix."""
+    need("cupy")
+    import cupy as cp
+    import numpy as np
+    from workbench.gpu.cupy_session import CupySession
+    from workbench.registry import Context
+    from workloads import spmv
+    n, dt = 2 ** 16, np.dtype(np.float64)
+    inputs = spmv._inputs(n, dt, "3d", np.random.default_rng(0))
+    session = CupySession()
+    before = cp.get_default_memory_pool().used_bytes()
+    try:
+        phases = spmv.W.implementations["cupy"].factory(inputs, Context(size=n, dtype=dt, session=session))
+        phases.h2d()
+        phases.compute()
+        assert np.allclose(phases.d2h(), spmv._reference(inputs))
+        phases.close()
+        session.stream.synchronize()
+        held = cp.get_default_memory_pool().used_bytes() - before
+        assert held <= 2 * n * dt.itemsize + 4096, held      # y and the unused out buffer; no matrix
+    finally:
+        session.close()
+
+
 @pytest.mark.parametrize("backend", ["cupy", "numba-cuda"])
 def test_pinned_transfers_beat_pageable(backend):
     need(backend)
