@@ -29,15 +29,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from workbench.backends import probe  # noqa: E402
 from workbench.engine import PointFinished, SweepSpec, run_sweep  # noqa: E402
 from workbench.environment import record  # noqa: E402
+from _lines import say, write_lines  # noqa: E402
 
 OUT = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(".")
-LINES: list[str] = []
 DATA: dict = {}
-
-
-def say(line: str = "") -> None:
-    print(line, flush=True)
-    LINES.append(line)
 
 
 def rows(workload, backends, size, dtype, **kw):
@@ -221,8 +216,7 @@ def main() -> None:
     transfers()
     tiled_matmul()
     dataframes()
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "gpu_bench.md").write_text("\n".join(LINES) + "\n")
+    write_lines(OUT / "gpu_bench.md")
     (OUT / "gpu_bench.json").write_text(json.dumps(DATA, indent=1, default=str))
 
 

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 from workbench.results import COLUMNS, human_bytes, human_seconds
 
-FAILED = {"wrong": QColor("#ffd6d6"), "error": QColor("#ffe4c4"), "cancelled": QColor("#eeeeee"),
+FAILED = {"wrong": QColor("#ffd6d6"), "implausible": QColor("#f3d6ff"), "error": QColor("#ffe4c4"), "cancelled": QColor("#eeeeee"),
           "skipped": QColor("#eeeeee")}
 
 

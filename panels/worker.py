@@ -25,6 +25,7 @@ class SweepWorker(QObject):
     failed = Signal(str)
     backendsProbed = Signal(object)       # {name: Availability}
     environmentReady = Signal(object)     # the environment record (dict)
+    environmentUpdated = Signal(object)   # the record again after a sweep, with the limits it measured
 
     def __init__(self) -> None:
         super().__init__()
@@ -77,7 +78,9 @@ class SweepWorker(QObject):
             self.failed.emit(str(exc))
 
     def _other(self, reply) -> None:
-        if reply[0] == "log":
+        if reply[0] == "environment":
+            self.environmentUpdated.emit(reply[1])
+        elif reply[0] == "log":
             logging.getLogger("engine").log(logging.getLevelName(reply[1]), reply[2])
         elif reply[0] == "failed":
             log.error("%s\n%s", reply[1], reply[2])

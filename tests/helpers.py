@@ -1,11 +1,13 @@
 """Synthetic workloads of known behaviour, for testing the engine itself."""
 from __future__ import annotations
 
+import threading
 import time
+from contextlib import contextmanager
 
 import numpy as np
 
-from workbench.registry import Workload
+from workbench.registry import Phases, Workload
 
 
 def busy_wait(seconds: float) -> None:
@@ -26,3 +28,140 @@ def synthetic(name: str = "synthetic", **overrides) -> Workload:
     )
     fields.update(overrides)
     return Workload(**fields)
+
+
+# A GPU library in miniature, to test the engine's contract with sessions without a GPU ------------
+
+class FakeStreams:
+    """A library with a per-thread current stream, as CuPy has: work runs on whatever is current."""
+
+    local = threading.local()
+
+    @classmethod
+    def current(cls) -> str:
+        return getattr(cls.local, "stream", "null")
+
+    @classmethod
+    def set_current(cls, name: str) -> None:
+        cls.local.stream = name
+
+
+class FakeGpuSession:
+    """A session of the fake library: its own stream, a synthetic clock, asynchronous downloads.
+
+    ``timed`` waits for its own stream only (as a CUDA event does): work that ran on another
+    stream is not waited for, and a download into "pinned" memory lands only when the device
+    is synchronised. ``log`` records which stream each piece of work ran on.
+    """
+
+    device_kind = "gpu"
+    device = "GPU: Fake"
+    device_id = "fake-gpu @ 0000:00:00.0"
+    instances: list = []  # every session opened, to look at afterwards
+    SECONDS = 1e-3        # what every timed phase takes on the synthetic clock
+
+    def __init__(self, backend=None) -> None:
+        FakeGpuSession.instances.append(self)
+        self.stream = f"stream-{len(FakeGpuSession.instances)}"
+        self.backend = backend.name if backend is not None else ""
+        self.pending: list = []          # downloads queued on the device, not yet landed
+        self.log: list = []
+        self.clock = 0.0                 # the device's synthetic clock: what its work took
+
+    @contextmanager
+    def activate(self):
+        before = FakeStreams.current()
+        FakeStreams.set_current(self.stream)
+        try:
+            yield
+        finally:
+            FakeStreams.set_current(before)
+
+    def timed(self, fn):
+        start = self.clock
+        with self.activate():
+            value = fn()
+        return self.clock - start, value
+
+    def run(self, what: str, seconds: float = SECONDS) -> None:
+        """Work that takes ``seconds`` of device time, on the thread's current stream (as a
+        library call runs)."""
+        self.log.append((what, FakeStreams.current()))
+        self.clock += seconds
+
+    def synchronize(self) -> None:
+        for land in self.pending:
+            land()
+        self.pending.clear()
+
+    @contextmanager
+    def device_memory(self):
+        yield lambda: float("nan")
+
+    def copy_seconds(self, nbytes, read_only=False, thorough=False):
+        return nbytes / 1e12          # a device that copies at 1 TB/s
+
+    def release(self) -> None:
+        self.synchronize()
+
+    def close(self) -> None:
+        self.release()
+
+
+def fake_gpu_workload(name: str = "fake_gpu") -> Workload:
+    """y = 2 x on the fake device; the download into the host result lands asynchronously."""
+    w = synthetic(name, bytes_moved=lambda n, isz: 2.0 * n * isz)
+
+    def factory(inputs, ctx):
+        (x,) = inputs
+        s = ctx.session
+        s.run("prepare")
+        host_out = np.zeros_like(x)
+
+        def d2h():
+            s.run("download")
+            s.pending.append(lambda: np.multiply(x, 2, out=host_out))
+            return host_out
+        return Phases(h2d=lambda: s.run("upload"), compute=lambda: s.run("compute"), d2h=d2h)
+
+    for backend in ("fake-a", "fake-b"):
+        w.implement(backend)(factory)
+    return w
+
+
+def fake_backends() -> dict:
+    from workbench.backends import Backend
+    return {name: Backend(name, name, "gpu", "numpy", ("numpy",), "helpers:FakeGpuSession", "a fake GPU")
+            for name in ("fake-a", "fake-b")}
+
+
+def result_set(dtype: str = "float32", scale: float = 1.0, libraries: dict | None = None, source: str = "",
+               gpu: str = "Test GPU"):
+    """A result set of known points: numpy and numba on the CPU, cupy on a GPU, sizes 2^10..2^16,
+    plus one failed and one implausible point that no chart may draw."""
+    from workbench import results
+    from workbench.result_files import ResultSet
+    rows = []
+    for k, size in enumerate((2 ** 10, 2 ** 12, 2 ** 14, 2 ** 16)):
+        for backend, speed in (("numpy", 1.0), ("numba", 0.5), ("cupy", 0.1)):
+            gpu_row = backend == "cupy"
+            compute = scale * speed * size * 1e-9
+            h2d = d2h = 2e-6 * (k + 1) if gpu_row else 0.0
+            rows.append(results.empty_row(
+                workload="source_terms", backend=backend, device=f"GPU: {gpu}" if gpu_row else "CPU: Test CPU",
+                size=size, dtype=dtype, host_memory="pageable" if gpu_row else "", repeats=5,
+                first_call_s=compute * 100, compute_median_s=compute, compute_min_s=compute * 0.9,
+                compute_max_s=compute * 1.2, compute_q1_s=compute * 0.95, compute_q3_s=compute * 1.1,
+                h2d_s=h2d, d2h_s=d2h, total_median_s=compute + h2d + d2h, total_q1_s=compute + h2d + d2h,
+                total_q3_s=compute + h2d + d2h, peak_host_bytes=8.0 * size,
+                peak_device_bytes=16.0 * size if gpu_row else float("nan"), gflops=1.0, gbps=1.0,
+                max_rel_error=0.0, verified=True, status="ok"))
+    rows.append(results.empty_row(workload="source_terms", backend="numba", size=2 ** 18, dtype=dtype,
+                                  status="error", message="MemoryError"))
+    rows.append(results.empty_row(workload="source_terms", backend="cupy", size=2 ** 18, dtype=dtype,
+                                  host_memory="pageable", status="implausible", message="too fast",
+                                  compute_median_s=1e-12, total_median_s=1e-12))
+    env = {"cpu": "Test CPU", "libraries": libraries or {"numpy": "2.0.0", "numba": "0.60.0",
+                                                         "cupy-cuda12x": "13.3.0", "pandas": "2.2.0"}}
+    return ResultSet(results.to_frame(rows), env, {"dtype": dtype}, "2026-01-02T03:04:05+00:00", "testhost",
+                     source)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -43,16 +44,19 @@ def test_run_prints_a_table_and_writes_csv_and_json(tmp_path):
                "--dtype", "float64", "--repeats", "3", "--budget", "0", "--out", str(csv))
     assert proc.returncode == 0, proc.stderr
     assert "end-to-end" in proc.stdout and proc.stdout.count(" ok") == 6
-    frame = pd.read_csv(csv, comment="#")
+    frame = pd.read_csv(csv)                       # plain pandas: no comment lines to skip
     assert sorted(frame["size"].unique()) == [256, 512, 1024]
     assert set(frame["backend"]) == {"numpy", "numba"} and (frame["status"] == "ok").all()
     assert (frame["repeats"] >= 3).all()
-    assert csv.read_text().startswith("# cpu:")
+    meta = json.loads((tmp_path / "out.meta.json").read_text())
+    assert "libraries" in meta["environment"] and meta["settings"]["min_repeats"] == 3
+    assert meta["settings"]["dtype"] == "float64" and meta["settings"]["budget_s"] == 0
     js = tmp_path / "out.json"
     proc = cli("run", "-w", "groupby", "-b", "pandas", "-s", "1000", "-r", "1", "--budget", "0", "-o", str(js))
     assert proc.returncode == 0, proc.stderr
     data = json.loads(js.read_text())
-    assert data["results"][0]["status"] == "ok" and "libraries" in data["environment"]
+    assert data["rows"][0]["status"] == "ok" and "libraries" in data["environment"]
+    assert data["schema"] == 2 and data["settings"]["workload"] == "groupby"
 
 
 @pytest.mark.parametrize("workload,cpu_backends", [("spmv", {"scipy", "numba"}), ("pipeline", {"cpu-stack"})])
@@ -119,3 +123,105 @@ def test_a_failed_point_gives_exit_status_1(tmp_path):
     proc = cli("--plugin", str(plugin), "run", "-w", "broken", "-b", "numpy", "-s", "8", "-r", "1", "--budget", "0")
     assert proc.returncode == 1
     assert "wrong" in proc.stdout and "exceeds the float32 tolerance" in proc.stdout
+
+
+# Charts and reports -----------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    """Two result files, as the command line would have written them (float32 and float64)."""
+    from helpers import result_set
+
+    from workbench import results
+    folder = tmp_path_factory.mktemp("results")
+    out = []
+    for dtype in ("float32", "float64"):
+        rs = result_set(dtype)
+        out.append(str(results.save(rs.frame, folder / f"{dtype}.csv", rs.environment, rs.settings)))
+    return out
+
+
+def test_a_chart_from_run_equals_the_chart_from_its_file(tmp_path):
+    """The file the command line writes reads back as exactly what it measured: same rows, same chart."""
+    from workbench.result_files import open_results
+    proc = cli("run", "-w", "source_terms", "-b", "numpy,numba", "-s", "2^8:2^10", "-r", "1", "--budget", "0",
+               "-o", str(tmp_path / "r.csv"), "--chart", str(tmp_path / "live.svg"), "--kind", "speedup",
+               "--no-stamp")
+    assert proc.returncode == 0, proc.stderr
+    assert f"wrote {tmp_path / 'live.svg'}" in proc.stdout
+    proc = cli("plot", str(tmp_path / "r.csv"), "--chart", str(tmp_path / "again.svg"), "--kind", "speedup",
+               "--no-stamp")
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "again.svg").read_bytes() == (tmp_path / "live.svg").read_bytes()
+    back = open_results(tmp_path / "r.csv").frame
+    plain = pd.read_csv(tmp_path / "r.csv")
+    assert back["compute_median_s"].tolist() == plain["compute_median_s"].tolist()
+    assert len(back) == 6 and (back["status"] == "ok").all()
+
+
+def test_plot_overlays_several_files_at_the_size_asked(saved, tmp_path):
+    from PIL import Image
+    proc = cli("plot", *saved, "--chart", str(tmp_path / "c.png"), "--kind", "runtime", "--size", "1280x720")
+    assert proc.returncode == 0, proc.stderr
+    with Image.open(tmp_path / "c.png") as image:
+        assert image.size == (1280, 720)
+    proc = cli("plot", *saved, "--chart", str(tmp_path / "all.pdf"), "--preset", "paper", "--baseline", "numpy@2")
+    assert proc.returncode == 0, proc.stderr
+    assert len(re.findall(rb"/Type\s*/Page\b", (tmp_path / "all.pdf").read_bytes())) == 5
+
+
+def test_report_writes_one_html_file(saved, tmp_path):
+    proc = cli("report", *saved, "--out", str(tmp_path / "r.html"))
+    assert proc.returncode == 0, proc.stderr
+    page = (tmp_path / "r.html").read_text()
+    assert page.count("<svg") == 5 and "float64" in page
+
+
+def _unwritable_folder() -> str:
+    """A folder this process cannot create files in, even as root (a read-only file system)."""
+    import tempfile
+    try:
+        tempfile.TemporaryFile(dir="/sys").close()
+    except OSError:
+        return "/sys"
+    pytest.skip("no read-only folder here")
+
+
+@pytest.mark.parametrize("args,expect", [
+    (["plot", "{missing}", "--chart", "{tmp}/c.png"], "no such file"),
+    (["plot", "{foreign}", "--chart", "{tmp}/c.png"], "not a GPU Workbench results file"),
+    (["plot", "{good}", "--chart", "{tmp}/c.png", "--kind", "pie"], "invalid choice: 'pie'"),
+    (["plot", "{good}", "--chart", "{tmp}/c.png", "--size", "0x0"], "from 320 to 8192"),
+    (["plot", "{good}", "--chart", "{tmp}/c.png", "--size", "99999999x2"], "WIDTHxHEIGHT"),
+    (["plot", "{good}", "--chart", "{tmp}/c.png", "--size", "99999x2"], "from 320 to 8192"),
+    (["plot", "{good}", "--chart", "{tmp}/c.png", "--size", "big"], "WIDTHxHEIGHT"),
+    (["plot", "{good}", "--chart", "{tmp}/c.png", "--preset", "paper", "--size", "800x600"], "own size"),
+    (["plot", "{good}", "--chart", "{tmp}/c.jpg"], ".png, .svg or .pdf"),
+    (["plot", "{good}", "--chart", "{tmp}/no/such/folder/c.png"], "does not exist"),
+    (["plot", "{good}", "--chart", "{tmp}/folder.png", "--kind", "runtime"], "is a folder"),
+    (["plot", "{good}", "--chart", "{readonly}/c.png"], "cannot write in"),
+    (["plot", "{good}", "--chart", "{tmp}/c.png", "--baseline", "cudf"], "no ok point of 'cudf'"),
+    (["plot", "{good}"], "required: --chart"),
+    (["report", "{good}", "--out", "{tmp}/r.txt"], ".html or .pdf"),
+    (["report", "{good}", "--out", "{tmp}/none/r.html"], "does not exist"),
+    (["report", "{foreign}", "--out", "{tmp}/r.html"], "not a GPU Workbench results file"),
+    (["run", "-w", "source_terms", "-b", "numpy", "-s", "256", "--chart", "{tmp}/none/c.png"], "does not exist"),
+    (["run", "-w", "source_terms", "-b", "numpy", "-s", "256", "-o", "{tmp}/none/r.csv"], "does not exist"),
+    (["run", "-w", "source_terms", "-b", "numpy", "-s", "256", "--chart", "{tmp}/c.png", "--baseline", "cupy"],
+     "not among the backends"),
+])
+def test_bad_chart_and_report_input_is_refused_in_one_line_before_any_work(args, expect, saved, tmp_path):
+    foreign = tmp_path / "foreign.csv"
+    foreign.write_text("name,score\nada,3\n")
+    (tmp_path / "folder.png").mkdir()
+    fill = {"missing": str(tmp_path / "missing.csv"), "foreign": str(foreign), "good": saved[0],
+            "tmp": str(tmp_path)}
+    if any("{readonly}" in a for a in args):
+        fill["readonly"] = _unwritable_folder()
+    proc = cli(*[a.format(**fill) for a in args])
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stdout == ""      # refused before the sweep or the drawing
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("gpu-workbench: error:")
+    assert expect in lines[0], lines[0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["folder.png", "foreign.csv"]   # nothing written

@@ -166,29 +166,55 @@ def test_summarize_quartiles():
     assert np.isnan(summarize([])["median"])
 
 
-def test_device_compute_is_timed_back_to_back(registry):
-    """With transfer phases, compute statistics come from back-to-back computes; the end-to-end
-    total keeps the compute that ran right after the upload (a GPU that idled through a copy)."""
+def _device_workload(registry, monkeypatch, compute_cost):
+    """A workload on the fake device whose compute costs ``compute_cost(state)`` synthetic seconds."""
+    from helpers import FakeGpuSession, fake_backends
+    from workbench import backends
+    for name, backend in fake_backends().items():
+        monkeypatch.setitem(backends.BACKENDS, name, backend)
+    monkeypatch.setattr(FakeGpuSession, "instances", [])
     w = registry.add(synthetic())
     state = {"cold": False}
 
-    @w.implement("numpy")
+    @w.implement("fake-a")
     def _(inputs, ctx):
         (x,) = inputs
+        s = ctx.session
 
         def h2d():
-            busy_wait(0.002)
+            s.run("upload", 0.002)
             state["cold"] = True
 
         def compute():
-            busy_wait(0.004 if state["cold"] else 0.001)
+            s.run("compute", compute_cost(state))
             state["cold"] = False
-        return Phases(h2d=h2d, compute=compute, d2h=lambda: x * 2)
+        return Phases(h2d=h2d, compute=compute, d2h=lambda: s.run("download", 0.0005) or x * 2)
+    return FakeGpuSession
 
-    (row,) = rows_of(SweepSpec("synthetic", ("numpy",), (16,), "float64", min_repeats=5, budget_s=0.0))
+
+def test_device_compute_is_timed_back_to_back(registry, monkeypatch):
+    """With transfer phases, compute statistics come from back-to-back computes; the end-to-end
+    total keeps the compute that ran right after the upload (a GPU that idled through a copy)."""
+    _device_workload(registry, monkeypatch, lambda state: 0.004 if state["cold"] else 0.001)
+    (row,) = rows_of(SweepSpec("synthetic", ("fake-a",), (16,), "float64", min_repeats=5, budget_s=0.0))
     assert row["status"] == "ok"
-    assert row["compute_median_s"] == pytest.approx(0.001, rel=0.3)
-    assert row["total_median_s"] == pytest.approx(0.006, rel=0.3)
+    assert row["compute_median_s"] == pytest.approx(0.001)
+    assert row["total_median_s"] == pytest.approx(0.002 + 0.004 + 0.0005)
+    assert row["h2d_s"] == pytest.approx(0.002) and row["d2h_s"] == pytest.approx(0.0005)
+
+
+def test_short_device_computes_are_timed_in_warmed_up_bursts(registry, monkeypatch):
+    """A 0.1 ms kernel is timed in bursts of 10 (1 ms), after 20 ms of unrecorded warm-up."""
+    from workbench import engine
+    fake = _device_workload(registry, monkeypatch, lambda state: 1e-4)
+    (row,) = rows_of(SweepSpec("synthetic", ("fake-a",), (16,), "float64", min_repeats=5, budget_s=0.0))
+    assert row["compute_median_s"] == pytest.approx(1e-4)
+    assert row["repeats"] == 5                               # samples: one per burst
+    (session,) = fake.instances
+    computes = sum(what == "compute" for what, _ in session.log)
+    burst = round(engine.BURST_S / 1e-4)
+    warmup_bursts = round(engine.WARMUP_S / engine.BURST_S)
+    assert computes == 1 + 5 + burst * (warmup_bursts + 5)  # first call, end to end, warm-up, samples
 
 
 def _staged(w, transfers: bool):

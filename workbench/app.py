@@ -117,6 +117,7 @@ class MainWindow(QMainWindow):
         w.failed.connect(self.on_failed)
         w.backendsProbed.connect(self.on_backends_probed)
         w.environmentReady.connect(self.on_environment)
+        w.environmentUpdated.connect(self.environment.show_record)
         self.runButton.clicked.connect(self.run)
         self.stopButton.clicked.connect(self.stop)
         self.experiment.validityChanged.connect(self.on_validity)

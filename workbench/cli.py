@@ -1,4 +1,4 @@
-"""The command line: ``gpu-workbench [list | info | run ...]``; no arguments opens the window.
+"""The command line: ``gpu-workbench [list | info | run | plot | report ...]``; no arguments opens the window.
 
 Exit status: 0 when every point is ok, 1 when some point failed, 2 for bad usage.
 """
@@ -7,7 +7,10 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import logging
+import os
 import sys
+import tempfile
+from pathlib import Path
 from typing import Sequence
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -39,10 +42,31 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--pinned", action="store_true", help="GPU transfers from page-locked host memory")
     run.add_argument("--repeats", "-r", type=int, default=None, help="minimum repeats per point")
     run.add_argument("--budget", type=float, default=None, help="seconds of repeats per point, at least")
-    run.add_argument("--out", "-o", help="write the results to FILE.csv or FILE.json")
+    run.add_argument("--out", "-o", help="write the results to FILE.csv (and FILE.meta.json) or FILE.json")
     run.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    _chart_options(run, required=False)
+    plot = sub.add_parser("plot", help="charts of result files (several: overlaid, to compare)")
+    plot.add_argument("results", nargs="+", metavar="RESULTS", help="result files: .csv, .json or .meta.json")
+    _chart_options(plot, required=True)
+    report = sub.add_parser("report", help="a one-file report of result files: self-contained HTML, or PDF")
+    report.add_argument("results", nargs="+", metavar="RESULTS", help="result files: .csv, .json or .meta.json")
+    report.add_argument("--out", "-o", required=True, help="FILE.html or FILE.pdf")
+    report.add_argument("--no-stamp", action="store_true", help="charts without where and when they were measured")
+    report.add_argument("--baseline", help="speedup baseline: BACKEND, or BACKEND@N for the N-th result set")
     sub.add_parser("gui", help="open the workbench window (the default)")
     return p
+
+
+def _chart_options(p: argparse.ArgumentParser, required: bool) -> None:
+    from workbench.chart_presets import KINDS, PRESETS   # no matplotlib until a chart is drawn
+    p.add_argument("--chart", required=required, metavar="FILE",
+                   help="write charts to FILE.png, .svg or .pdf (every chart: one file each, or one PDF page each)")
+    p.add_argument("--kind", choices=(*KINDS, "all"), default="all", help="which chart (default: all)")
+    p.add_argument("--preset", choices=PRESETS, default="slide",
+                   help="slide 1920x1080, 4k 3840x2160, or paper (3.5 in column, vector)")
+    p.add_argument("--size", metavar="WxH", help="a slide of this many pixels, e.g. 1280x720")
+    p.add_argument("--no-stamp", action="store_true", help="no line saying where and when it was measured")
+    p.add_argument("--baseline", help="speedup baseline: BACKEND, or BACKEND@N for the N-th result set")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -63,6 +87,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_info()
         if args.command == "run":
             return cmd_run(args)
+        if args.command == "plot":
+            return cmd_plot(args)
+        if args.command == "report":
+            return cmd_report(args)
         from workbench.app import main as gui_main
         return gui_main([])
     except UsageError as exc:
@@ -129,6 +157,10 @@ def _plan(args: argparse.Namespace):
         raise UsageError(str(exc)) from None
     if args.out and not args.out.lower().endswith((".csv", ".json")):
         raise UsageError(f"--out {args.out}: the file name must end in .csv or .json")
+    if args.out:
+        check_writable(Path(args.out), "--out")
+    if args.baseline and args.baseline.partition("@")[0] not in names:
+        raise UsageError(f"--baseline {args.baseline}: not among the backends of this sweep ({', '.join(names)})")
     for name in names:
         a = probe(name)
         if not a.usable:
@@ -143,6 +175,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from workbench.environment import record
 
     spec = _plan(args)
+    chart = _chart_plan(args) if args.chart else None
     rows: list[dict] = []
     bar = None
     cancelled = False
@@ -164,11 +197,95 @@ def cmd_run(args: argparse.Namespace) -> int:
     frame = results.to_frame(rows)
     print(f"{spec.workload}, {spec.dtype}" + (", pinned host memory" if spec.host_memory == "pinned" else ""))
     print(results.summary_table(frame))
+    settings = _plain_settings(spec)
+    env = record() if args.out or chart else {}
     if args.out:
-        path = results.save(frame, args.out, record())
+        path = results.save(frame, args.out, env, settings)
         print(f"\nwrote {path}")
+    if chart:
+        from workbench.result_files import live
+        _write_charts(args, chart, [live(frame, env, settings)])
     failed = cancelled or bool((frame["status"] != "ok").any())
     return EXIT_FAILED if failed else EXIT_OK
+
+
+def _plain_settings(spec) -> dict:
+    """The sweep's settings as the result files keep them (tuples as lists)."""
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(spec).items()}
+
+
+def check_writable(path: Path, what: str) -> None:
+    """Refuse an output path before any work is done: a missing folder, a folder, a place we cannot write.
+
+    Tried by creating a file beside it, since ``os.access`` says yes to root on a read-only file system.
+    """
+    if path.is_dir():
+        raise UsageError(f"{what} {path}: is a folder, not a file name")
+    folder = path.parent
+    if not folder.is_dir():
+        raise UsageError(f"{what} {path}: the folder {folder} does not exist")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise UsageError(f"{what} {path}: the file is not writable")
+    try:
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError as exc:
+        raise UsageError(f"{what} {path}: cannot write in {folder} ({exc.strerror or exc})") from None
+
+
+def _chart_plan(args: argparse.Namespace):
+    """The preset and the files ``--chart`` will write, each checked; UsageError otherwise."""
+    from workbench import chart_presets as presets
+    try:
+        preset = presets.preset(args.preset, presets.parse_size(args.size) if args.size else None)
+        paths = presets.output_paths(args.chart, args.kind)
+    except ValueError as exc:
+        raise UsageError(f"--chart: {exc}") from None
+    for path in paths:
+        check_writable(path, "--chart")
+    return preset
+
+
+def _open_sets(paths: Sequence[str]):
+    from workbench.result_files import ResultsFileError, open_results
+    try:
+        return [open_results(p) for p in paths]
+    except ResultsFileError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _check_baseline(sets, name: str | None) -> None:
+    """A baseline that is not in the results is refused before anything is drawn."""
+    from workbench import charts
+    try:
+        charts.baseline(sets, name)
+    except ValueError as exc:
+        raise UsageError(f"--baseline: {exc}") from None
+
+
+def _write_charts(args: argparse.Namespace, preset, sets) -> None:
+    from workbench import charts
+    _check_baseline(sets, args.baseline)
+    for path in charts.export(sets, args.chart, args.kind, preset, stamp=not args.no_stamp,
+                              baseline_name=args.baseline):
+        print(f"wrote {path}")
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    preset = _chart_plan(args)
+    _write_charts(args, preset, _open_sets(args.results))
+    return EXIT_OK
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from workbench import report
+    out = Path(args.out)
+    if out.suffix.lower() not in report.REPORT_FORMATS:
+        raise UsageError(f"--out {out}: the report must end in .html or .pdf")
+    check_writable(out, "--out")
+    sets = _open_sets(args.results)
+    _check_baseline(sets, args.baseline)
+    print(f"wrote {report.write(sets, out, stamp=not args.no_stamp, baseline_name=args.baseline)}")
+    return EXIT_OK
 
 
 if __name__ == "__main__":

@@ -25,7 +25,8 @@ import numpy as np
 import psutil
 
 from workbench import backends as backends_mod
-from workbench.measure import HostPeak, summarize, typical_stages
+from workbench import limits
+from workbench.measure import HostPeak, mean_stages, summarize, typical_stages
 from workbench.registry import REGISTRY, Context, Phases, Workload
 from workbench.results import empty_row, encode_stages
 
@@ -36,6 +37,15 @@ DEFAULT_BUDGET_S = 0.25
 DEFAULT_MAX_REPEATS = 10_000
 #: A point may use at most this share of the memory available when it is planned.
 MEMORY_SHARE = 0.8
+#: Back-to-back device computes run in bursts of at least this much device time (at most
+#: MAX_BURST calls), so the device's queue never runs dry between calls: the host's dispatch of
+#: the next call hides behind the running kernel, as in a program's loop. Where dispatch is the
+#: slower of the two, a burst measures that: the GPU cannot go faster than it is fed.
+BURST_S = 1e-3
+MAX_BURST = 64
+#: Unrecorded back-to-back computes first: the device has idled through the end-to-end repeats'
+#: copies and runs at lower clocks until it has worked for a while again.
+WARMUP_S = 0.02
 
 
 @dataclass(frozen=True)
@@ -233,12 +243,17 @@ def _measure_point(workload: Workload, backend: str, sessions: dict, inputs: Any
     session = None
     try:
         session = _session(sessions, backend)
-        with host_peak.scope() as host_bytes, session.device_memory() as device_bytes:
+        # Everything the point does runs with its own session current (its stream, for CuPy),
+        # whatever other sessions of the sweep were opened before or after it.
+        with session.activate(), host_peak.scope() as host_bytes, session.device_memory() as device_bytes:
             ctx = Context(size=base["size"], dtype=dtype, variant=base["variant"],
                           host_memory=spec.host_memory, session=session)
             made = workload.implementations[backend].factory(inputs, ctx)
             phases = made if isinstance(made, Phases) else Phases(compute=made)
             timings = _repeat(phases, session.timed, spec, stop)
+            # The result is verified only once every piece of device work is complete: a download
+            # into pinned memory returns before its copy has landed.
+            session.synchronize()
             peak_host, peak_device = host_bytes(), device_bytes()
         return _row(workload, base, session, reference, timings, peak_host, peak_device)
     except Exception as exc:  # noqa: BLE001 - one failing point never ends the sweep
@@ -299,9 +314,13 @@ def _repeat(phases: Phases, timed, spec: SweepSpec, stop: StopFlag) -> _Timings:
     Without transfer phases (CPU backends) every repeat is one compute.  With them, half the
     budget goes to end-to-end repeats (h2d, compute, d2h: the transfer figures and the total)
     and half to back-to-back computes on data already on the device: the steady-state kernel
-    time, as a profiler reports it.  A kernel timed right after a long copy runs on a GPU that
-    idled through the copy and is measurably slower (on an H200, 0.49 ms instead of 0.28 ms for
-    a 2^24-point FFT), which is the harness's artefact, not the kernel's cost.
+    time, as a profiler reports it.  Those run in bursts (see ``BURST_S``) after a warm-up
+    (``WARMUP_S``), each sample a burst's time over its length.  A kernel timed right after a
+    long copy runs on a GPU that idled through the copy and is measurably slower (on an H200,
+    0.49 ms instead of 0.28 ms for a 2^24-point FFT), which is the harness's artefact, not the
+    kernel's cost; so is the host's dispatch cost when each call is timed alone with the device
+    idle (a Numba launch takes tens of microseconds of Python, and its jitter made a 70 us
+    kernel read anywhere from 100 to 130 us from one sweep to the next on an H100).
     """
     t = _Timings()
     t0 = time.perf_counter()
@@ -315,33 +334,56 @@ def _repeat(phases: Phases, timed, spec: SweepSpec, stop: StopFlag) -> _Timings:
             t.out = None
             seconds, t.out = timed(phases.compute)
             t.compute.append(seconds)
-            _note_stages(phases, t)
+            _note_stages(phases, t.stages)
         t.cancelled = _loop(spec, spec.budget_s, stop, step)
         t.total = list(t.compute)
         return t
+
+    alone: list[float] = []       # the compute of each end-to-end repeat, timed on its own
 
     def end_to_end():
         t.out = None
         a, b, c, t.out = _execute(phases, timed)
         t.h2d.append(a)
+        alone.append(b)
         t.d2h.append(c)
         t.total.append(a + b + c)
 
-    def compute():
-        t.compute.append(timed(phases.compute)[0])
-        _note_stages(phases, t)
+    t.cancelled = _loop(spec, spec.budget_s / 2, stop, end_to_end)
+    if t.cancelled:
+        return t
+    one = float(np.median(alone))
+    # (rounded first: 1e-3 / 1e-4 must be 10 bursts, not 11 from the last bit of a float)
+    length = int(min(MAX_BURST, max(1, math.ceil(round(BURST_S / one, 6))))) if one > 0 else MAX_BURST
 
-    t.cancelled = _loop(spec, spec.budget_s / 2, stop, end_to_end) or _loop(spec, spec.budget_s / 2, stop, compute)
+    staged: list[dict] = []       # stage times of each compute of the burst being timed (pipelines)
+
+    def burst() -> None:
+        for _ in range(length):
+            phases.compute()
+            _note_stages(phases, staged)
+
+    def sample() -> None:
+        staged.clear()
+        t.compute.append(timed(burst)[0] / length)
+        if staged:     # per compute, as the sample is: their mean adds up to at most the sample
+            t.stages.append(mean_stages(staged))
+
+    warm, bursts = 0.0, 0
+    while warm < WARMUP_S and bursts < 1000 and not stop.is_set():   # a clock that reads 0 ends too
+        warm += timed(burst)[0]
+        bursts += 1
+    t.cancelled = _loop(spec, spec.budget_s / 2, stop, sample)
     if not t.cancelled and phases.d2h is not None:
         t.out = None
         t.out = phases.d2h()       # the result of the last back-to-back compute is the one verified
     return t
 
 
-def _note_stages(phases: Phases, t: _Timings) -> None:
-    """Keep the stage times of the compute just timed, so they pair with its entry in t.compute."""
+def _note_stages(phases: Phases, into: list) -> None:
+    """Keep the stage times of the compute just run (a pipeline reports them; other workloads do not)."""
     if phases.stages is not None:
-        t.stages.append(dict(phases.stages()))
+        into.append(dict(phases.stages()))
 
 
 def _row(workload: Workload, base: dict, session: Any, reference: Any, timings: _Timings,
@@ -351,8 +393,9 @@ def _row(workload: Workload, base: dict, session: Any, reference: Any, timings: 
     t = summarize(timings.total)
     size, itemsize = base["size"], np.dtype(base["dtype"]).itemsize
     seconds = t["median"] if workload.throughput_on == "total" else c["median"]
-    flops, moved = workload.flops_and_bytes(size, itemsize, base["variant"])
+    flops, nbytes = workload.flops_and_bytes(size, itemsize, base["variant"])
     ok_time = seconds > 0 and not math.isnan(seconds)
+    verdict = limits.check(session, nbytes, flops, seconds, base["dtype"])
     row = empty_row(
         **base, device=session.device, repeats=len(comp), first_call_s=timings.first_call,
         compute_median_s=c["median"], compute_min_s=c["min"], compute_max_s=c["max"],
@@ -363,7 +406,8 @@ def _row(workload: Workload, base: dict, session: Any, reference: Any, timings: 
         stages=encode_stages(typical_stages(comp, timings.stages)),   # pipelines only, else ""
         peak_host_bytes=peak_host, peak_device_bytes=peak_device,
         gflops=flops / seconds / 1e9 if ok_time else float("nan"),
-        gbps=moved / seconds / 1e9 if ok_time else float("nan"),
+        gbps=nbytes / seconds / 1e9 if ok_time else float("nan"),
+        gbps_limit=verdict.gbps_limit, gflops_limit=verdict.gflops_limit,
     )
     if timings.cancelled:
         row.update(status="cancelled", message=f"stopped after {len(comp)} repeat(s); not verified")
@@ -371,9 +415,13 @@ def _row(workload: Workload, base: dict, session: Any, reference: Any, timings: 
     err = workload.relative_error(timings.out, reference)
     tol = workload.tolerance[base["dtype"]]
     row.update(max_rel_error=err, verified=bool(err <= tol))
-    if err <= tol:
-        row.update(status="ok")
+    wrong = "" if err <= tol else (f"result differs from the float64 reference: max relative error "
+                                   f"{err:.3g} exceeds the {base['dtype']} tolerance {tol:.1g}")
+    if verdict.problem:
+        # A timing the hardware cannot produce is no result, whatever the verification says.
+        row.update(status="implausible", message=verdict.problem + (f"; the {wrong}" if wrong else ""))
+    elif wrong:
+        row.update(status="wrong", message=wrong)
     else:
-        row.update(status="wrong", message=f"result differs from the float64 reference: max relative "
-                                           f"error {err:.3g} exceeds the {base['dtype']} tolerance {tol:.1g}")
+        row.update(status="ok")
     return row

@@ -75,6 +75,7 @@ def _s(v: Any) -> str:
 
 
 def record() -> dict[str, Any]:
+    from workbench import limits
     vm = psutil.virtual_memory()
     return {
         "cpu": cpu_name(),
@@ -88,6 +89,8 @@ def record() -> dict[str, Any]:
         "blas": blas_info(),
         "gpus": gpu_info(),
         "numba_threads": os.environ.get("NUMBA_NUM_THREADS", str(psutil.cpu_count(logical=True))),
+        # The hardware limits each point was checked against (measured by the first sweep on a device).
+        "limits": limits.recorded(),
     }
 
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import gc
 import logging
+import os
 import platform
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any, Callable, Iterator
 
 import numpy as np
@@ -84,6 +85,20 @@ class CpuSession:
 
     def __init__(self, backend: Any = None) -> None:
         self.device = "CPU: " + cpu_name()
+        self.device_id = f"{cpu_name()} x {os.cpu_count()} threads"
+
+    @staticmethod
+    def activate():
+        return nullcontext()
+
+    @staticmethod
+    def synchronize() -> None:
+        """The host's work is done when its call returns."""
+
+    @staticmethod
+    def copy_seconds(nbytes: int, read_only: bool = False, thorough: bool = False) -> float:
+        from workbench import cpu_bandwidth
+        return cpu_bandwidth.copy_seconds(nbytes, read_only, thorough)
 
     @staticmethod
     def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
@@ -115,6 +130,9 @@ def summarize(values: list[float] | np.ndarray) -> dict[str, float]:
 def typical_stages(compute: list[float], stages: list[dict[str, float]]) -> dict[str, float]:
     """The stage times of one typical repeat: the one whose compute time is the (lower) median.
 
+    ``stages[i]`` belongs to ``compute[i]``: one compute's stages, or for a burst of back-to-back
+    computes (GPU backends) the means of its computes' stages, as ``compute[i]`` is their mean time.
+
     One repeat's stages, not a median per stage: medians taken stage by stage need not add up to
     any repeat's time, while one repeat's stages, timed inside its compute, add up to at most that
     compute time, which is at most the reported median, so a stacked bar of them is honest.
@@ -124,3 +142,8 @@ def typical_stages(compute: list[float], stages: list[dict[str, float]]) -> dict
         return {}
     order = sorted(range(len(compute)), key=compute.__getitem__)
     return dict(stages[order[(len(order) - 1) // 2]])
+
+
+def mean_stages(stages: list[dict[str, float]]) -> dict[str, float]:
+    """Stage by stage, the mean over several computes (one timed burst), in the order they ran."""
+    return {k: sum(s.get(k, 0.0) for s in stages) / len(stages) for k in stages[0]}

@@ -74,6 +74,9 @@ def serve(conn, stop_event) -> None:
                 stop_event.clear()
                 for event in engine.run_sweep(request[1], engine.StopFlag(stop_event)):
                     conn.send(("event", event))
+                # The sweep may have measured a device's limits: the record now carries them.
+                from workbench.environment import record
+                conn.send(("environment", record()))
             elif kind == "probe":
                 from workbench.backends import probe_all
                 from workbench.environment import record

@@ -1,4 +1,4 @@
-"""The result table: one row per measured point, and its CSV and JSON files.
+"""The result table: one row per measured point; its files are written and read in ``result_files``.
 
 Every view (the terminal table, the plots, the table widget, the exports)
 reads the same pandas DataFrame whose columns are named here; the names are
@@ -18,13 +18,12 @@ COLUMNS = (
     "workload", "backend", "device", "size", "dtype", "variant", "host_memory", "repeats",
     "first_call_s", "compute_median_s", "compute_min_s", "compute_max_s", "compute_q1_s",
     "compute_q3_s", "h2d_s", "d2h_s", "total_median_s", "total_q1_s", "total_q3_s",
-    "peak_host_bytes", "peak_device_bytes", "gflops", "gbps", "max_rel_error", "verified",
-    "status", "message",
+    "peak_host_bytes", "peak_device_bytes", "gflops", "gbps", "gbps_limit", "gflops_limit",
+    "max_rel_error", "verified", "status", "message",
     "stages",
 )
-#: Columns of text; an empty string, never NaN, where there is nothing to say.
-TEXT_COLUMNS = ("variant", "host_memory", "message", "stages")
-STATUSES = ("ok", "wrong", "error", "skipped", "cancelled")
+#: ``implausible``: a figure beyond what the device can do (workbench.limits): the timing is wrong.
+STATUSES = ("ok", "wrong", "implausible", "error", "skipped", "cancelled")
 
 
 def empty_row(**values: Any) -> dict[str, Any]:
@@ -40,8 +39,6 @@ def empty_row(**values: Any) -> dict[str, Any]:
 
 def to_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     frame = pd.DataFrame(list(rows), columns=list(COLUMNS))
-    # Files written before the stages column have none: read it as "no stages", not NaN.
-    frame["stages"] = frame["stages"].astype(object).where(frame["stages"].notna(), "")
     return frame.astype({"size": "int64", "repeats": "int64", "verified": "bool"})
 
 
@@ -60,38 +57,21 @@ def decode_stages(text: Any) -> dict[str, float]:
     return {str(k): float(v) for k, v in json.loads(text).items()}
 
 
-def save(frame: pd.DataFrame, path: str | Path, environment: Mapping[str, Any]) -> Path:
-    """Write the results as CSV (environment as ``#`` comment lines) or JSON."""
-    path = Path(path)
-    if path.suffix.lower() == ".json":
-        records = json.loads(frame.to_json(orient="records", double_precision=15))
-        path.write_text(json.dumps({"environment": dict(environment), "results": records}, indent=1))
-    elif path.suffix.lower() == ".csv":
-        with path.open("w", newline="") as f:
-            for key, value in environment.items():
-                f.write(f"# {key}: {json.dumps(value)}\n")
-            frame.to_csv(f, index=False)
-    else:
-        raise ValueError(f"cannot write {path.name}: the file name must end in .csv or .json")
-    return path
+def save(frame: pd.DataFrame, path: str | Path, environment: Mapping[str, Any],
+         settings: Mapping[str, Any] | None = None) -> Path:
+    """Write the results as CSV (with a ``.meta.json`` sidecar) or JSON: see ``workbench.result_files``."""
+    from workbench import result_files   # it imports this module for COLUMNS
+    return result_files.save(frame, path, environment, settings)
 
 
 def load(path: str | Path) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """Read a file written by :func:`save`: the table and its environment record."""
-    path = Path(path)
-    if path.suffix.lower() == ".json":
-        data = json.loads(path.read_text())
-        return to_frame(data["results"]), data["environment"]
-    env: dict[str, Any] = {}
-    with path.open() as f:
-        for line in f:
-            if not line.startswith("# "):
-                break
-            key, _, value = line[2:].partition(": ")
-            env[key] = json.loads(value)
-    frame = pd.read_csv(path, comment="#", keep_default_na=False,
-                        na_values=["", "NaN", "nan"], dtype=dict.fromkeys(TEXT_COLUMNS, str))
-    return to_frame(frame.fillna(dict.fromkeys(TEXT_COLUMNS, "")).to_dict("records")), env
+    """Read any results file we wrote: the table and its environment record.
+
+    Raises ``result_files.ResultsFileError`` (one line) for a file that cannot be read.
+    """
+    from workbench import result_files
+    opened = result_files.open_results(path)
+    return opened.frame, opened.environment
 
 
 def human_bytes(n: float) -> str:
@@ -113,10 +93,8 @@ def human_seconds(s: float) -> str:
     return str(s)
 
 
-def summary_table(frame: pd.DataFrame) -> str:
-    """The readable table the command line prints at the end of a sweep."""
-    if frame.empty:
-        return "(no points)"
+def readable_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """The result columns a person reads, as text with units (the terminal table, the HTML report)."""
     show = pd.DataFrame({
         "backend": frame["backend"],
         "size": frame["size"],
@@ -137,7 +115,14 @@ def summary_table(frame: pd.DataFrame) -> str:
     })
     if not (frame["variant"] != "").any():
         show = show.drop(columns="variant")
-    text = show.to_string(index=False)
+    return show
+
+
+def summary_table(frame: pd.DataFrame) -> str:
+    """The readable table the command line prints at the end of a sweep."""
+    if frame.empty:
+        return "(no points)"
+    text = readable_table(frame).to_string(index=False)
     staged = frame[frame["stages"] != ""]
     if not staged.empty:
         text += "\n\nWhere a typical repeat's compute went, stage by stage:\n" + "\n".join(

@@ -8,10 +8,10 @@ read after the device has finished everything that was queued.
 from __future__ import annotations
 
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any, Callable, Iterator
 
-from workbench.gpu import memory
+from workbench.gpu import driver, memory
 
 
 class CudfSession:
@@ -23,6 +23,23 @@ class CudfSession:
         self.cp = cp
         cp.cuda.Device(0).use()
         self.device = "GPU: " + cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
+        p = driver.properties(0)
+        self.device_id = p.identity if p else self.device
+
+    def activate(self):
+        return nullcontext()     # cuDF picks its own streams; the clock below waits for all of them
+
+    def synchronize(self) -> None:
+        self.cp.cuda.runtime.deviceSynchronize()
+
+    def copy_seconds(self, nbytes: int, read_only: bool = False, thorough: bool = False) -> float:
+        """Device copies timed like everything else here: host clock between synchronisations."""
+        cp = self.cp
+        src = cp.ones(max(1, nbytes // 8), "float32")
+        dst = cp.empty_like(src)
+        best = min(self.timed(lambda: cp.copyto(dst, src))[0] for _ in range(7))
+        src = dst = None
+        return best
 
     def timed(self, fn: Callable[[], Any]) -> tuple[float, Any]:
         sync = self.cp.cuda.runtime.deviceSynchronize

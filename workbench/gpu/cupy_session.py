@@ -1,4 +1,4 @@
-"""The CuPy session: a stream of this thread's own, CUDA-event timing, pool hygiene."""
+"""The CuPy session: a stream of its own, CUDA-event timing, pool hygiene."""
 from __future__ import annotations
 
 import logging
@@ -7,19 +7,24 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from workbench.gpu import memory
+from workbench.gpu import driver, memory
 
 log = logging.getLogger(__name__)
 
 
 class CupySession:
-    """Per-thread CuPy objects.
+    """Per-thread CuPy objects: a non-blocking stream and two timing events.
 
-    CuPy keeps the current device, the current stream and the cuBLAS/cuFFT
-    handles per thread, so the session is opened in the thread that runs the
-    sweep, and the stream it creates becomes that thread's current stream:
-    every CuPy call of the implementations runs on it, and the CUDA events that
-    time the phases are recorded on it.
+    CuPy runs every call on the thread's *current* stream. Three CuPy backends
+    (``cupy``, ``cupy-fused``, ``cupy-raw``) are three sessions in one sweep,
+    each with its own stream, so none of them may leave its stream current:
+    that made one backend's kernels run on another's stream while its events,
+    synchronisation and downloads stayed on its own, and the events bracketed
+    nothing (kernels "ran" at 20 times the memory bandwidth; downloads overtook
+    the kernels writing their data). The stream is current only inside
+    :meth:`activate`, which the engine enters around all of a point's work, and
+    :meth:`timed` enters it again, so a phase timed here always runs, and is
+    timed, on this session's stream.
     """
 
     device_kind = "gpu"
@@ -29,24 +34,53 @@ class CupySession:
         self.cp = cp
         cp.cuda.Device(0).use()
         self.stream = cp.cuda.Stream(non_blocking=True)
-        self.stream.use()
         props = cp.cuda.runtime.getDeviceProperties(0)
         self.device = "GPU: " + props["name"].decode()
+        p = driver.properties(0)
+        self.device_id = p.identity if p else self.device
         self._start = cp.cuda.Event()
         self._end = cp.cuda.Event()
 
+    def activate(self):
+        """This session's stream as the thread's current stream; the previous one comes back on exit."""
+        return self.stream
+
     def timed(self, fn: Callable[[], Any]) -> tuple[float, Any]:
         """GPU time of ``fn``'s work on this stream, between two events, read after the end event completes."""
-        self._start.record(self.stream)
-        value = fn()
-        self._end.record(self.stream)
+        with self.stream:
+            self._start.record(self.stream)
+            value = fn()
+            self._end.record(self.stream)
         self._end.synchronize()
         return self.cp.cuda.get_elapsed_time(self._start, self._end) * 1e-3, value
+
+    def synchronize(self) -> None:
+        # The whole device, not only this stream: a library may queue work on a stream of its own.
+        self.cp.cuda.runtime.deviceSynchronize()
 
     @contextmanager
     def device_memory(self) -> Iterator[Callable[[], float]]:
         with memory.cupy_scope() as peak:
             yield peak
+
+    def copy_seconds(self, nbytes: int, read_only: bool = False, thorough: bool = False) -> float:
+        """Best of a few back-to-back device copies (or sums) counting ``nbytes`` in all."""
+        cp = self.cp
+        with self.stream:
+            if read_only:
+                src = cp.ones(max(1, nbytes // 4), np.float32)
+                work = src.sum
+            else:
+                src = cp.ones(max(1, nbytes // 8), np.float32)      # read n/2 bytes, write n/2
+                dst = cp.empty_like(src)
+
+                def work():
+                    dst.data.copy_from_device_async(src.data, src.nbytes, self.stream)
+            work()
+            best = min(self.timed(work)[0] for _ in range(7))
+            src = dst = None
+        self.release()
+        return best
 
     # Helpers the implementations use for their transfer phases -----------------------------------
 
@@ -66,16 +100,19 @@ class CupySession:
         return np.empty(shape, dtype)
 
     def empty_device(self, shape: Any, dtype: Any) -> Any:
-        return self.cp.empty(shape, dtype)
+        with self.stream:          # the pool hands out memory per stream: allocate on the one that uses it
+            return self.cp.empty(shape, dtype)
 
     def upload(self, host: np.ndarray, device: Any = None) -> Any:
         """Copy ``host`` to the device on this stream (asynchronous when ``host`` is pinned)."""
         if device is None:
-            device = self.cp.empty(host.shape, host.dtype)
+            device = self.empty_device(host.shape, host.dtype)
         device.set(host, stream=self.stream)
         return device
 
     def download(self, device: Any, out: np.ndarray | None = None) -> np.ndarray:
+        """Copy to the host on this stream; asynchronous into pinned memory, so read it only after
+        :meth:`timed` or :meth:`synchronize` has returned."""
         return device.get(stream=self.stream, out=out)
 
     def release(self) -> None:
@@ -87,4 +124,3 @@ class CupySession:
 
     def close(self) -> None:
         self.release()
-        self.cp.cuda.Stream.null.use()

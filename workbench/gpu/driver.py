@@ -9,6 +9,13 @@ import ctypes
 import functools
 from dataclasses import dataclass
 
+# CUdevice_attribute values (cuda.h); stable across CUDA 11-13.
+_CLOCK_RATE_KHZ = 13
+_SM_COUNT = 16
+_L2_BYTES = 38
+_CC_MAJOR = 75
+_CC_MINOR = 76
+
 
 @dataclass(frozen=True)
 class DriverInfo:
@@ -17,10 +24,31 @@ class DriverInfo:
     cuda_version: tuple[int, int] = (0, 0)
 
 
+@dataclass(frozen=True)
+class DeviceProperties:
+    """The facts about one GPU that its peak arithmetic rate and its identity are made of."""
+
+    name: str
+    pci_bus_id: str
+    memory_bytes: int
+    sm_count: int
+    clock_khz: int                       # the highest SM clock the device runs at
+    compute_capability: tuple[int, int]
+    l2_bytes: int
+
+    @property
+    def identity(self) -> str:
+        return f"{self.name} @ {self.pci_bus_id}"
+
+
+def _lib():
+    return ctypes.CDLL("libcuda.so.1")
+
+
 @functools.cache
 def query() -> DriverInfo:
     try:
-        cuda = ctypes.CDLL("libcuda.so.1")
+        cuda = _lib()
     except OSError:
         return DriverInfo(error="no NVIDIA driver: libcuda.so.1 was not found")
     try:
@@ -38,3 +66,32 @@ def query() -> DriverInfo:
         return DriverInfo(device_count=count.value, cuda_version=v)
     except (AttributeError, OSError) as exc:
         return DriverInfo(error=f"the NVIDIA driver could not be queried: {exc}")
+
+
+@functools.cache
+def properties(ordinal: int = 0) -> DeviceProperties | None:
+    """Device ``ordinal``'s properties, or None where the driver cannot say."""
+    if query().error:
+        return None
+    try:
+        cuda = _lib()
+        dev = ctypes.c_int(0)
+        if cuda.cuDeviceGet(ctypes.byref(dev), ordinal) != 0:
+            return None
+        name = ctypes.create_string_buffer(256)
+        cuda.cuDeviceGetName(name, 256, dev)
+        bus = ctypes.create_string_buffer(64)
+        cuda.cuDeviceGetPCIBusId(bus, 64, dev)
+        mem = ctypes.c_size_t(0)
+        cuda.cuDeviceTotalMem_v2(ctypes.byref(mem), dev)
+
+        def attr(which: int) -> int:
+            value = ctypes.c_int(0)
+            return value.value if cuda.cuDeviceGetAttribute(ctypes.byref(value), which, dev) == 0 else 0
+
+        return DeviceProperties(
+            name=name.value.decode(errors="replace"), pci_bus_id=bus.value.decode(errors="replace"),
+            memory_bytes=int(mem.value), sm_count=attr(_SM_COUNT), clock_khz=attr(_CLOCK_RATE_KHZ),
+            compute_capability=(attr(_CC_MAJOR), attr(_CC_MINOR)), l2_bytes=attr(_L2_BYTES))
+    except (AttributeError, OSError):
+        return None

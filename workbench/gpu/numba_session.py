@@ -2,18 +2,22 @@
 from __future__ import annotations
 
 import logging
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from workbench.gpu import memory
+from workbench.gpu import driver, memory
 
 log = logging.getLogger(__name__)
 
 
 class NumbaCudaSession:
-    """Per-thread Numba CUDA objects: the context made current here, a stream, two events."""
+    """Per-thread Numba CUDA objects: the context made current here, a stream, two events.
+
+    Numba has no "current stream": every launch and copy of the implementations names
+    ``self.stream``, so there is nothing to make current and :meth:`activate` does nothing.
+    """
 
     device_kind = "gpu"
 
@@ -25,8 +29,13 @@ class NumbaCudaSession:
         self.context = cuda.current_context()   # makes the primary context current in this thread
         self.stream = cuda.stream()
         self.device = "GPU: " + _name(getattr(getattr(self.context, "device", None), "name", "CUDA device"))
+        p = driver.properties(0)
+        self.device_id = p.identity if p else self.device
         self._start = cuda.event(timing=True)
         self._end = cuda.event(timing=True)
+
+    def activate(self):
+        return nullcontext()
 
     def timed(self, fn: Callable[[], Any]) -> tuple[float, Any]:
         self._start.record(self.stream)
@@ -34,6 +43,21 @@ class NumbaCudaSession:
         self._end.record(self.stream)
         self._end.synchronize()
         return self.cuda.event_elapsed_time(self._start, self._end) * 1e-3, value
+
+    def synchronize(self) -> None:
+        self.cuda.synchronize()
+
+    def copy_seconds(self, nbytes: int, read_only: bool = False, thorough: bool = False) -> float:
+        """Best of a few device-to-device copies counting ``nbytes`` (a read-only pass has no
+        Numba one-liner; the copy stands for both)."""
+        src = self.cuda.device_array(max(1, nbytes // 8), np.float32, stream=self.stream)
+        dst = self.cuda.device_array_like(src, stream=self.stream)
+        work = lambda: dst.copy_to_device(src, stream=self.stream)  # noqa: E731
+        work()
+        best = min(self.timed(work)[0] for _ in range(7))
+        src = dst = None
+        self.release()
+        return best
 
     @contextmanager
     def device_memory(self) -> Iterator[Callable[[], float]]:

@@ -1,0 +1,134 @@
+"""Every point's work on its own session, results read after the device is done, and the
+sanity check against the hardware's limits. No GPU needed: a fake device with a synthetic clock."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import helpers
+from helpers import FakeGpuSession, FakeStreams, fake_backends, fake_gpu_workload, synthetic
+from workbench import backends, limits, results
+from workbench.engine import PointFinished, SweepSpec, run_sweep
+from workbench.limits import DeviceLimits
+
+
+def rows_of(spec):
+    return [e.row for e in run_sweep(spec) if isinstance(e, PointFinished)]
+
+
+@pytest.fixture
+def fake_gpu(registry, monkeypatch):
+    """Two backends of one fake GPU library, a workload for them, and the fake device's limits."""
+    for name, backend in fake_backends().items():
+        monkeypatch.setitem(backends.BACKENDS, name, backend)
+    monkeypatch.setattr(FakeGpuSession, "instances", [])
+    registry.add(fake_gpu_workload())
+    yield FakeGpuSession
+    limits.forget()
+
+
+@pytest.mark.parametrize("order", [("fake-a", "fake-b"), ("fake-b", "fake-a")])
+def test_each_backend_works_on_its_own_stream_in_a_mixed_sweep(fake_gpu, order):
+    for _ in range(2):                                   # and in a second sweep after the first
+        rows = rows_of(SweepSpec("fake_gpu", order, (8, 16, 32), "float64", min_repeats=2, budget_s=0))
+        assert [r["status"] for r in rows] == ["ok"] * 6
+    assert len(fake_gpu.instances) == 4
+    for session in fake_gpu.instances:
+        streams = {stream for _, stream in session.log}
+        assert streams == {session.stream}, (session.backend, session.log)
+        assert {what for what, _ in session.log} == {"prepare", "upload", "compute", "download"}
+    assert FakeStreams.current() == "null"                # nothing left current after the sweeps
+
+
+def test_the_verified_result_is_read_after_the_device_has_finished(fake_gpu, monkeypatch):
+    (row,) = rows_of(SweepSpec("fake_gpu", ("fake-a",), (64,), "float64", min_repeats=2, budget_s=0))
+    assert row["status"] == "ok" and row["verified"]
+    # Without the synchronisation the download has not landed yet: the check sees zeros.
+    monkeypatch.setattr(FakeGpuSession, "synchronize", lambda self: None)
+    (row,) = rows_of(SweepSpec("fake_gpu", ("fake-a",), (64,), "float64", min_repeats=2, budget_s=0))
+    assert row["status"] == "wrong"
+
+
+def test_a_point_faster_than_the_memory_is_implausible(fake_gpu, registry):
+    w = registry.get("fake_gpu")
+    w.bytes_moved = lambda n, isz: 1e13               # 10 TB in one synthetic millisecond
+    (row,) = rows_of(SweepSpec("fake_gpu", ("fake-a",), (64,), "float64", min_repeats=2, budget_s=0))
+    assert row["status"] == "implausible"
+    assert row["gbps"] == pytest.approx(1e13 / FakeGpuSession.SECONDS / 1e9)
+    assert row["gbps_limit"] == pytest.approx(1000.0)   # the fake device copies at 1 TB/s
+    assert "10,000,000 GB/s" in row["message"] and "1,000 GB/s" in row["message"]
+    assert row["verified"]                            # the result itself is right: the timing is not
+
+
+def test_a_point_just_within_the_margin_is_kept(fake_gpu, registry):
+    w = registry.get("fake_gpu")
+    w.bytes_moved = lambda n, isz: 1.05e12 * FakeGpuSession.SECONDS   # 1.05 TB/s against 1 TB/s
+    (row,) = rows_of(SweepSpec("fake_gpu", ("fake-a",), (64,), "float64", min_repeats=2, budget_s=0))
+    assert row["status"] == "ok", row["message"]
+
+
+def test_a_point_beyond_the_peak_arithmetic_rate_is_implausible(registry):
+    w = registry.add(synthetic(flops=lambda n: 1e18))     # an exaflop in a few microseconds
+    w.implement("numpy")(lambda inputs, ctx: (lambda: inputs[0] * 2))
+    (row,) = rows_of(SweepSpec("synthetic", ("numpy",), (16,), "float64", min_repeats=3, budget_s=0))
+    assert row["status"] == "implausible"
+    assert "GFLOP/s" in row["message"] and "float64 peak" in row["message"]
+    assert 0 < row["gflops_limit"] < row["gflops"] / limits.MARGIN
+    assert any(lim["device"] == row["device"] for lim in limits.recorded())
+
+
+def test_the_ceiling_for_a_size_comes_from_rungs_of_at_least_half_its_bytes():
+    lim = DeviceLimits("GPU: x", "x", "gpu", bandwidth={2 ** 14: 10e9, 2 ** 20: 50e9, 2 ** 26: 20e9})
+    assert lim.bandwidth_limit(2 ** 26) == 20e9          # past the caches: the memory's own figure
+    assert lim.bandwidth_limit(2 ** 21) == 50e9          # the rung just below counts (caches)
+    assert lim.bandwidth_limit(2 ** 30) == 20e9          # beyond the ladder: its largest rung
+    assert lim.bandwidth_limit(100) == 50e9
+    assert lim.copy_bytes_per_s == 20e9
+    assert DeviceLimits("c", "c", "cpu").bandwidth_limit(1) == math.inf   # nothing measured: no check
+
+
+class _SlowFirstOpinion(FakeGpuSession):
+    """A device that copies at 1 TB/s when measured quickly and at 2 TB/s when measured thoroughly."""
+
+    device_id = "second-opinion"
+
+    def copy_seconds(self, nbytes, read_only=False, thorough=False):
+        return nbytes / (2e12 if thorough else 1e12)
+
+
+def test_a_second_opinion_is_measured_before_a_point_is_condemned():
+    limits.forget()
+    try:
+        session = _SlowFirstOpinion()
+        nbytes = 2 ** 24
+        plausible = limits.check(session, nbytes, 0.0, nbytes / 1.5e12, "float32")   # 1.5 TB/s
+        assert plausible.problem == "" and plausible.gbps_limit == pytest.approx(2000.0)
+        absurd = limits.check(session, nbytes, 0.0, nbytes / 3e12, "float32")        # 3 TB/s
+        assert "3,000 GB/s" in absurd.problem
+    finally:
+        limits.forget()
+
+
+def test_limits_go_into_the_environment_record_and_the_exports(fake_gpu, tmp_path):
+    from workbench.environment import record
+    rows = rows_of(SweepSpec("fake_gpu", ("fake-a",), (64,), "float64", min_repeats=2, budget_s=0))
+    env = record()
+    (fake,) = [lim for lim in env["limits"] if lim["device_id"] == FakeGpuSession.device_id]
+    assert fake["copy_gbps"] == pytest.approx(1000.0)
+    for name in ("r.csv", "r.json"):
+        frame, env_back = results.load(results.save(results.to_frame(rows), tmp_path / name, env))
+        assert frame["gbps_limit"].iloc[0] == pytest.approx(rows[0]["gbps_limit"])
+        assert any(lim["device_id"] == FakeGpuSession.device_id for lim in env_back["limits"])
+
+
+def test_the_cpu_ladder_is_measured_once_per_device(registry, monkeypatch):
+    limits.forget()
+    calls = []
+    real = helpers.FakeGpuSession.copy_seconds
+    monkeypatch.setattr(FakeGpuSession, "copy_seconds",
+                        lambda self, *a, **k: calls.append(a) or real(self, *a, **k))
+    s1, s2 = FakeGpuSession(), FakeGpuSession()
+    assert limits.limits_for(s1) is limits.limits_for(s2)    # the same device: measured once
+    assert len(calls) == 2 * len(limits.LADDER["gpu"])        # a copy and a read per rung
+    limits.forget()

@@ -1,0 +1,268 @@
+"""Result files: every format written and read back, the first version's files, and hostile files."""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from workbench import result_files, results
+from workbench.result_files import ResultsFileError, open_results
+
+ENV = {"cpu": "Test CPU", "libraries": {"numpy": "2.0.0", "numba": "0.60.0"}, "gpus": "none here"}
+SETTINGS = {"workload": "source_terms", "dtype": "float32", "min_repeats": 5, "budget_s": 0.25, "seed": 0,
+            "host_memory": "pageable", "sizes": [1024, 4096]}
+REPO = Path(__file__).resolve().parents[1]
+
+
+def sample_frame() -> pd.DataFrame:
+    """Rows with what files find hard: NaN, an infinity, empty text, commas, quotes and newlines."""
+    rows = [
+        results.empty_row(workload="source_terms", backend="numpy", device="CPU: Test, Inc.", size=1024,
+                          dtype="float32", repeats=5, compute_median_s=1.5e-6, compute_q1_s=1.25e-6,
+                          compute_q3_s=1.75e-6, total_median_s=1.5e-6, h2d_s=0.0, d2h_s=0.0, first_call_s=3e-5,
+                          peak_host_bytes=4096.0, gflops=1.0 / 3.0, gbps=12.5, max_rel_error=0.0, verified=True,
+                          status="ok"),
+        results.empty_row(workload="source_terms", backend="cupy", device="GPU: Test \"Quoted\" GPU", size=4096,
+                          dtype="float32", host_memory="pinned", repeats=7, compute_median_s=2e-5,
+                          total_median_s=5e-5, h2d_s=2e-5, d2h_s=1e-5, peak_device_bytes=2.0 ** 40,
+                          max_rel_error=math.inf, verified=False, status="wrong",
+                          message="result holds NaN,\nline two",
+                          stages=results.encode_stages({"frame": 2e-3, "frame->array": 5e-4})),   # JSON in a cell
+        results.empty_row(workload="source_terms", backend="numba", device="", size=2 ** 40, dtype="float32",
+                          variant="sorted", status="implausible", message="faster than memory allows"),
+    ]
+    return results.to_frame(rows)
+
+
+def assert_same_table(a: pd.DataFrame, b: pd.DataFrame) -> None:
+    pd.testing.assert_frame_equal(a.reset_index(drop=True), b.reset_index(drop=True), check_dtype=False)
+
+
+@pytest.mark.parametrize("name", ["r.csv", "r.json"])
+def test_round_trip_keeps_rows_environment_and_settings(tmp_path, name):
+    frame = sample_frame()
+    path = results.save(frame, tmp_path / name, ENV, SETTINGS)
+    back = open_results(path)
+    assert_same_table(back.frame, frame)
+    assert back.frame["max_rel_error"].iloc[1] == math.inf      # an infinity is a finding: it survives
+    assert back.environment == ENV and back.settings == SETTINGS
+    assert back.schema == result_files.SCHEMA and back.host and back.written.endswith("+00:00")
+    assert list(back.frame.columns) == list(results.COLUMNS)
+
+
+def test_csv_is_plain_and_pandas_reads_it_as_is(tmp_path):
+    frame = sample_frame()
+    path = results.save(frame, tmp_path / "r.csv", ENV, SETTINGS)
+    text = path.read_text()
+    assert text.splitlines()[0] == ",".join(results.COLUMNS)        # one header line, nothing above it
+    assert not any(line.startswith("#") for line in text.splitlines())
+    plain = pd.read_csv(path)
+    assert plain.shape == frame.shape and list(plain.columns) == list(frame.columns)
+    for column in frame.columns:
+        if frame[column].dtype.kind in "fi":
+            np.testing.assert_array_equal(plain[column].to_numpy(float), frame[column].to_numpy(float))
+        else:   # pandas reads an empty text field as NaN
+            assert plain[column].fillna("").astype(str).tolist() == frame[column].astype(str).tolist()
+
+
+def test_csv_sidecar_is_strict_json_with_the_header(tmp_path):
+    results.save(sample_frame(), tmp_path / "r.csv", ENV, SETTINGS)
+    sidecar = tmp_path / "r.meta.json"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.csv", "r.meta.json"]
+
+    def refuse(token):
+        raise AssertionError(f"not strict JSON: {token}")
+    meta = json.loads(sidecar.read_text(), parse_constant=refuse)
+    assert meta["format"] == result_files.FORMAT and meta["schema"] == result_files.SCHEMA
+    assert meta["data"] == "r.csv" and meta["environment"] == ENV and meta["settings"] == SETTINGS
+    assert meta["columns"] == list(results.COLUMNS) and meta["host"] and meta["written"]
+    assert_same_table(open_results(sidecar).frame, sample_frame())   # the sidecar opens its CSV
+
+
+def test_json_is_strict_and_holds_the_rows(tmp_path):
+    path = results.save(sample_frame(), tmp_path / "r.json", ENV, SETTINGS)
+
+    def refuse(token):
+        raise AssertionError(f"not strict JSON: {token}")
+    data = json.loads(path.read_text(), parse_constant=refuse)
+    assert data["format"] == result_files.FORMAT and len(data["rows"]) == 3
+    assert data["rows"][1]["max_rel_error"] == "inf" and data["rows"][0]["peak_device_bytes"] is None
+    assert {"schema", "written", "host", "environment", "settings"} <= set(data)
+
+
+def test_a_csv_without_its_sidecar_still_opens(tmp_path):
+    path = tmp_path / "bare.csv"
+    sample_frame().to_csv(path, index=False)      # what a spreadsheet or a script writes back
+    back = open_results(path)
+    assert_same_table(back.frame, sample_frame())
+    assert back.environment == {} and back.settings == {}
+
+
+def test_files_of_the_first_version_open(tmp_path):
+    """Schema 1: a CSV with '# key: json' lines on top, and JSON {"environment", "results"}."""
+    frame = sample_frame().iloc[[0]]
+    old_csv = tmp_path / "old.csv"
+    with old_csv.open("w") as f:
+        for key, value in ENV.items():
+            f.write(f"# {key}: {json.dumps(value)}\n")
+        frame.to_csv(f, index=False)
+    old_json = tmp_path / "old.json"
+    old_json.write_text(json.dumps({"environment": ENV, "results": json.loads(frame.to_json(orient="records"))}))
+    for path in (old_csv, old_json):
+        back = open_results(path)
+        assert back.schema == 1 and back.environment == ENV and back.written == ""
+        assert_same_table(back.frame, frame)
+
+
+def test_the_h200_results_in_docs_open():
+    """A real file of the first version, written by the command line on another machine."""
+    back = open_results(REPO / "docs/h200/crossover.csv")
+    assert back.schema == 1 and len(back.frame) == 68
+    assert back.environment["gpus"][0]["name"] == "NVIDIA H200"
+    assert set(back.frame["backend"]) == {"numpy", "numba", "cupy", "numba-cuda"}
+    assert (back.frame["status"] == "ok").all()
+
+
+def test_missing_columns_are_filled_and_unknown_ones_ignored(tmp_path):
+    frame = sample_frame().drop(columns=["gbps", "peak_device_bytes", "variant", "repeats", "verified"])
+    frame["from_the_future"] = 1
+    path = tmp_path / "partial.csv"
+    frame.to_csv(path, index=False)
+    back = open_results(path).frame
+    assert list(back.columns) == list(results.COLUMNS)
+    assert back["gbps"].isna().all() and back["peak_device_bytes"].isna().all()
+    assert (back["variant"] == "").all() and (back["repeats"] == 0).all() and not back["verified"].any()
+
+
+def test_a_column_added_to_COLUMNS_is_read_as_numbers_or_nan(tmp_path, monkeypatch):
+    """A later version adds a column: files without it still open, with NaN there."""
+    path = results.save(sample_frame(), tmp_path / "r.csv", ENV)
+    columns = list(results.COLUMNS)
+    columns.insert(columns.index("gbps_limit") + 1, "watts")
+    monkeypatch.setattr(results, "COLUMNS", tuple(columns))
+    monkeypatch.setattr(result_files, "COLUMNS", tuple(columns))
+    back = open_results(path).frame
+    assert list(back.columns) == columns and back["watts"].isna().all()
+    assert back["gbps"].tolist()[0] == 12.5
+
+
+def test_files_from_before_the_hardware_limits_open_with_nan_limits(tmp_path):
+    path = tmp_path / "before.csv"
+    sample_frame().drop(columns=["gbps_limit", "gflops_limit"]).to_csv(path, index=False)
+    back = open_results(path).frame
+    assert list(back.columns) == list(results.COLUMNS)
+    assert back["gbps_limit"].isna().all() and back["gflops_limit"].isna().all()
+    assert back["gbps"].tolist()[0] == 12.5
+
+
+def test_large_but_valid_numbers_are_kept(tmp_path):
+    frame = sample_frame()
+    frame.loc[0, "compute_max_s"] = 1e300
+    frame.loc[0, "size"] = 2 ** 62
+    path = results.save(frame, tmp_path / "big.json", ENV)
+    back = open_results(path).frame
+    assert back.loc[0, "size"] == 2 ** 62 and back.loc[0, "compute_max_s"] == 1e300
+
+
+HEADER = ",".join(results.COLUMNS)
+GOOD_ROW = sample_frame().iloc[[0]].to_csv(index=False, header=False).strip()
+
+
+def _csv_with(**cells) -> str:
+    """The first sample row as CSV, with some cells replaced by text of our choosing."""
+    row = sample_frame().iloc[[0]].astype(str)
+    for column, text in cells.items():
+        row[column] = text
+    return row.to_csv(index=False)
+
+
+HOSTILE = {
+    "empty": (b"", "empty"),
+    "blank lines": (b"\n\n  \n", "empty"),
+    "binary with NUL": (bytes(range(256)) * 4, "binary"),
+    "invalid UTF-8": (b"\xff\xfe\xfa" * 100, "binary"),
+    "JSON cut short": (b'{"format": "gpu-workbench-results", "schema": 2, "rows": [{"workload": "x"', "truncated"),
+    "JSON broken inside": (b'{"format": "gpu-workbench-results",, "schema": 2}', "not valid JSON"),
+    "JSON of someone else": (b'{"name": "my package", "version": "1.0"}', "not a GPU Workbench results file"),
+    "JSON list": (b"[1, 2, 3]", "not a GPU Workbench results file"),
+    "JSON nested too deep": (b"[" * 200000 + b"]" * 200000, "not a GPU Workbench results file"),
+    "JSON from a newer schema": (b'{"format": "gpu-workbench-results", "schema": 99, "rows": []}', "newer"),
+    "JSON schema not a number": (b'{"format": "gpu-workbench-results", "schema": "two", "rows": []}', "schema"),
+    "JSON rows not a list": (b'{"format": "gpu-workbench-results", "schema": 2, "rows": {"a": 1}}', "rows"),
+    "JSON environment a list": (b'{"environment": [1], "results": []}', "environment"),
+    "JSON status a number": (json.dumps({"environment": {}, "results": [
+        {"workload": "w", "backend": "numpy", "size": 8, "dtype": "float32", "status": 42}]}).encode(),
+        "column status, row 1: 42 is not text"),
+    "JSON boolean time": (json.dumps({"environment": {}, "results": [
+        {"workload": "w", "backend": "numpy", "size": 8, "dtype": "float32", "status": "ok",
+         "compute_median_s": True}]}).encode(), "is not a number"),
+    "JSON huge size": (('{"environment": {}, "results": [{"workload": "w", "backend": "numpy", "size": '
+                        + "9" * 30 + ', "dtype": "float32", "status": "ok"}]}').encode(), "from 1 to 2^63-1"),
+    "CSV of someone else": (b"name,score\nada,3\n", "no column workload, backend, size, dtype, status"),
+    "CSV header only, missing columns": (b"workload,backend\n", "no column size"),
+    "CSV column twice": ((HEADER + ",status\n").encode(), "appears twice"),
+    "CSV cut in the last row": ((HEADER + "\n" + GOOD_ROW + "\n" + GOOD_ROW[:40]).encode(), "truncated"),
+    "CSV cut in a quoted field": ((HEADER + "\n" + GOOD_ROW[:-3] + ',"message cut').encode(), "truncated"),
+    "CSV row too long": ((HEADER + "\n" + GOOD_ROW + ",1,2\n" + GOOD_ROW + "\n").encode(), "malformed"),
+    "CSV size not a number": (_csv_with(size="abc").encode(), "column size, row 1: 'abc' is not a whole number"),
+    "CSV size fractional": (_csv_with(size="2.5").encode(), "whole number"),
+    "CSV size zero": (_csv_with(size="0").encode(), "from 1 to 2^63-1"),
+    "CSV size 1e400": (_csv_with(size="1e400").encode(), "whole number"),
+    "CSV size 2^64": (_csv_with(size=str(2 ** 64)).encode(), "from 1 to 2^63-1"),
+    "CSV time not a number": (_csv_with(compute_median_s="fast").encode(), "'fast' is not a number"),
+    "CSV verified neither": (_csv_with(verified="maybe").encode(), "true or false"),
+    "CSV without status": (_csv_with(status="").encode(), "row 1 has no status"),
+}
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_hostile_files_get_one_clear_line(tmp_path, name):
+    content, expected = HOSTILE[name]
+    path = tmp_path / ("hostile.json" if content.lstrip().startswith((b"{", b"[")) else "hostile.csv")
+    path.write_bytes(content)
+    with pytest.raises(ResultsFileError) as info:
+        open_results(path)
+    message = str(info.value)
+    assert "\n" not in message and message.startswith(f"cannot open {path}: ")
+    assert expected in message, message
+
+
+def test_a_huge_float_reads_as_infinity(tmp_path):
+    """1e400 overflows a double: read as inf, which no chart draws, rather than refused."""
+    path = tmp_path / "inf.csv"
+    path.write_text(_csv_with(compute_max_s="1e400"))
+    assert open_results(path).frame["compute_max_s"].iloc[0] == math.inf
+
+
+def test_missing_paths_and_folders_get_one_clear_line(tmp_path):
+    with pytest.raises(ResultsFileError, match="no such file"):
+        open_results(tmp_path / "nothing.csv")
+    with pytest.raises(ResultsFileError, match="is a directory"):
+        open_results(tmp_path)
+
+
+def test_a_sidecar_of_a_newer_schema_refuses_its_csv(tmp_path):
+    path = results.save(sample_frame(), tmp_path / "r.csv", ENV)
+    sidecar = tmp_path / "r.meta.json"
+    meta = json.loads(sidecar.read_text())
+    sidecar.write_text(json.dumps({**meta, "schema": result_files.SCHEMA + 1}))
+    with pytest.raises(ResultsFileError, match="newer GPU Workbench"):
+        open_results(path)
+
+
+def test_a_sidecar_whose_csv_is_gone(tmp_path):
+    path = results.save(sample_frame(), tmp_path / "r.csv", ENV)
+    path.unlink()
+    with pytest.raises(ResultsFileError, match=r"r\.csv: no such file"):
+        open_results(tmp_path / "r.meta.json")
+
+
+def test_save_refuses_other_suffixes_and_leaves_no_temporary_file(tmp_path):
+    with pytest.raises(ValueError, match=".csv or .json"):
+        results.save(sample_frame(), tmp_path / "r.txt", ENV)
+    results.save(sample_frame(), tmp_path / "r.json", ENV)
+    assert [p.name for p in tmp_path.iterdir()] == ["r.json"]

@@ -1,0 +1,541 @@
+"""The window's five plots without Qt: matplotlib figures of a result table, to PNG, SVG and PDF.
+
+pyqtgraph's SVG exporter fails on this PySide6 stack, and a screen grab is only as large
+as the window. matplotlib renders the same series to real vector files (curves as paths,
+text as text) at a size chosen for the slide or the paper, from the same DataFrame the
+window plots. Only ``Figure`` objects are used, never ``pyplot``: no GUI backend is
+selected and no global figure state is kept, so exporting from the window's thread or
+from the command line is the same code. The engine never imports this module, and the
+window imports it only when something is exported.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import re
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+import matplotlib
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_pdf import PdfPages
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+
+from workbench import palette, provenance
+from workbench.chart_presets import FORMATS, KINDS, PAPER, Preset, output_paths, parse_size, preset  # noqa: F401 - the API
+from workbench.result_files import ResultSet
+
+log = logging.getLogger(__name__)
+
+#: Baselines tried in this order when none is named: the CPU library people start from.
+DEFAULT_BASELINES = ("numpy", "pandas", "numba")
+SET_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
+SET_HATCHES = ("", "//", "..", "xx", "\\\\", "++")
+VARIANT_MARKERS = {"": "o", "random": "o", "sorted": "^"}
+
+
+def _rc(p: Preset) -> dict:
+    f = p.font_pt
+    return {
+        "svg.fonttype": "none",        # SVG text stays text: searchable, editable in a vector editor
+        "svg.hashsalt": "gpu-workbench",   # stable ids: the same chart gives the same file
+        "pdf.fonttype": 42,            # TrueType in the PDF: text can be selected and copied
+        "font.family": "DejaVu Sans",  # ships with matplotlib: the same glyphs on every machine
+        "font.size": f, "axes.titlesize": 1.2 * f, "axes.labelsize": f,
+        "xtick.labelsize": 0.9 * f, "ytick.labelsize": 0.9 * f, "legend.fontsize": 0.85 * f,
+        "lines.linewidth": p.line_pt, "lines.markersize": p.marker_pt,
+        "axes.linewidth": p.line_pt / 3, "grid.linewidth": p.line_pt / 4,
+        "xtick.major.width": p.line_pt / 3, "ytick.major.width": p.line_pt / 3,
+        "xtick.major.size": p.line_pt * 1.5, "ytick.major.size": p.line_pt * 1.5,
+        "axes.grid": True, "grid.alpha": 0.35, "axes.axisbelow": True,
+        "figure.facecolor": "white", "axes.facecolor": "white", "savefig.facecolor": "white",
+        "legend.frameon": False, "axes.spines.top": False, "axes.spines.right": False,
+    }
+
+
+# Which series to draw ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Series:
+    """The ok rows of one backend (and variant) of one result set, sorted by size."""
+
+    backend: str
+    variant: str
+    set_index: int
+    label: str
+    rows: pd.DataFrame
+
+    @property
+    def color(self) -> str:
+        return palette.color(self.backend)
+
+
+def _series(sets: Sequence[ResultSet], labels: Sequence[str]) -> list[_Series]:
+    out = []
+    for i, (rs, set_label) in enumerate(zip(sets, labels)):
+        ok = rs.frame[rs.frame["status"] == "ok"]
+        for (backend, variant), rows in ok.groupby(["backend", "variant"], sort=False):
+            name = f"{backend} ({variant})" if variant else backend
+            out.append(_Series(backend, variant, i, f"{name}, {set_label}" if set_label else name,
+                               rows.sort_values("size")))
+    return out
+
+
+def _moves_data(s: _Series) -> bool:
+    """A GPU series: its rows name the host memory its transfers used (CPU rows leave it empty)."""
+    return bool((s.rows["host_memory"] != "").any())
+
+
+def _marker(s: _Series, compare: bool) -> str:
+    return SET_MARKERS[s.set_index % len(SET_MARKERS)] if compare else VARIANT_MARKERS.get(s.variant, "o")
+
+
+def _left_out(sets: Sequence[ResultSet]) -> str:
+    """'3 points not drawn (2 error, 1 implausible)': only ok points are drawn, and the chart says so."""
+    statuses = pd.concat([rs.frame["status"] for rs in sets]) if sets else pd.Series(dtype=object)
+    counts = statuses[statuses != "ok"].value_counts()
+    if counts.empty:
+        return ""
+    n = int(counts.sum())
+    return f"{n} point{'s' if n > 1 else ''} not drawn (" + ", ".join(f"{c} {s}" for s, c in counts.items()) + ")"
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """The speedup chart's baseline: a backend, of one set (``set_index``) or of each set itself."""
+
+    backend: str
+    set_index: int | None = None
+
+    def describe(self, labels: Sequence[str]) -> str:
+        if self.set_index is None:
+            return f"{self.backend} (each set's own)" if len(labels) > 1 else self.backend
+        return f"{self.backend} ({labels[self.set_index]})" if labels[self.set_index] else self.backend
+
+
+def baseline(sets: Sequence[ResultSet], text: str | None = None, labels: Sequence[str] | None = None) -> Baseline:
+    """Read ``numpy``, ``numpy@2`` (the second set) or ``numpy@float64`` (the set so labelled).
+
+    Without a name: the first of numpy, pandas, numba in the results, else the first backend.
+    ValueError names what is there when the baseline is not.
+    """
+    labels = list(labels) if labels is not None else provenance.labels(sets)
+    present = list(dict.fromkeys(b for rs in sets for b in rs.frame.loc[rs.frame["status"] == "ok", "backend"]))
+    if not text:
+        for name in DEFAULT_BASELINES:
+            if name in present:
+                return Baseline(name)
+        return Baseline(present[0] if present else "")
+    backend, _, which = text.partition("@")
+    index = None
+    if which:
+        stems = [Path(rs.source).stem if rs.source else "" for rs in sets]
+        if which.isdigit() and 1 <= int(which) <= len(sets):
+            index = int(which) - 1
+        elif which in labels:
+            index = labels.index(which)
+        elif which in stems:
+            index = stems.index(which)
+        else:
+            raise ValueError(f"baseline {text}: no result set {which!r}; give its number 1 to {len(sets)}"
+                             + (f" or its label ({', '.join(labels)})" if any(labels) else ""))
+    where = [rs for rs in sets] if index is None else [sets[index]]
+    if not any(((rs.frame["backend"] == backend) & (rs.frame["status"] == "ok")).any() for rs in where):
+        raise ValueError(f"baseline {text}: no ok point of {backend!r} there; the backends are: "
+                         f"{', '.join(present) or 'none'}")
+    return Baseline(backend, index)
+
+
+# Axes: log scales with ticks people read ------------------------------------------------------
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+_TIME_UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
+_BYTE_UNITS = ((2 ** 40, "TiB"), (2 ** 30, "GiB"), (2 ** 20, "MiB"), (2 ** 10, "KiB"), (1, "B"))
+
+
+def time_label(seconds: float) -> str:
+    """1e-05 -> '10 µs': each tick in the unit that fits it."""
+    for scale, unit in _TIME_UNITS:
+        if abs(seconds) >= scale * 0.9995 or unit == "ns":
+            return f"{seconds / scale:.3g} {unit}"
+    return str(seconds)
+
+
+def bytes_label(n: float) -> str:
+    """262144 -> '256 KiB'."""
+    for scale, unit in _BYTE_UNITS:
+        if abs(n) >= scale or unit == "B":
+            return f"{n / scale:.3g} {unit}"
+    return str(n)
+
+
+def power_label(value: float, base: int) -> str:
+    """1024 -> '2¹⁰' (base 2), 1e6 -> '10⁶' (base 10); other values as plain numbers."""
+    k = math.log(value, base) if value > 0 else float("nan")
+    if math.isfinite(k) and abs(k - round(k)) < 1e-9:
+        return f"{base}{str(round(k)).translate(_SUPERSCRIPT)}"
+    return f"{value:,.0f}" if value >= 1 else f"{value:g}"
+
+
+def log_ticks(lo: float, hi: float, base: int, most: int = 8) -> list[float]:
+    """Powers of ``base`` inside [lo, hi], every k-th one so there are at most ``most``.
+
+    In base 10, an axis too narrow for three powers gets 2 and 5 times them as well, and if
+    that is still too few, 1.5, 3 and 7: a narrow axis still carries labels.
+    """
+    if not (lo > 0 and hi > lo):
+        return []
+    exps = range(math.floor(math.log(lo, base) + 1e-9), math.ceil(math.log(hi, base) - 1e-9) + 1)
+    steps = ((1,), (1, 2, 5), (1, 1.5, 2, 3, 5, 7)) if base == 10 else ((1,),)
+    for subs in steps:
+        inside = [(k, s) for k in exps for s in subs if lo * (1 - 1e-9) <= _power(base, k, s) <= hi * (1 + 1e-9)]
+        if len(inside) >= 3:
+            break
+    if not inside:
+        return []
+    stride = max(1, math.ceil(len(inside) / most))
+    if subs == (1,) and stride > 1:    # aligned strides (2^10, 2^12, ...), not whatever the edge gives
+        first = inside[0][0]
+        return [_power(base, k) for k, _ in inside if (k - first) % stride == 0]
+    return [_power(base, k, s) for k, s in inside[::stride]]
+
+
+def _power(base: int, k: int, factor: int = 1) -> float:
+    """factor * base**k, dividing for negative k so that 5e-06 is 5e-06 and not 4.999...e-06."""
+    return factor * float(base) ** k if k >= 0 else factor / float(base) ** -k
+
+
+def _log_axis(axis, lo: float, hi: float, base: int, label: Callable[[float], str], most: int = 8) -> None:
+    axis.set_major_locator(FixedLocator(log_ticks(lo, hi, base, most)))
+    axis.set_major_formatter(FuncFormatter(lambda v, _pos: label(v)))
+    axis.set_minor_locator(NullLocator())
+
+
+def _size_axis(ax: Axes, sets: Sequence[ResultSet], sizes: np.ndarray) -> None:
+    """Log x axis named by the workload's size unit; powers of two where every size is one."""
+    sizes = sizes[sizes > 0]
+    pow2 = len(sizes) > 0 and all(int(s) & (int(s) - 1) == 0 for s in sizes)
+    base = 2 if pow2 else 10
+    ax.set_xscale("log", base=base)
+    ax.set_xlabel(_size_unit(sets))
+    if len(sizes):
+        lo, hi = float(sizes.min()), float(sizes.max())
+        ax.set_xlim(lo / base ** 0.3, hi * base ** 0.3)
+        _log_axis(ax.xaxis, lo, hi, base, lambda v: power_label(v, base), most=7)
+        measured = sorted(set(sizes.tolist()))
+        if pow2 and len(measured) <= 7:      # ticks where the sizes are, not at powers never measured
+            ax.xaxis.set_major_locator(FixedLocator(measured))
+
+
+def _size_unit(sets: Sequence[ResultSet]) -> str:
+    from workbench.registry import REGISTRY
+    names = {w for rs in sets for w in rs.frame["workload"] if w}
+    if len(names) == 1:
+        try:
+            return REGISTRY.get(names.pop()).size_unit
+        except KeyError:   # a plug-in's workload, not loaded here
+            pass
+    return "size"
+
+
+def _value_axis(ax: Axes, values: list[np.ndarray], label: Callable[[float], str], base: int = 10) -> None:
+    ax.set_yscale("log", base=base)
+    data = np.concatenate(values) if values else np.array([])
+    data = data[np.isfinite(data) & (data > 0)]
+    if len(data):
+        lo, hi = float(data.min()), float(data.max())
+        if hi / lo < 1.5:                      # a flat line: give it room, and ticks
+            lo, hi = lo / 1.5, hi * 1.5
+        pad = (hi / lo) ** 0.06
+        ax.set_ylim(lo / pad, hi * pad)
+        _log_axis(ax.yaxis, lo / pad, hi * pad, base, label, most=7)
+
+
+def _positive(a) -> np.ndarray:
+    a = np.asarray(a, dtype=float)
+    return np.where(np.isfinite(a) & (a > 0), a, np.nan)
+
+
+def _gid(kind: str, role: str, label: str) -> str:
+    """An SVG id per drawn series, so a test (or a person in a vector editor) finds each curve."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", f"series-{kind}-{role}-{label}")
+
+
+# The five plots ---------------------------------------------------------------------------------
+
+@dataclass
+class _Chart:
+    """What one drawing function needs, and what it leaves for the legend."""
+
+    ax: Axes
+    sets: Sequence[ResultSet]
+    labels: Sequence[str]
+    preset: Preset
+    baseline: Baseline | None
+    kind: str
+    compare: bool = False
+    handles: list = None   # legend entries after the series': what solid and dashed mean
+    zeros: int = 0         # values of 0 a log axis cannot show (a peak that did not rise)
+
+    def line(self, s: _Series, role: str, x, y, dashed: bool = False, legend: bool = True) -> np.ndarray:
+        """A curve of ``s``: solid with filled markers, or dashed with hollow ones; the values it drew."""
+        self.zeros += int((np.asarray(y, dtype=float) == 0).sum())
+        y = _positive(y)    # NaN where a log axis cannot go: the line breaks there rather than bridging the gap
+        self.ax.plot(np.asarray(x, float), y, color=s.color, marker=_marker(s, self.compare),
+                     linestyle="--" if dashed else "-", markerfacecolor="white" if dashed else s.color,
+                     markeredgewidth=self.preset.line_pt / 2, label=s.label if legend else "_nolegend_",
+                     gid=_gid(self.kind, role, s.label))
+        return y[np.isfinite(y)]
+
+    def key(self, solid: str, dashed: str | None) -> None:
+        grey = "#555"
+        self.handles = [Line2D([], [], color=grey, label=solid)]
+        if dashed:
+            self.handles.append(Line2D([], [], color=grey, linestyle="--", marker="o", markerfacecolor="white",
+                                       label=dashed))
+
+    def empty(self, text: str) -> None:
+        self.ax.text(0.5, 0.5, text, ha="center", va="center", transform=self.ax.transAxes, color="#666",
+                     wrap=True)
+        self.ax.set_xticks([])
+        self.ax.set_yticks([])
+        self.ax.grid(False)
+
+
+def _runtime(c: _Chart) -> None:
+    c.ax.set_title("Runtime")
+    c.ax.set_ylabel("time per call")
+    ys, any_device = [], False
+    for s in _series(c.sets, c.labels):
+        x, r = s.rows["size"].to_numpy(float), s.rows
+        ys.append(c.line(s, "compute", x, r["compute_median_s"]))
+        q1, q3 = _positive(r["compute_q1_s"]), _positive(r["compute_q3_s"])
+        band = np.isfinite(q1) & np.isfinite(q3)
+        c.ax.fill_between(x[band], q1[band], q3[band], color=s.color, alpha=0.18, linewidth=0,
+                          gid=_gid(c.kind, "spread", s.label))
+        if _moves_data(s):   # a device backend: end-to-end adds the transfers
+            any_device = True
+            ys.append(c.line(s, "total", x, r["total_median_s"], dashed=True, legend=False))
+    c.key("compute (median; band: q1 to q3)", "end-to-end, with transfers" if any_device else None)
+    _axes(c, ys, time_label)
+
+
+def _speedup(c: _Chart) -> None:
+    b = c.baseline
+    c.ax.set_title(f"Speedup over {b.describe(c.labels)}")
+    c.ax.set_ylabel(f"times faster than {b.backend}")
+    ys, any_device = [], False
+    for s in _series(c.sets, c.labels):
+        ref = _baseline_rows(c.sets, b, s.set_index)
+        if ref is None or (s.backend == b.backend and (b.set_index is None or b.set_index == s.set_index)):
+            continue                            # the baseline itself: the line at 1
+        joined = s.rows.merge(ref, on=["size", "variant"], suffixes=("", "_base"))
+        if joined.empty:
+            continue
+        x = joined["size"].to_numpy(float)
+        ys.append(c.line(s, "total", x, joined["total_median_s_base"] / joined["total_median_s"]))
+        if _moves_data(s):   # on a CPU backend compute is end-to-end: one line, not two on top of each other
+            any_device = True
+            ys.append(c.line(s, "compute", x, joined["compute_median_s_base"] / joined["compute_median_s"],
+                             dashed=True, legend=False))
+    c.ax.axhline(1.0, color="#333", linewidth=c.preset.line_pt / 2, linestyle=":", zorder=1)
+    c.key("end-to-end", "compute only" if any_device else None)
+    _axes(c, ys, lambda v: f"{v:.3g}×", also=(1.0,))
+
+
+def _baseline_rows(sets: Sequence[ResultSet], b: Baseline, set_index: int) -> pd.DataFrame | None:
+    """The baseline's ok rows for the series of ``set_index``: its own set's, else the named set's,
+    else the first set that has the backend."""
+    order = [b.set_index] if b.set_index is not None else [set_index] + list(range(len(sets)))
+    for i in order:
+        f = sets[i].frame
+        rows = f[(f["backend"] == b.backend) & (f["status"] == "ok")]
+        if not rows.empty:
+            return rows[["size", "variant", "total_median_s", "compute_median_s"]].drop_duplicates(["size", "variant"])
+    return None
+
+
+def _memory(c: _Chart) -> None:
+    c.ax.set_title("Peak memory")
+    c.ax.set_ylabel("peak above the point's start")
+    ys, any_device = [], False
+    for s in _series(c.sets, c.labels):
+        x = s.rows["size"].to_numpy(float)
+        ys.append(c.line(s, "host", x, s.rows["peak_host_bytes"]))
+        device = _positive(s.rows["peak_device_bytes"])
+        if np.isfinite(device).any():
+            any_device = True
+            ys.append(c.line(s, "device", x, device, dashed=True, legend=False))
+    c.key("host", "device" if any_device else None)
+    _axes(c, ys, bytes_label, base=2)
+
+
+def _first_call(c: _Chart) -> None:
+    c.ax.set_title("First call vs steady call")
+    c.ax.set_ylabel("time per call")
+    ys = []
+    for s in _series(c.sets, c.labels):
+        x = s.rows["size"].to_numpy(float)
+        ys.append(c.line(s, "steady", x, s.rows["total_median_s"]))
+        ys.append(c.line(s, "first", x, s.rows["first_call_s"], dashed=True, legend=False))
+    c.key("steady call (median, end-to-end)", "first call (compilation, setup)")
+    _axes(c, ys, time_label)
+
+
+def _axes(c: _Chart, ys: list[np.ndarray], label: Callable[[float], str], base: int = 10,
+          also: tuple[float, ...] = ()) -> None:
+    """Log axes over what was drawn (and the values in ``also``); a note where nothing was."""
+    if not any(len(y) for y in ys):
+        c.empty("No point to draw: no ok result"
+                + (f" beside a {c.baseline.backend} baseline" if c.kind == "speedup" and c.baseline.backend else ""))
+        return
+    sizes = np.concatenate([rs.frame.loc[rs.frame["status"] == "ok", "size"].to_numpy(float) for rs in c.sets])
+    _size_axis(c.ax, c.sets, sizes)
+    _value_axis(c.ax, ys + [np.array(also, dtype=float)], label, base)
+    if c.zeros:   # say why a series has gaps, rather than let them pass for missing measurements
+        c.ax.text(0.99, 0.01, f"{c.zeros} value{'s' if c.zeros > 1 else ''} of 0 not shown on the log scale",
+                  transform=c.ax.transAxes, ha="right", va="bottom", color="#666", fontsize=0.75 * c.preset.font_pt)
+
+
+def _transfer(c: _Chart) -> None:
+    """Per size, one bar per GPU series: its end-to-end time split into h2d, compute, d2h, in %."""
+    c.ax.set_title("Where GPU end-to-end time goes")
+    phases = ("h2d", "compute", "d2h")
+    columns = {"h2d": "h2d_s", "compute": "compute_median_s", "d2h": "d2h_s"}
+    series = [s for s in _series(c.sets, c.labels) if _moves_data(s)]
+    series = [s for s in series
+              if np.isfinite(s.rows[list(columns.values())].to_numpy(float)).all(axis=1).any()]
+    if not series:
+        c.empty("No GPU backend in these results:\nCPU backends move no data, all their time is compute.")
+        return
+    sizes = sorted({int(v) for s in series for v in s.rows["size"]})
+    width = 0.84 / len(series)
+    for j, s in enumerate(series):
+        r = s.rows[np.isfinite(s.rows[list(columns.values())].to_numpy(float)).all(axis=1)]
+        parts = {p: r[columns[p]].to_numpy(float) for p in phases}
+        total = sum(parts.values())
+        total = np.where(total > 0, total, np.nan)
+        x = np.array([sizes.index(int(v)) for v in r["size"]]) - 0.42 + width * (j + 0.5)
+        bottom = np.zeros(len(r))
+        for p in phases:
+            share = np.nan_to_num(100 * parts[p] / total)
+            c.ax.bar(x, share, width * 0.92, bottom=bottom, color=palette.PHASE_COLORS[p], edgecolor=s.color,
+                     linewidth=c.preset.line_pt * 0.8, hatch=SET_HATCHES[s.set_index % len(SET_HATCHES)] or None,
+                     gid=_gid(c.kind, p, s.label))
+            bottom = bottom + share
+    c.ax.set_ylim(0, 100)
+    c.ax.set_ylabel("share of end-to-end time (%)")
+    c.ax.set_xlabel(_size_unit(c.sets) + "; one bar per GPU backend, outlined in its colour")
+    c.ax.grid(axis="x", visible=False)
+    step = max(1, math.ceil(len(sizes) / 10))
+    c.ax.set_xticks(range(0, len(sizes), step), [power_label(v, 2) if v & (v - 1) == 0 else power_label(v, 10)
+                                                 for v in sizes[::step]])
+    c.ax.set_xlim(-0.6, len(sizes) - 0.4)
+    c.handles = [Patch(facecolor=palette.PHASE_COLORS[p], label=palette.PHASE_LABELS[p]) for p in phases]
+    c.handles += [Patch(facecolor="white", edgecolor=s.color, linewidth=c.preset.line_pt * 0.8,
+                        hatch=SET_HATCHES[s.set_index % len(SET_HATCHES)] or None, label=s.label) for s in series]
+
+
+_DRAW = {"runtime": _runtime, "speedup": _speedup, "transfer": _transfer, "memory": _memory,
+         "first-call": _first_call}
+
+
+# Figures and files ------------------------------------------------------------------------------
+
+def figure(kind: str, sets: Sequence[ResultSet], p: Preset = None, *, stamp: bool = True,
+           baseline_name: str | None = None, labels: Sequence[str] | None = None) -> Figure:
+    """One chart of ``sets`` (several: overlaid, each labelled by what differs) as a matplotlib Figure.
+
+    Call it inside :func:`style` (as :func:`render` and :func:`export` do) for the preset's fonts.
+    """
+    if kind not in _DRAW:
+        raise ValueError(f"unknown chart {kind!r}: use one of {', '.join(KINDS)}")
+    p = p or preset()
+    labels = list(labels) if labels is not None else provenance.labels(sets)
+    b = baseline(sets, baseline_name, labels) if kind == "speedup" else None
+    note = _left_out(sets)
+    text = provenance.stamp(sets, note) if stamp else note
+    fig = Figure(figsize=(p.width_in, p.height_in), dpi=p.dpi, layout="constrained")
+    # The stamp gets a strip of its own below the chart and its legend, so neither covers it.
+    lines = _stamp_lines(text, p)
+    strip = (len(lines) * 1.3 * _stamp_pt(p) + 6) / (p.height_in * 72) if lines else 0.0
+    top, bottom = fig.subfigures(2, 1, height_ratios=[1 - strip, strip]) if lines else (fig, None)
+    ax = top.add_subplot()
+    chart = _Chart(ax, sets, labels, p, b, kind, compare=len(sets) > 1)
+    _DRAW[kind](chart)
+    _legend(top, ax, chart)
+    if bottom is not None:
+        bottom.text(0.01, 0.5, "\n".join(lines), fontsize=_stamp_pt(p), color="#666", ha="left",
+                    va="center", linespacing=1.3, gid="stamp")
+    return fig
+
+
+def _legend(fig, ax: Axes, chart: _Chart) -> None:
+    handles, names = ax.get_legend_handles_labels()
+    extra = chart.handles or []
+    handles, names = handles + extra, names + [h.get_label() for h in extra]
+    if not handles:
+        return
+    if chart.preset.legend == "right":
+        fig.legend(handles, names, loc="outside right upper")
+    else:
+        fig.legend(handles, names, loc="outside lower center", ncols=2)
+
+
+def _stamp_pt(p: Preset) -> float:
+    return max(5.0, 0.62 * p.font_pt)     # under 5 pt nobody reads it in print
+
+
+def _stamp_lines(text: str, p: Preset) -> list[str]:
+    """The stamp wrapped to the figure's width (DejaVu Sans averages about 0.55 em a character)."""
+    chars = max(20, int(p.width_in * 72 * 0.97 / (0.55 * _stamp_pt(p))))
+    return textwrap.wrap(text, chars) if text else []
+
+
+def style(p: Preset):
+    """The preset's matplotlib settings, for the time a figure is made and saved."""
+    return matplotlib.rc_context(_rc(p))
+
+
+def render(kind: str, sets: Sequence[ResultSet], fmt: str = "png", p: Preset | None = None, **options) -> bytes:
+    """One chart as PNG, SVG or PDF bytes (the report embeds these; the window may show them)."""
+    p = p or preset()
+    fmt = fmt.lstrip(".").lower()
+    if f".{fmt}" not in FORMATS:
+        raise ValueError(f"cannot render {fmt!r}: use png, svg or pdf")
+    import io
+    with style(p):
+        fig = figure(kind, sets, p, **options)
+        buf = io.BytesIO()
+        fig.savefig(buf, format=fmt, dpi=p.dpi, metadata=_metadata(fmt))
+    return buf.getvalue()
+
+
+def _metadata(fmt: str) -> dict:
+    """No creation date in vector files: the same chart gives the same bytes (its date is in the stamp)."""
+    return {"Date": None} if fmt == "svg" else {"CreationDate": None} if fmt == "pdf" else {}
+
+
+def export(sets: Sequence[ResultSet], path: str | Path, kind: str = "all", p: Preset | None = None,
+           **options) -> list[Path]:
+    """Write one chart, or all of them, to ``path`` (PNG, SVG or PDF by its suffix); the files written."""
+    p = p or preset()
+    paths = output_paths(path, kind)
+    kinds = KINDS if kind == "all" else (kind,)
+    with style(p):
+        if len(kinds) > 1 and paths[0].suffix.lower() == ".pdf":
+            with PdfPages(paths[0], metadata=_metadata("pdf")) as pdf:
+                for k in kinds:
+                    pdf.savefig(figure(k, sets, p, **options))
+        else:
+            for k, out in zip(kinds, paths):
+                fmt = out.suffix.lower().lstrip(".")
+                figure(k, sets, p, **options).savefig(out, format=fmt, dpi=p.dpi, metadata=_metadata(fmt))
+    return paths

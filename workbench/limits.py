@@ -1,0 +1,239 @@
+"""What the hardware can do, and the check that no measured point claims more.
+
+A point's bandwidth (the workload's bytes over its time) and arithmetic rate
+(its FLOPs over its time) are compared with the limits of the device it ran
+on. A figure more than ``MARGIN`` beyond a limit is not a result but a bug in
+the measurement (a timer that bracketed nothing, work on another stream), and
+the point's status becomes ``implausible``.
+
+Bandwidth: the best of back-to-back copies (and, on the CPU, sums) measured
+once per process and device, on a ladder of sizes. Caches make small working
+sets faster than the memory itself, so the ceiling for a point that moves B
+bytes is the best bandwidth of any ladder rung of at least B/2 bytes: the
+rung at or just below B is included, the cache-resident rungs far below it
+are not. A point beyond its ceiling gets a second opinion before it is
+condemned: the rungs around its size are measured again, thoroughly (on the
+CPU with a parallel JIT copy too), so a busy moment during the first
+measurement cannot make an honest point implausible.
+
+Arithmetic: the peak FLOP/s from the device's properties (SM count, clock and
+compute capability for a GPU; cores, clock and vector width for the CPU),
+counted generously (tensor cores where cuBLAS uses them for float64, a turbo
+margin on the CPU): a ceiling, not a prediction.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import os
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+#: How far beyond a limit a figure may go before it is called implausible.
+MARGIN = 1.10
+#: log2 of the bytes counted per ladder rung: up to 64 MiB on the CPU, 1 GiB on a GPU (past
+#: their caches), from sizes where the cost of a call dominates.
+LADDER = {"cpu": range(14, 27), "gpu": range(16, 31)}
+CPU_TURBO = 1.3          # clocks the OS reports are often base clocks: allow for turbo
+
+
+@dataclass
+class DeviceLimits:
+    device: str                              # as the result rows name it
+    device_id: str                           # the very device (model and bus id, or CPU and threads)
+    kind: str                                # "cpu" or "gpu"
+    bandwidth: dict[int, float] = field(default_factory=dict)   # bytes counted -> best bytes/s
+    peak_flops: dict[str, float] = field(default_factory=dict)  # dtype -> FLOP/s
+    flops_basis: str = ""                    # how the peak was counted, for the record
+
+    def bandwidth_limit(self, nbytes: float) -> float:
+        """The ceiling in bytes/s for a point that moves ``nbytes``."""
+        if not self.bandwidth:
+            return math.inf
+        rungs = [bw for size, bw in self.bandwidth.items() if size >= nbytes / 2]
+        return max(rungs) if rungs else self.bandwidth[max(self.bandwidth)]
+
+    def flops_limit(self, dtype: str) -> float:
+        return self.peak_flops.get(dtype, math.inf)
+
+    @property
+    def copy_bytes_per_s(self) -> float:
+        """The memory's own bandwidth: the largest rung, past every cache."""
+        return self.bandwidth[max(self.bandwidth)] if self.bandwidth else math.nan
+
+    def record(self) -> dict[str, Any]:
+        """Plain data for the environment record and the exports."""
+        return {"device": self.device, "device_id": self.device_id,
+                "copy_gbps": round(self.copy_bytes_per_s / 1e9, 1),
+                "bandwidth_gbps_by_bytes": {str(k): round(v / 1e9, 1) for k, v in sorted(self.bandwidth.items())},
+                "peak_gflops": {k: round(v / 1e9, 1) for k, v in self.peak_flops.items()},
+                "peak_basis": self.flops_basis, "margin": MARGIN}
+
+
+_CACHE: dict[str, DeviceLimits] = {}
+_LOCK = threading.Lock()
+
+
+def limits_for(session: Any) -> DeviceLimits:
+    """The limits of the session's device, measured on first use in this process."""
+    with _LOCK:
+        found = _CACHE.get(session.device_id)
+        if found is None:
+            found = _CACHE[session.device_id] = measure(session)
+        return found
+
+
+def remember(limits: DeviceLimits) -> None:
+    """Put limits in the cache as if measured (tests use it for a device of known limits)."""
+    with _LOCK:
+        _CACHE[limits.device_id] = limits
+
+
+def forget() -> None:
+    with _LOCK:
+        _CACHE.clear()
+
+
+def recorded() -> list[dict[str, Any]]:
+    """Every device's limits measured so far in this process."""
+    with _LOCK:
+        return [lim.record() for lim in _CACHE.values()]
+
+
+def measure(session: Any) -> DeviceLimits:
+    kind = session.device_kind
+    limits = DeviceLimits(session.device, session.device_id, kind)
+    for k in LADDER[kind]:
+        try:
+            _measure_rung(session, limits, 2 ** k, thorough=False)
+        except Exception as exc:  # noqa: BLE001 - out of memory on a busy device: the ladder stops here
+            log.info("bandwidth ladder stops at %d bytes: %s", 2 ** k, exc)
+            break
+    limits.peak_flops, limits.flops_basis = peak_flops(kind)
+    log.info("limits of %s: copy %.0f GB/s, peak %s", session.device, limits.copy_bytes_per_s / 1e9,
+             {k: f"{v / 1e12:.1f} TFLOP/s" for k, v in limits.peak_flops.items()})
+    return limits
+
+
+def _measure_rung(session: Any, limits: DeviceLimits, nbytes: int, thorough: bool) -> None:
+    best = max(nbytes / session.copy_seconds(nbytes, read_only=ro, thorough=thorough) for ro in (False, True))
+    limits.bandwidth[nbytes] = max(best, limits.bandwidth.get(nbytes, 0.0))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    gbps_limit: float
+    gflops_limit: float
+    problem: str = ""       # '' when the point is plausible
+
+
+def check(session: Any, bytes_moved: float, flops: float, seconds: float, dtype: str) -> Verdict:
+    """Compare a point's figures with its device's limits (a second opinion before condemning)."""
+    limits = limits_for(session)
+    if not (seconds > 0 and math.isfinite(seconds)):
+        return Verdict(math.nan, math.nan)
+    problem = _problem(limits, bytes_moved, flops, seconds, dtype)
+    if problem and bytes_moved / seconds > MARGIN * limits.bandwidth_limit(bytes_moved):
+        _second_opinion(session, limits, bytes_moved)
+        problem = _problem(limits, bytes_moved, flops, seconds, dtype)
+    return Verdict(limits.bandwidth_limit(bytes_moved) / 1e9, limits.flops_limit(dtype) / 1e9, problem)
+
+
+def _second_opinion(session: Any, limits: DeviceLimits, bytes_moved: float) -> None:
+    with _LOCK:
+        for nbytes in sorted(limits.bandwidth):
+            if bytes_moved / 2 <= nbytes <= 2 * bytes_moved or nbytes == max(limits.bandwidth):
+                try:
+                    _measure_rung(session, limits, nbytes, thorough=True)
+                except Exception as exc:  # noqa: BLE001
+                    log.info("second bandwidth opinion at %d bytes failed: %s", nbytes, exc)
+
+
+def _problem(limits: DeviceLimits, bytes_moved: float, flops: float, seconds: float, dtype: str) -> str:
+    problems = []
+    bw, bw_limit = bytes_moved / seconds, limits.bandwidth_limit(bytes_moved)
+    if bytes_moved > 0 and bw > MARGIN * bw_limit:
+        problems.append(f"{bw / 1e9:,.0f} GB/s is {bw / bw_limit:,.1f}x the {bw_limit / 1e9:,.0f} GB/s "
+                        f"that {limits.device} copies at this size")
+    rate, rate_limit = flops / seconds, limits.flops_limit(dtype)
+    if flops > 0 and rate > MARGIN * rate_limit:
+        problems.append(f"{rate / 1e9:,.0f} GFLOP/s is {rate / rate_limit:,.1f}x the {dtype} peak of "
+                        f"{rate_limit / 1e9:,.0f} GFLOP/s of {limits.device}")
+    if not problems:
+        return ""
+    return "beyond the hardware: " + "; ".join(problems) + " (the timing cannot be true)"
+
+
+# Peak arithmetic -----------------------------------------------------------------------------------
+
+# FLOP per clock per SM: (float32 on CUDA cores, float64 with tensor cores where cuBLAS uses them).
+_GPU_RATES = {
+    (6, 0): (128, 64), (7, 0): (128, 64), (8, 0): (128, 128),
+    (9, 0): (256, 256), (10, 0): (256, 256),
+}
+_TF32_RATE = {8: 1024, 9: 2048, 10: 2048}   # float32 matmul through TF32 tensor cores, if enabled
+
+
+def _gpu_rates(cc: tuple[int, int]) -> tuple[float, float, str]:
+    if cc in _GPU_RATES:
+        f32, f64 = _GPU_RATES[cc]
+        basis = f"compute capability {cc[0]}.{cc[1]}"
+    elif cc[0] in (6, 7, 8, 10, 11, 12):
+        f32 = 128 if cc == (7, 5) else 256      # 64 FP32 lanes per SM on Turing, 128 elsewhere
+        f64 = f32 / 16                          # consumer parts run float64 at 1/32 or 1/64: generous
+        basis = f"compute capability {cc[0]}.{cc[1]} (consumer rates)"
+    else:
+        f32 = f64 = 512.0                       # an unknown part: twice anything known
+        basis = f"compute capability {cc[0]}.{cc[1]} unknown: a generous ceiling"
+    if os.environ.get("CUPY_TF32", "0") == "1":
+        f32 = max(f32, _TF32_RATE.get(cc[0], 4096))
+        basis += ", TF32 enabled"
+    return float(f32), float(f64), basis
+
+
+def _cpu_rates() -> tuple[float, float, str]:
+    flags = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith(("flags", "Features")):
+                    flags = line
+                    break
+    except OSError:
+        pass
+    words = set(flags.split())
+    if "avx512f" in words:
+        return 64.0, 32.0, "AVX-512, 2 FMA units"
+    if "avx2" in words and "fma" in words:
+        return 32.0, 16.0, "AVX2, 2 FMA units"
+    return 64.0, 32.0, "vector width unknown: AVX-512 rates assumed"
+
+
+def _cpu_clock_hz() -> float:
+    mhz = 0.0
+    try:
+        import psutil
+        freq = psutil.cpu_freq()
+        mhz = max(freq.max, freq.current) if freq else 0.0
+    except Exception:  # noqa: BLE001 - not every platform reports a clock
+        pass
+    return (mhz or 5000.0) * 1e6
+
+
+def peak_flops(kind: str) -> tuple[dict[str, float], str]:
+    if kind == "gpu":
+        from workbench.gpu import driver
+        p = driver.properties(0)
+        if p is None or not p.sm_count or not p.clock_khz:
+            return {}, "the driver gave no SM count or clock: no arithmetic ceiling"
+        f32, f64, basis = _gpu_rates(p.compute_capability)
+        clock = p.clock_khz * 1e3
+        return ({"float32": f32 * p.sm_count * clock, "float64": f64 * p.sm_count * clock},
+                f"{p.sm_count} SMs at {clock / 1e9:.2f} GHz, {basis}")
+    f32, f64, basis = _cpu_rates()
+    cores, clock = os.cpu_count() or 1, _cpu_clock_hz() * CPU_TURBO
+    return ({"float32": f32 * cores * clock, "float64": f64 * cores * clock},
+            f"{cores} threads at up to {clock / 1e9:.2f} GHz, {basis}")

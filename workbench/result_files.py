@@ -1,0 +1,330 @@
+"""Result files: what is written, and everything that may be handed back to be read.
+
+Written (schema 2):
+
+- ``NAME.csv``: one header line and one row per point, nothing else, so that
+  ``pandas.read_csv`` and any spreadsheet open it as it is;
+- ``NAME.meta.json`` beside it (the sidecar): format name, schema, when (UTC) and on which
+  host it was written, the environment record, the sweep's settings, the CSV's file name;
+- ``NAME.json``: the same header with the rows, one object per point.
+
+Read by :func:`open_results`: all of the above (a sidecar opens the CSV it names), a CSV
+without its sidecar, and the files of schema 1 (a CSV with the environment as ``# key: json``
+lines on top; JSON ``{"environment", "results"}``). Everything else (a newer schema, a
+truncated file, a file that is not ours, values of the wrong type) raises
+:class:`ResultsFileError`, whose message is one line that names the file and the reason.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import logging
+import math
+import os
+import socket
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Mapping
+
+import pandas as pd
+
+from workbench.results import COLUMNS, to_frame
+
+log = logging.getLogger(__name__)
+
+FORMAT = "gpu-workbench-results"
+SCHEMA = 2
+SIDECAR_SUFFIX = ".meta.json"
+#: Column kinds; every column of ``COLUMNS`` not named here holds a float, so new measured
+#: columns need no change here.
+TEXT_COLUMNS = frozenset({"workload", "backend", "device", "dtype", "variant", "host_memory", "status", "message",
+                          "stages"})
+INTEGER_COLUMNS = frozenset({"size", "repeats"})
+BOOL_COLUMNS = frozenset({"verified"})
+#: Without these a table is not a result table; any other column may be missing (a file
+#: from before that column existed) and is filled with NaN, "", 0 or False.
+REQUIRED_COLUMNS = ("workload", "backend", "size", "dtype", "status")
+_DEFAULTS = {"repeats": 0, "verified": False}
+_INT64_MAX = 2 ** 63 - 1
+_TRUE, _FALSE = frozenset({"true", "1"}), frozenset({"false", "0", ""})
+
+
+class ResultsFileError(ValueError):
+    """A results file that cannot be read; ``str()`` is one line naming the file and why."""
+
+    def __init__(self, path: str | Path, reason: str) -> None:
+        self.path, self.reason = str(path), reason
+        super().__init__(f"cannot open {path}: {reason}")
+
+
+@dataclass(eq=False)
+class ResultSet:
+    """One result table and what it was measured on: a file read back, or a live sweep."""
+
+    frame: pd.DataFrame
+    environment: dict[str, Any] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
+    written: str = ""     # ISO 8601, UTC; "" where the file does not say (schema 1)
+    host: str = ""        # host name; "" where the file does not say
+    source: str = ""      # the file it was read from; "" for a live sweep
+    schema: int = SCHEMA
+
+
+def live(frame: pd.DataFrame, environment: Mapping[str, Any], settings: Mapping[str, Any] | None = None) -> ResultSet:
+    """A result set for rows measured here and now (the window's, or the command line's sweep)."""
+    return ResultSet(frame, dict(environment), dict(settings or {}), _now(), socket.gethostname())
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+# Writing ---------------------------------------------------------------------------------------
+
+def sidecar_path(csv_path: str | Path) -> Path:
+    """``results.csv`` -> ``results.meta.json``: beside the CSV, never the name of a JSON result file."""
+    csv_path = Path(csv_path)
+    return csv_path.with_name(csv_path.stem + SIDECAR_SUFFIX)
+
+
+def save(frame: pd.DataFrame, path: str | Path, environment: Mapping[str, Any],
+         settings: Mapping[str, Any] | None = None) -> Path:
+    """Write ``frame`` as CSV (with its sidecar) or JSON, chosen by the file name's suffix."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in (".csv", ".json"):
+        raise ValueError(f"cannot write {path.name}: the file name must end in .csv or .json")
+    header = {"format": FORMAT, "schema": SCHEMA, "written": _now(), "host": socket.gethostname(),
+              "environment": _plain(dict(environment)), "settings": _plain(dict(settings or {})),
+              "columns": list(frame.columns)}
+    if suffix == ".json":
+        rows = [{k: _plain(v) for k, v in r.items()} for r in frame.to_dict("records")]
+        _write_atomic(path, json.dumps({**header, "rows": rows}, indent=1, allow_nan=False))
+    else:
+        # The sidecar first: a reader that finds the CSV finds its environment too.
+        _write_atomic(sidecar_path(path), json.dumps({**header, "data": path.name}, indent=1, allow_nan=False))
+        _write_atomic(path, frame.to_csv(index=False, lineterminator="\n"))
+    return path
+
+
+def _plain(value: Any) -> Any:
+    """Strict JSON: NaN becomes null and an infinity the string "inf", which the reader parses back.
+
+    ``max_rel_error`` is infinite when a result holds NaN: that must survive a round trip.
+    """
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):   # NumPy scalars
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    return value
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """Write-and-rename: a reader never sees half a file, and a failed write leaves the old one."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+# Reading ---------------------------------------------------------------------------------------
+
+def open_results(path: str | Path) -> ResultSet:
+    """Read any results file we wrote, now or in schema 1; :class:`ResultsFileError` otherwise."""
+    path = Path(path)
+    text = _read_text(path)
+    if text.lstrip().startswith("{"):
+        data = _parse_json(path, text)
+        schema, header = _header(path, data)
+        if "data" in data and "rows" not in data:      # a sidecar: open the CSV it describes
+            if not isinstance(data["data"], str) or not data["data"]:
+                raise ResultsFileError(path, "the sidecar does not name its CSV file")
+            return _from_csv(path.with_name(Path(data["data"]).name), (schema, header))
+        rows = data.get("rows" if schema >= 2 else "results")
+        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+            raise ResultsFileError(path, "not a GPU Workbench results file (no list of rows)")
+        return ResultSet(_table(path, pd.DataFrame.from_records(rows) if rows else pd.DataFrame()),
+                         source=str(path), schema=schema, **header)
+    sidecar = sidecar_path(path)
+    return _from_csv(path, _header(sidecar, _parse_json(sidecar, _read_text(sidecar))) if sidecar.is_file() else None)
+
+
+def _read_text(path: Path) -> str:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ResultsFileError(path, "no such file") from None
+    except IsADirectoryError:
+        raise ResultsFileError(path, "is a directory, not a results file") from None
+    except OSError as exc:
+        raise ResultsFileError(path, exc.strerror or str(exc)) from None
+    if not raw.strip():
+        raise ResultsFileError(path, "the file is empty")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = "\0"
+    if "\0" in text:
+        raise ResultsFileError(path, "not a GPU Workbench results file (binary data, not text)")
+    return text
+
+
+def _parse_json(path: Path, text: str) -> dict:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        if exc.pos >= len(text.rstrip()):
+            raise ResultsFileError(path, "the JSON is truncated (it ends before its last bracket)") from None
+        raise ResultsFileError(path, f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:
+        raise ResultsFileError(path, "not a GPU Workbench results file (nested too deeply)") from None
+    if not isinstance(data, dict):
+        raise ResultsFileError(path, "not a GPU Workbench results file (a JSON object was expected)")
+    return data
+
+
+def _header(path: Path, data: dict) -> tuple[int, dict[str, Any]]:
+    """The schema and the ResultSet fields a JSON file (results or sidecar) carries besides the rows."""
+    if data.get("format") == FORMAT:
+        schema = data.get("schema")
+        if not isinstance(schema, int) or isinstance(schema, bool) or schema < 2:
+            raise ResultsFileError(path, f"the results schema is unreadable ({schema!r})")
+        if schema > SCHEMA:
+            raise ResultsFileError(path, f"written by a newer GPU Workbench (results schema {schema}; "
+                                         f"this version reads up to {SCHEMA}): update to open it")
+    elif "environment" in data and "results" in data:
+        schema = 1
+    else:
+        raise ResultsFileError(path, "not a GPU Workbench results file (no format marker)")
+    header = {"environment": data.get("environment", {}), "settings": data.get("settings", {}),
+              "written": data.get("written", ""), "host": data.get("host", "")}
+    for key, kind in (("environment", dict), ("settings", dict), ("written", str), ("host", str)):
+        if not isinstance(header[key], kind):
+            raise ResultsFileError(path, f"its {key} is a {type(header[key]).__name__}, not a {kind.__name__}")
+    return schema, header
+
+
+def _from_csv(path: Path, meta: tuple[int, dict[str, Any]] | None) -> ResultSet:
+    """A CSV of ours: plain (with ``meta`` from its sidecar), or of schema 1 with ``#`` lines on top."""
+    text = _read_text(path)
+    comments, body = _split_comments(text)
+    if meta is not None:
+        schema, header = meta
+    else:
+        schema, header = (1 if comments else SCHEMA), {"environment": _legacy_environment(comments)}
+    try:
+        records = list(csv.reader(io.StringIO(body), strict=True))
+    except csv.Error as exc:
+        reason = "the CSV is truncated (inside a quoted field)" if "unexpected end" in str(exc) \
+            else f"not a GPU Workbench results file (bad CSV: {exc})"
+        raise ResultsFileError(path, reason) from None
+    if not records:
+        raise ResultsFileError(path, "not a GPU Workbench results file (no header line)")
+    names, rows = records[0], [r for r in records[1:] if r]
+    if len(set(names)) != len(names):
+        raise ResultsFileError(path, "not a GPU Workbench results file (a column name appears twice)")
+    for number, row in enumerate(rows, start=2):
+        if len(row) != len(names):
+            where = "its last row" if number == len(rows) + 1 else f"row {number}"
+            what = "is truncated" if number == len(rows) + 1 and len(row) < len(names) else "is malformed"
+            raise ResultsFileError(path, f"the CSV {what}: {where} has {len(row)} fields, the header {len(names)}")
+    frame = pd.DataFrame(rows, columns=names, dtype=object) if rows else pd.DataFrame(columns=names)
+    return ResultSet(_table(path, frame), source=str(path), schema=schema, **header)
+
+
+def _split_comments(text: str) -> tuple[list[str], str]:
+    lines = text.splitlines(keepends=True)
+    n = 0
+    while n < len(lines) and lines[n].startswith("#"):
+        n += 1
+    return [line.rstrip("\r\n") for line in lines[:n]], "".join(lines[n:])
+
+
+def _legacy_environment(comments: list[str]) -> dict[str, Any]:
+    """Schema 1 CSVs carried the environment as ``# key: json`` lines."""
+    env: dict[str, Any] = {}
+    for line in comments:
+        key, sep, value = line.lstrip("#").strip().partition(": ")
+        if not sep:
+            continue
+        try:
+            env[key] = json.loads(value)
+        except (json.JSONDecodeError, RecursionError):
+            env[key] = value
+    return env
+
+
+def _table(path: Path, frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows as a result table: every column of ``COLUMNS``, typed, each value checked."""
+    missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
+    if missing:
+        raise ResultsFileError(path, f"not a GPU Workbench results file (no column {', '.join(missing)})")
+    extra = [c for c in frame.columns if c not in COLUMNS]
+    if extra:
+        log.info("%s: ignoring columns this version does not know: %s", path, ", ".join(map(str, extra)))
+    columns = {}
+    for name in COLUMNS:
+        values = frame[name].tolist() if name in frame.columns else [None] * len(frame)
+        columns[name] = [_value(path, name, v, row) for row, v in enumerate(values, start=1)]
+    rows = pd.DataFrame(columns, columns=list(COLUMNS)).to_dict("records")
+    for row, status in enumerate(columns["status"], start=1):
+        if not status:
+            raise ResultsFileError(path, f"row {row} has no status")
+    return to_frame(rows)
+
+
+def _value(path: Path, column: str, value: Any, row: int) -> Any:
+    """One cell, of the column's kind: text, a whole number, true/false or a float (NaN if empty)."""
+    def wrong(expected: str) -> ResultsFileError:
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+        return ResultsFileError(path, f"column {column}, row {row}: {shown} is not {expected}")
+
+    empty = value is None or (isinstance(value, float) and math.isnan(value)) or value == ""
+    if column in TEXT_COLUMNS:
+        if empty:
+            return ""
+        if not isinstance(value, str):
+            raise wrong("text")
+        return value
+    if column in BOOL_COLUMNS:
+        if empty:
+            return _DEFAULTS.get(column, False)
+        if isinstance(value, bool):
+            return value
+        text = str(value).strip().lower()
+        if text in _TRUE or text in _FALSE:
+            return text in _TRUE
+        raise wrong("true or false")
+    if isinstance(value, bool):
+        raise wrong("a number")
+    if empty:
+        if column in INTEGER_COLUMNS:
+            if column in _DEFAULTS:
+                return _DEFAULTS[column]
+            raise wrong("a whole number")
+        return math.nan
+    if column in INTEGER_COLUMNS:
+        try:
+            number = int(value) if isinstance(value, int) else float(str(value).strip())
+        except ValueError:
+            raise wrong("a whole number") from None
+        low = 1 if column == "size" else 0
+        if isinstance(number, float):
+            if not (math.isfinite(number) and number.is_integer()):
+                raise wrong("a whole number")
+            number = int(number)
+        if not low <= number <= _INT64_MAX:
+            raise wrong(f"a whole number from {low} to 2^63-1")
+        return number
+    try:
+        return float(value) if isinstance(value, (int, float)) else float(str(value).strip())
+    except (ValueError, OverflowError):
+        raise wrong("a number") from None
