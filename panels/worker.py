@@ -29,34 +29,34 @@ class SweepWorker(QObject):
 
     def __init__(self) -> None:
         super().__init__()
-        from workbench.remote import EngineProcess
-        self.engine = EngineProcess()      # the child process starts on the first request
+        from workbench.supervisor import Supervisor
+        self.engine = Supervisor()         # the engine process starts on the first request
 
     def request_stop(self) -> None:
-        """Called from the GUI thread: sets a multiprocessing.Event the engine reads between repeats."""
+        """Called from the GUI thread: never blocks (a flag in shared memory, then the supervisor
+        ends an engine that does not answer in time)."""
         self.engine.stop()
 
     @Slot(object)
     def run(self, spec) -> None:
-        from workbench import engine
+        from workbench import protocol
         cancelled, t0 = False, time.perf_counter()
+        handlers = {
+            protocol.SweepStarted: lambda m: self.sweepStarted.emit(m.total),
+            protocol.PointStarted: self.pointStarted.emit,
+            protocol.PointFinished: lambda m: self.pointFinished.emit(m.row),
+            protocol.SweepError: lambda m: self.failed.emit(m.message),
+            protocol.EngineDied: lambda m: self.failed.emit(m.message),
+            protocol.EngineFailed: self._engine_failed,
+            protocol.LogLine: self._log,
+            protocol.Environment: lambda m: self.environmentUpdated.emit(m.record),
+        }
         try:
-            for reply in self.engine.request("run", spec):
-                if reply[0] == "event":
-                    event = reply[1]
-                    if isinstance(event, engine.SweepStarted):
-                        self.sweepStarted.emit(event.total)
-                    elif isinstance(event, engine.PointStarted):
-                        self.pointStarted.emit(event)
-                    elif isinstance(event, engine.PointFinished):
-                        self.pointFinished.emit(event.row)
-                    elif isinstance(event, engine.SweepError):
-                        self.failed.emit(event.message)
-                    elif isinstance(event, engine.SweepFinished):
-                        cancelled = event.cancelled
-                else:
-                    self._other(reply)
-        except Exception as exc:  # noqa: BLE001 - a dead child is reported, the window goes on
+            for message in self.engine.run(spec):
+                if isinstance(message, protocol.SweepFinished):
+                    cancelled = message.cancelled
+                protocol.dispatch(handlers, message)
+        except Exception as exc:  # noqa: BLE001 - reported, the window goes on
             log.error("%s", exc)
             self.failed.emit(str(exc))
         finally:
@@ -65,26 +65,27 @@ class SweepWorker(QObject):
     @Slot()
     def probe(self) -> None:
         """Deep availability probes and the environment record, read by the engine process."""
+        from workbench import protocol
+        handlers = {
+            protocol.ProbeResults: lambda m: self.backendsProbed.emit(m.availability),
+            protocol.Environment: lambda m: self.environmentReady.emit(m.record),
+            protocol.EngineDied: lambda m: self.failed.emit(m.message),
+            protocol.EngineFailed: self._engine_failed,
+            protocol.LogLine: self._log,
+        }
         try:
-            for reply in self.engine.request("probe"):
-                if reply[0] == "probed":
-                    self.backendsProbed.emit(reply[1])
-                elif reply[0] == "environment":
-                    self.environmentReady.emit(reply[1])
-                else:
-                    self._other(reply)
+            for message in self.engine.probe():
+                protocol.dispatch(handlers, message)
         except Exception as exc:  # noqa: BLE001
             log.error("%s", exc)
             self.failed.emit(str(exc))
 
-    def _other(self, reply) -> None:
-        if reply[0] == "environment":
-            self.environmentUpdated.emit(reply[1])
-        elif reply[0] == "log":
-            logging.getLogger("engine").log(logging.getLevelName(reply[1]), reply[2])
-        elif reply[0] == "failed":
-            log.error("%s\n%s", reply[1], reply[2])
-            self.failed.emit(reply[1])
+    def _log(self, message) -> None:
+        logging.getLogger("engine").log(logging.getLevelName(message.level), message.text)
+
+    def _engine_failed(self, message) -> None:
+        log.error("%s\n%s", message.message, message.traceback)
+        self.failed.emit(message.message)
 
 
 class SweepController(QObject):
@@ -119,6 +120,7 @@ class SweepController(QObject):
 
     def start(self, spec) -> None:
         self.running = True
+        self.worker.engine.arm()             # a Stop from now on counts, even before the worker runs
         self.runRequested.emit(spec)
 
     def probe(self) -> None:
@@ -127,10 +129,9 @@ class SweepController(QObject):
     def stop(self) -> None:
         self.worker.request_stop()
 
-    def shutdown(self, timeout_ms: int = 30_000) -> bool:
-        """Stop the sweep, end the thread, then the engine process; True when both ended."""
-        self.stop()
+    def shutdown(self, timeout_ms: int = 10_000) -> bool:
+        """End the engine process first (bounded, whatever it is doing: the worker's loop then ends
+        within its poll interval), then the thread; True when both ended."""
+        self.worker.engine.close()
         self.thread.quit()
-        ended = self.thread.wait(timeout_ms)
-        self.worker.engine.close()           # the thread is gone: nothing else uses the pipe now
-        return ended
+        return self.thread.wait(timeout_ms)

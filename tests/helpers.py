@@ -46,6 +46,16 @@ class FakeStreams:
         cls.local.stream = name
 
 
+class FakeClock:
+    """The synthetic time of the fake devices: it advances only by the work they are given."""
+
+    t = 0.0
+
+    @classmethod
+    def now(cls) -> float:
+        return cls.t
+
+
 class FakeGpuSession:
     """A session of the fake library: its own stream, a synthetic clock, asynchronous downloads.
 
@@ -88,6 +98,7 @@ class FakeGpuSession:
         library call runs)."""
         self.log.append((what, FakeStreams.current()))
         self.clock += seconds
+        FakeClock.t += seconds
 
     def synchronize(self) -> None:
         for land in self.pending:
@@ -98,14 +109,22 @@ class FakeGpuSession:
     def device_memory(self):
         yield lambda: float("nan")
 
-    def copy_seconds(self, nbytes, read_only=False, thorough=False):
-        return nbytes / 1e12          # a device that copies at 1 TB/s
+    def stream_seconds(self, nbytes, pattern="copy", thorough=False):
+        return nbytes / 1e12          # a device that moves 1 TB/s in every pattern
 
     def release(self) -> None:
         self.synchronize()
 
     def close(self) -> None:
         self.release()
+
+
+class FakeCpuSession(FakeGpuSession):
+    """The fake device's host: a CPU session on the synthetic clock."""
+
+    device_kind = "cpu"
+    device = "CPU: Fake"
+    device_id = "fake-cpu"
 
 
 def fake_gpu_workload(name: str = "fake_gpu") -> Workload:
@@ -131,8 +150,11 @@ def fake_gpu_workload(name: str = "fake_gpu") -> Workload:
 
 def fake_backends() -> dict:
     from workbench.backends import Backend
-    return {name: Backend(name, name, "gpu", "numpy", ("numpy",), "helpers:FakeGpuSession", "a fake GPU")
-            for name in ("fake-a", "fake-b")}
+    out = {name: Backend(name, name, "gpu", "numpy", ("numpy",), "helpers:FakeGpuSession", "a fake GPU")
+           for name in ("fake-a", "fake-b")}
+    out["fake-cpu"] = Backend("fake-cpu", "fake-cpu", "cpu", "numpy", ("numpy",), "helpers:FakeCpuSession",
+                              "a fake CPU")
+    return out
 
 
 def result_set(dtype: str = "float32", scale: float = 1.0, libraries: dict | None = None, source: str = "",

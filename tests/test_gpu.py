@@ -256,18 +256,16 @@ def test_every_gpu_backend_in_one_sweep_measures_as_alone(workload):
 
 
 def test_sweeps_in_the_long_lived_engine_process_measure_as_alone():
-    """The window's path: one engine process, sweep after sweep, mixed and alone."""
-    from workbench.remote import EngineProcess
+    """The window's path: one supervised engine process, sweep after sweep, mixed and alone."""
+    from workbench import protocol
+    from workbench.supervisor import Supervisor
     backends = usable_gpu_backends("source_terms")
-    engine = EngineProcess()
-
-    def remote_rows(spec):
-        return [reply[1].row for reply in engine.request("run", spec)
-                if reply[0] == "event" and isinstance(reply[1], PointFinished)]
+    engine = Supervisor()
     try:
-        got = alternating_rounds("source_terms", backends, remote_rows)
+        got = alternating_rounds("source_terms", backends, lambda spec: protocol.rows(engine.run(spec)))
         for order in ("forward", "reversed"):
             assert_same_as_alone(got[order], got["alone"])
+        assert engine.restarts == 0
     finally:
         engine.close()
 

@@ -93,7 +93,7 @@ class _SlowFirstOpinion(FakeGpuSession):
 
     device_id = "second-opinion"
 
-    def copy_seconds(self, nbytes, read_only=False, thorough=False):
+    def stream_seconds(self, nbytes, pattern="copy", thorough=False):
         return nbytes / (2e12 if thorough else 1e12)
 
 
@@ -125,10 +125,10 @@ def test_limits_go_into_the_environment_record_and_the_exports(fake_gpu, tmp_pat
 def test_the_cpu_ladder_is_measured_once_per_device(registry, monkeypatch):
     limits.forget()
     calls = []
-    real = helpers.FakeGpuSession.copy_seconds
-    monkeypatch.setattr(FakeGpuSession, "copy_seconds",
+    real = helpers.FakeGpuSession.stream_seconds
+    monkeypatch.setattr(FakeGpuSession, "stream_seconds",
                         lambda self, *a, **k: calls.append(a) or real(self, *a, **k))
     s1, s2 = FakeGpuSession(), FakeGpuSession()
     assert limits.limits_for(s1) is limits.limits_for(s2)    # the same device: measured once
-    assert len(calls) == 2 * len(limits.LADDER["gpu"])        # a copy and a read per rung
+    assert len(calls) == len(limits.PATTERNS) * len(limits.LADDER["gpu"])   # every pattern per rung
     limits.forget()

@@ -99,6 +99,11 @@ def get_backend(name: str) -> Backend:
         raise KeyError(f"unknown backend {name!r}; valid: {', '.join(BACKENDS)}") from None
 
 
+def is_gpu(name: str) -> bool:
+    """Whether backend ``name`` runs on a GPU (and so moves data over PCIe): asked in this one place."""
+    return get_backend(name).device == "gpu"
+
+
 def _version(backend: Backend) -> str:
     for dist in backend.distributions:
         try:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Sequence
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_INTERRUPTED = 130          # stopped by Ctrl-C, SIGTERM or SIGHUP: what was measured is written
 
 
 class UsageError(Exception):
@@ -44,6 +45,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--budget", type=float, default=None, help="seconds of repeats per point, at least")
     run.add_argument("--out", "-o", help="write the results to FILE.csv (and FILE.meta.json) or FILE.json")
     run.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    run.add_argument("--point-timeout", type=float, default=None, metavar="SECONDS",
+                     help="end a point that runs longer than this (default 300); it becomes an error row")
+    run.add_argument("--in-process", action="store_true",
+                     help="run the engine in this process, unsupervised (for debugging)")
     _chart_options(run, required=False)
     plot = sub.add_parser("plot", help="charts of result files (several: overlaid, to compare)")
     plot.add_argument("results", nargs="+", metavar="RESULTS", help="result files: .csv, .json or .meta.json")
@@ -75,12 +80,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = _parser().parse_args(argv)
         logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                             format="%(levelname)s %(name)s: %(message)s")
-        from workbench.registry import REGISTRY
+        from workbench import plugins
+        from workbench.registry import PluginError
         for plugin in args.plugin:
             try:
-                REGISTRY.load_file(plugin)
-            except (OSError, SyntaxError, ImportError, ValueError) as exc:
-                raise UsageError(f"cannot load workloads from {plugin}: {exc}") from None
+                plugins.load(plugin)
+            except PluginError as exc:
+                raise UsageError(f"--plugin: {exc}") from None
         if args.command == "list":
             return cmd_list()
         if args.command == "info":
@@ -96,9 +102,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(f"gpu-workbench: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:      # before a sweep began: nothing measured, nothing to write
         print("gpu-workbench: interrupted", file=sys.stderr)
-        return EXIT_FAILED
+        return EXIT_INTERRUPTED
 
 
 def cmd_list() -> int:
@@ -171,42 +177,105 @@ def _plan(args: argparse.Namespace):
 def cmd_run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from workbench import engine, results
+    from workbench import protocol, results
     from workbench.environment import record
+    from workbench.supervisor import DEFAULT_POINT_TIMEOUT_S, InProcess, Supervisor
 
     spec = _plan(args)
     chart = _chart_plan(args) if args.chart else None
+    settings = _plain_settings(spec)
+    env = record() if args.out or chart else {}
+    timeout = args.point_timeout if args.point_timeout is not None else DEFAULT_POINT_TIMEOUT_S
+    if not timeout > 0:
+        raise UsageError(f"--point-timeout {args.point_timeout}: must be a positive number of seconds")
+    runner = InProcess() if args.in_process else Supervisor(plugins=tuple(args.plugin), point_timeout_s=timeout)
     rows: list[dict] = []
-    bar = None
-    cancelled = False
-    for event in engine.run_sweep(spec):
-        if isinstance(event, engine.SweepStarted):
-            bar = tqdm(total=event.total, unit="pt", disable=args.quiet, file=sys.stderr, leave=False)
-        elif isinstance(event, engine.PointStarted) and bar is not None:
-            bar.set_description(f"{event.backend} {event.size}" + (f" {event.variant}" if event.variant else ""))
-        elif isinstance(event, engine.PointFinished):
-            rows.append(event.row)
-            if bar is not None:
-                bar.update(1)
-        elif isinstance(event, engine.SweepError):
-            raise UsageError(event.message)
-        elif isinstance(event, engine.SweepFinished):
-            cancelled = event.cancelled
-    if bar is not None:
-        bar.close()
+    state = {"bar": None, "cancelled": False}
+
+    def started(m: protocol.SweepStarted) -> None:
+        state["bar"] = tqdm(total=m.total, unit="pt", disable=args.quiet, file=sys.stderr, leave=False)
+
+    def point_started(m: protocol.PointStarted) -> None:
+        if state["bar"] is not None:
+            state["bar"].set_description(f"{m.backend} {m.size}" + (f" {m.variant}" if m.variant else ""))
+
+    def point_finished(m: protocol.PointFinished) -> None:
+        rows.append(m.row)
+        if args.out:      # a valid file after every point: an interrupted sweep loses nothing measured
+            results.save(results.to_frame(rows), args.out, env, settings)
+        if state["bar"] is not None:
+            state["bar"].update(1)
+
+    def finished(m: protocol.SweepFinished) -> None:
+        state["cancelled"] = m.cancelled
+
+    def error(m: protocol.SweepError) -> None:
+        raise UsageError(m.message)
+
+    def say(m) -> None:
+        text = m.message if hasattr(m, "message") else m.text
+        if isinstance(m, protocol.EngineDied) or getattr(m, "level", "") in ("WARNING", "ERROR", "CRITICAL"):
+            tqdm.write(f"gpu-workbench: {text}", file=sys.stderr)
+
+    handlers = {protocol.SweepStarted: started, protocol.PointStarted: point_started,
+                protocol.PointFinished: point_finished, protocol.SweepFinished: finished,
+                protocol.SweepError: error, protocol.EngineDied: say, protocol.EngineFailed: say,
+                protocol.LogLine: say}
+    with _StopOnSignals(runner) as signals:
+        try:
+            for message in runner.run(spec):
+                protocol.dispatch(handlers, message)
+        finally:
+            runner.close()
+            if state["bar"] is not None:
+                state["bar"].close()
     frame = results.to_frame(rows)
     print(f"{spec.workload}, {spec.dtype}" + (", pinned host memory" if spec.host_memory == "pinned" else ""))
     print(results.summary_table(frame))
-    settings = _plain_settings(spec)
-    env = record() if args.out or chart else {}
     if args.out:
         path = results.save(frame, args.out, env, settings)
         print(f"\nwrote {path}")
-    if chart:
+    if chart and rows:
         from workbench.result_files import live
         _write_charts(args, chart, [live(frame, env, settings)])
-    failed = cancelled or bool((frame["status"] != "ok").any())
+    if signals.received:
+        print(f"gpu-workbench: interrupted by {signals.received}: {len(rows)} point(s) measured"
+              + (f", written to {args.out}" if args.out else ""), file=sys.stderr)
+        return EXIT_INTERRUPTED
+    failed = state["cancelled"] or bool((frame["status"] != "ok").any())
     return EXIT_FAILED if failed else EXIT_OK
+
+
+class _StopOnSignals:
+    """Ctrl-C, SIGTERM and SIGHUP ask the sweep to stop (what was measured is kept and written);
+    a second one ends the engine at once."""
+
+    SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
+
+    def __init__(self, runner) -> None:
+        self.runner = runner
+        self.received = ""
+        self._before: dict = {}
+
+    def _handle(self, signum, frame) -> None:
+        import signal
+        if self.received:
+            self.runner.close()
+        self.received = self.received or signal.Signals(signum).name
+        self.runner.stop()
+
+    def __enter__(self) -> "_StopOnSignals":
+        import signal
+        for name in self.SIGNALS:
+            sig = getattr(signal, name, None)
+            if sig is not None:
+                self._before[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        import signal
+        for sig, handler in self._before.items():
+            signal.signal(sig, handler)
 
 
 def _plain_settings(spec) -> dict:

@@ -1,10 +1,14 @@
 """STREAM-like measurements of the host's memory bandwidth, for the CPU's hardware limits.
 
-Two ways of moving ``nbytes`` are timed, and the faster one counts: NumPy on one
-thread (what a NumPy or pandas point can reach) and, when asked to be
-thorough, a Numba ``prange`` loop on every core (what a Numba point can
-reach). The thorough way costs a JIT compilation, so :mod:`workbench.limits`
-asks for it only to confirm a figure that the quick way says is too fast.
+Three patterns over ``nbytes`` counted (what the workloads count: each input
+read once, each output written once): a copy (half read, half written), a
+read (a sum) and a triad (two thirds read, one third written), because a
+read-heavy kernel legitimately moves more counted bytes per second than a
+copy does. Each is timed in NumPy on one thread (what a NumPy or pandas point
+can reach) and, when asked to be thorough, in a Numba ``prange`` loop on every
+core (what a Numba point can reach). The thorough way costs a JIT compilation,
+so :mod:`workbench.limits` asks for it only to confirm a figure that the quick
+way says is too fast.
 """
 from __future__ import annotations
 
@@ -16,6 +20,8 @@ import numpy as np
 
 MIN_REPEATS = 5
 MIN_SECONDS = 0.01      # repeat small copies for at least this long: the best of many is the ceiling
+PATTERNS = ("copy", "read", "triad")
+_ARRAYS = {"copy": 2, "read": 1, "triad": 3}     # arrays of n elements each pattern touches
 
 
 def best_seconds(work: Callable[[], object]) -> float:
@@ -46,19 +52,24 @@ def _numba_kernels():
             acc += src[i]
         return acc
 
-    return copy, total
+    @numba.njit(parallel=True)
+    def triad(a, b, out):
+        for i in numba.prange(out.size):
+            out[i] = a[i] * b[i] * b[i]
+
+    return {"copy": copy, "read": total, "triad": triad}
 
 
-def copy_seconds(nbytes: int, read_only: bool = False, thorough: bool = False) -> float:
-    """Best time to copy (read ``nbytes/2``, write ``nbytes/2``) or to sum (read ``nbytes``)."""
-    n = max(1, nbytes // (4 if read_only else 8))
-    src = np.ones(n, np.float32)
-    if read_only:
-        ways = [lambda: src.sum()]
-    else:
-        dst = np.empty_like(src)
-        ways = [lambda: np.copyto(dst, src)]
+def stream_seconds(nbytes: int, pattern: str = "copy", thorough: bool = False) -> float:
+    """Best time of ``pattern`` over ``nbytes`` counted."""
+    n = max(1, nbytes // (4 * _ARRAYS[pattern]))
+    a = np.ones(n, np.float32)
+    b = np.ones(n, np.float32) if pattern != "read" else None
+    c = np.empty(n, np.float32) if pattern == "triad" else None
+    ways = {"copy": lambda: np.copyto(b, a), "read": lambda: a.sum(),
+            "triad": lambda: np.multiply(a, b, out=c)}
+    chosen = [ways[pattern]]
     if thorough:
-        copy, total = _numba_kernels()
-        ways.append((lambda: total(src)) if read_only else (lambda: copy(src, dst)))
-    return min(best_seconds(w) for w in ways)
+        k = _numba_kernels()[pattern]
+        chosen.append({"copy": lambda: k(a, b), "read": lambda: k(a), "triad": lambda: k(a, b, c)}[pattern])
+    return min(best_seconds(w) for w in chosen)

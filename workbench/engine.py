@@ -27,6 +27,7 @@ import psutil
 from workbench import backends as backends_mod
 from workbench import limits
 from workbench.measure import HostPeak, mean_stages, summarize, typical_stages
+from workbench.protocol import PointFinished, PointStarted, SweepError, SweepFinished, SweepStarted
 from workbench.registry import REGISTRY, Context, Phases, Workload
 from workbench.results import empty_row, encode_stages
 
@@ -35,6 +36,10 @@ log = logging.getLogger(__name__)
 DEFAULT_MIN_REPEATS = 5
 DEFAULT_BUDGET_S = 0.25
 DEFAULT_MAX_REPEATS = 10_000
+#: What a sweep may ask for at most: beyond these a point would run for hours, which is a typo.
+MAX_MIN_REPEATS = 100_000
+MAX_BUDGET_S = 3600.0
+MAX_SIZE = 2 ** 53
 #: A point may use at most this share of the memory available when it is planned.
 MEMORY_SHARE = 0.8
 #: Back-to-back device computes run in bursts of at least this much device time (at most
@@ -62,42 +67,6 @@ class SweepSpec:
     seed: int = 0
 
 
-# Events, all plain data -------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class SweepStarted:
-    total: int
-    spec: SweepSpec
-
-
-@dataclass(frozen=True)
-class PointStarted:
-    index: int
-    total: int
-    backend: str
-    size: int
-    variant: str
-
-
-@dataclass(frozen=True)
-class PointFinished:
-    index: int
-    total: int
-    row: dict = field(hash=False)
-
-
-@dataclass(frozen=True)
-class SweepFinished:
-    rows: tuple = field(hash=False)
-    cancelled: bool
-    elapsed_s: float
-
-
-@dataclass(frozen=True)
-class SweepError:
-    message: str
-
-
 class StopFlag:
     """Asks a running sweep to stop; honoured between repeats.
 
@@ -115,6 +84,11 @@ class StopFlag:
 
 
 # Checks made before anything is allocated --------------------------------------------------------
+
+def clock() -> float:
+    """The wall clock of budgets and first calls (tests put a synthetic one in its place)."""
+    return time.perf_counter()
+
 
 class PlanError(ValueError):
     """A sweep that cannot run as asked; the message is one line for the user."""
@@ -139,15 +113,21 @@ def validate(spec: SweepSpec) -> Workload:
     if not spec.sizes:
         raise PlanError("no size given")
     for size in spec.sizes:
-        if size <= 0:
+        if not isinstance(size, int) or size <= 0:
             raise PlanError(f"size {size} must be a positive integer")
+        if size > MAX_SIZE:
+            raise PlanError(f"size {size:.3g} is too large (at most 2^53)")
     for v in spec.variants:
         if v not in workload.variants:
             raise PlanError(f"{spec.workload} has no variant {v!r}; valid: {', '.join(workload.variants)}")
     if spec.host_memory not in ("pageable", "pinned"):
         raise PlanError(f"host memory must be 'pageable' or 'pinned', not {spec.host_memory!r}")
-    if spec.min_repeats < 1 or spec.budget_s < 0 or spec.max_repeats < spec.min_repeats:
-        raise PlanError("repeats must be at least 1, the budget not negative")
+    if not 1 <= spec.min_repeats <= MAX_MIN_REPEATS:
+        raise PlanError(f"repeats must be between 1 and {MAX_MIN_REPEATS:,}, not {spec.min_repeats:,}")
+    if not 0 <= spec.budget_s <= MAX_BUDGET_S:     # also refuses NaN
+        raise PlanError(f"the budget must be between 0 and {MAX_BUDGET_S:.0f} seconds per point, not {spec.budget_s}")
+    if spec.max_repeats < spec.min_repeats:
+        raise PlanError("the repeat cap must not be below the minimum repeats")
     check_memory(workload, max(spec.sizes), spec.dtype)
     return workload
 
@@ -167,30 +147,44 @@ def _gib(n: float) -> str:
 
 # The sweep --------------------------------------------------------------------------------------
 
-def run_sweep(spec: SweepSpec, stop: StopFlag | None = None) -> Iterator[Any]:
-    """Run every point of ``spec``, yielding events; never raises for a failing point."""
+def plan(spec: SweepSpec, workload: Workload) -> list[tuple[int, str, str]]:
+    """The sweep's points in the order they run: (size, variant, backend); a point's index is its
+    place here, the same in every process that plans the same spec."""
+    variants = spec.variants or workload.variants
+    return [(size, variant, backend) for size in spec.sizes for variant in variants for backend in spec.backends]
+
+
+def run_sweep(spec: SweepSpec, stop: StopFlag | None = None, first: int = 0) -> Iterator[Any]:
+    """Run the points of ``spec`` from index ``first`` on, yielding protocol messages; never raises
+    for a failing point. (A supervisor resumes a sweep at ``first`` after its engine died.)"""
     stop = stop or StopFlag()
     t_sweep = time.perf_counter()
     try:
         workload = validate(spec)
     except PlanError as exc:
         yield SweepError(str(exc))
-        yield SweepFinished((), False, 0.0)
+        yield SweepFinished(False, 0.0)
         return
     dtype = np.dtype(spec.dtype)
-    variants = spec.variants or workload.variants
-    total = len(spec.sizes) * len(variants) * len(spec.backends)
+    points = plan(spec, workload)
+    total = len(points)
     yield SweepStarted(total, spec)
     sessions: dict[str, Any] = {}
-    rows: list[dict] = []
     host_peak = HostPeak()
-    index = 0
+    done = 0
     cancelled = False
+    inputs = reference = None
+    made_for = None
     try:
-        for size in spec.sizes:
-            for variant in variants:
-                if cancelled:
-                    break
+        for index, (size, variant, backend) in enumerate(points):
+            if index < first:
+                continue
+            if stop.is_set():
+                cancelled = True
+                break
+            if made_for != (size, variant):
+                inputs = reference = None          # free the last inputs before making the next
+                made_for = (size, variant)
                 rng = np.random.default_rng(spec.seed)
                 try:
                     inputs = workload.make_inputs(size, dtype, variant, rng)
@@ -200,33 +194,30 @@ def run_sweep(spec: SweepSpec, stop: StopFlag | None = None) -> Iterator[Any]:
                     setup_error = f"could not make inputs: {type(exc).__name__}: {exc}"
                 else:
                     setup_error = ""
-                for backend in spec.backends:
-                    if stop.is_set():
-                        cancelled = True
-                        break
-                    yield PointStarted(index, total, backend, size, variant)
-                    base = dict(workload=workload.name, backend=backend, size=size, dtype=spec.dtype,
-                                variant=variant, host_memory=spec.host_memory
-                                if backends_mod.BACKENDS[backend].device == "gpu" else "")
-                    if setup_error:
-                        row = empty_row(**base, device="", status="error", message=setup_error)
-                    else:
-                        row = _measure_point(workload, backend, sessions, inputs, reference, base,
-                                             dtype, spec, stop, host_peak)
-                    cancelled = row["status"] == "cancelled"
-                    rows.append(row)
-                    yield PointFinished(index, total, row)
-                    index += 1
-                    if cancelled:
-                        break
-                del inputs, reference
+                if stop.is_set():                  # making inputs can take long: look again
+                    cancelled = True
+                    break
+            yield PointStarted(index, total, backend, size, variant)
+            base = dict(workload=workload.name, backend=backend, size=size, dtype=spec.dtype,
+                        variant=variant, host_memory=spec.host_memory if backends_mod.is_gpu(backend) else "")
+            if setup_error:
+                row = empty_row(**base, device="", status="error", message=setup_error)
+            else:
+                row = _measure_point(workload, backend, sessions, inputs, reference, base,
+                                     dtype, spec, stop, host_peak)
+            cancelled = row["status"] == "cancelled"
+            yield PointFinished(index, total, row)
+            done += 1
+            if cancelled:
+                break
     finally:
+        inputs = reference = None
         for session in sessions.values():
             try:
                 session.close()
             except Exception:  # noqa: BLE001 - closing must not hide the sweep's outcome
                 log.exception("closing a session failed")
-    yield SweepFinished(tuple(rows), cancelled, time.perf_counter() - t_sweep)
+    yield SweepFinished(cancelled, time.perf_counter() - t_sweep, done)
 
 
 def _session(sessions: dict, backend: str) -> Any:
@@ -297,7 +288,6 @@ class _Timings:
 def _loop(spec: SweepSpec, budget: float, stop: StopFlag, step) -> bool:
     """Call ``step()`` until min_repeats and ``budget`` are both reached (or max_repeats);
     returns True when stopped by the flag (checked between repeats)."""
-    clock = time.perf_counter
     deadline = clock() + budget
     n = 0
     while n < spec.min_repeats or (n < spec.max_repeats and clock() < deadline):
@@ -323,9 +313,9 @@ def _repeat(phases: Phases, timed, spec: SweepSpec, stop: StopFlag) -> _Timings:
     kernel read anywhere from 100 to 130 us from one sweep to the next on an H100).
     """
     t = _Timings()
-    t0 = time.perf_counter()
+    t0 = clock()
     t.out = _execute(phases, timed)[3]
-    t.first_call = time.perf_counter() - t0
+    t.first_call = clock() - t0
 
     if phases.h2d is None and phases.d2h is None:
         def step():

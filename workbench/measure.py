@@ -96,9 +96,9 @@ class CpuSession:
         """The host's work is done when its call returns."""
 
     @staticmethod
-    def copy_seconds(nbytes: int, read_only: bool = False, thorough: bool = False) -> float:
+    def stream_seconds(nbytes: int, pattern: str = "copy", thorough: bool = False) -> float:
         from workbench import cpu_bandwidth
-        return cpu_bandwidth.copy_seconds(nbytes, read_only, thorough)
+        return cpu_bandwidth.stream_seconds(nbytes, pattern, thorough)
 
     @staticmethod
     def timed(fn: Callable[[], Any]) -> tuple[float, Any]:

@@ -138,46 +138,89 @@ def max_relative_error(result: Any, reference: Any) -> float:
     return diff / scale if scale else diff
 
 
+class PluginError(ValueError):
+    """A workload file that cannot be used; the message is one line for the user."""
+
+
 class Registry:
     """Workloads by name, loaded on first use."""
 
     def __init__(self) -> None:
         self._workloads: dict[str, Workload] = {}
+        self._builtin: set[str] = set()
         self._loaded = False
         self.load_errors: list[str] = []
 
     def add(self, workload: Workload) -> Workload:
         if workload.kind not in KINDS:
             raise ValueError(f"workload {workload.name!r}: kind must be one of {KINDS}")
+        if workload.name in self._builtin and self._loaded:
+            raise PluginError(f"a workload named {workload.name!r} is built in; give yours another name")
         self._workloads[workload.name] = workload
         return workload
 
     def _load(self) -> None:
         if self._loaded:
             return
-        self._loaded = True
         for mod in BUILTIN_MODULES:
             importlib.import_module(f"workloads.{mod}")
+        self._builtin = set(self._workloads)
+        self._loaded = True
         for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
             try:
+                before = set(self._workloads)
                 ep.load()
-            except Exception as exc:  # a broken plugin must not take the workbench down
+                self._check_backends(set(self._workloads) - before, f"entry point {ep.name}")
+            except Exception as exc:  # noqa: BLE001 - a broken plugin must not take the workbench down
                 self.load_errors.append(f"entry point {ep.name}: {exc}")
                 log.warning("could not load workload plug-in %s: %s", ep.name, exc)
 
+    def _check_backends(self, names: set[str], origin: str) -> None:
+        """Refuse workloads that name a backend the workbench does not have (and drop them)."""
+        from workbench.backends import BACKENDS
+        for name in sorted(names):
+            unknown = sorted(set(self._workloads[name].implementations) - set(BACKENDS))
+            if unknown:
+                for n in names:
+                    self._workloads.pop(n, None)
+                raise PluginError(f"{origin}: workload {name!r} names unknown backend(s) {', '.join(unknown)}; "
+                                  f"the backends are: {', '.join(BACKENDS)}")
+
     def load_file(self, path: str | Path) -> list[str]:
-        """Import a Python file that declares workloads; returns their names."""
+        """Import a Python file that declares workloads; returns their names.
+
+        Whatever goes wrong (not a Python file, an exception at import, a clash with a built-in,
+        an unknown backend) is one PluginError line, and nothing of the file stays registered."""
         self._load()
         path = Path(path)
         if not path.is_file():
-            raise FileNotFoundError(f"no such workload file: {path}")
-        before = set(self._workloads)
+            raise PluginError(f"no such workload file: {path}")
+        if path.suffix != ".py":
+            raise PluginError(f"{path}: not a Python file (a workload plug-in is a .py file)")
+        before = dict(self._workloads)
         name = f"gpu_workbench_external_{path.stem}"
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-        return sorted(set(self._workloads) - before)
+        try:
+            spec = importlib.util.spec_from_file_location(name, path)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module
+            spec.loader.exec_module(module)
+        except BaseException as exc:  # noqa: BLE001 - SystemExit from a plug-in, too; not Ctrl-C
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            self._workloads = before
+            sys.modules.pop(name, None)
+            if isinstance(exc, PluginError):
+                raise PluginError(f"{path}: {exc}") from None
+            raise PluginError(f"{path}: {type(exc).__name__} while loading it: {exc}") from None
+        added = set(self._workloads) - set(before)
+        if not added:
+            raise PluginError(f"{path}: declares no workload (register(Workload(...)) at module level)")
+        try:
+            self._check_backends(added, str(path))
+        except PluginError:
+            self._workloads = before
+            raise
+        return sorted(added)
 
     def names(self) -> list[str]:
         self._load()

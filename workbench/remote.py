@@ -1,28 +1,54 @@
-"""The engine in a process of its own, driven over a pipe (no Qt here).
+"""The engine process: the engine on the main thread of a process of its own (no Qt here).
 
-The window's worker thread talks to one long-lived child process that owns the
-GPU. Everything crossing the pipe is the engine's plain data (a SweepSpec in,
-frozen events and row dicts out). A process rather than a thread, because:
+The supervisor (``workbench.supervisor``) starts it and talks to it over a pipe.
+A process rather than a thread, because:
 
 * Numba compiling in a worker thread while the GUI thread paints crashed the
-  process here (a segfault inside LLVM, about one run in two), and docs/GPU.md
-  found that Numba wants the main thread first; in the child the engine runs
+  process (a segfault inside LLVM, about one run in two); here the engine runs
   on its main thread, as on the command line;
-* an illegal memory access poisons a CUDA context until its process exits: a
-  child can be replaced, the window cannot;
-* cuDF's takeover of the allocators, and the peak-RSS reading, stay the
-  child's own, away from the window's memory.
+* an illegal memory access poisons a CUDA context until its process exits, a
+  segfault or an out-of-memory kill ends it: a child can be replaced, the
+  window and the command line cannot;
+* cuDF's takeover of the allocators and the peak-RSS reading stay the child's.
 
-Requests: ("run", spec), ("probe",), ("quit",). Stop is a multiprocessing
-Event the engine reads between repeats.
+Requests in: ``("run", spec, first)``, ``("probe",)``, ``("quit",)``. Out: the
+messages of ``workbench.protocol``, each request closed by ``Done``.
+
+Stop is one byte of shared memory without a lock (``multiprocessing.RawValue``):
+a process killed while reading it cannot leave a lock held that would block
+the parent's Stop (a ``multiprocessing.Event`` did, after a kill -9). The
+parent clears it before it sends a run, so a Stop pressed before this process
+has even read the request still counts.
 """
 from __future__ import annotations
 
 import logging
-import multiprocessing as mp
+import signal
 import threading
 import traceback
 from typing import Any
+
+from workbench import protocol
+
+log = logging.getLogger(__name__)
+
+
+class SharedFlag:
+    """A stop flag in shared memory, readable and settable from either process, lock-free."""
+
+    def __init__(self, raw: Any) -> None:
+        self.raw = raw
+
+    def set(self) -> None:
+        self.raw.value = True
+
+    def clear(self) -> None:
+        self.raw.value = False
+
+    def is_set(self) -> bool:
+        return bool(self.raw.value)
+
+    stop = set          # the engine's StopFlag interface
 
 
 class _LockedConn:
@@ -41,7 +67,7 @@ class _LockedConn:
 
 
 class _PipeLog(logging.Handler):
-    """Sends the child's log lines to the window's log panel."""
+    """Sends the engine's log lines to whoever supervises it."""
 
     def __init__(self, conn) -> None:
         super().__init__(logging.INFO)
@@ -50,94 +76,64 @@ class _PipeLog(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
-            self.conn.send(("log", record.levelname, self.format(record)))
+            self.conn.send(protocol.LogLine(record.levelname, self.format(record)))
         except Exception:  # noqa: BLE001 - a closed pipe must not break the sweep
             pass
 
 
-def serve(conn, stop_event) -> None:
-    """The child's main loop."""
+def limit_memory(limit_bytes: int | None) -> None:
+    """Cap this process's data (heap and private anonymous mappings) so that an over-large point
+    raises MemoryError in its own row instead of the machine's out-of-memory killer ending
+    something. RLIMIT_DATA, not RLIMIT_AS: CUDA reserves vast address ranges it never touches."""
+    if not limit_bytes:
+        return
+    import resource
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+        cap = limit_bytes if hard == resource.RLIM_INFINITY else min(limit_bytes, hard)
+        resource.setrlimit(resource.RLIMIT_DATA, (cap, hard))
+    except (ValueError, OSError) as exc:
+        log.warning("could not limit the engine's memory: %s", exc)
+
+
+def serve(conn, stop_raw, plugins: tuple[str, ...] = (), memory_limit: int | None = None) -> None:
+    """The engine process's main loop."""
+    # Ctrl-C in a terminal reaches the whole process group: the parent decides what it means
+    # (a stop); here it would surface as a KeyboardInterrupt inside Numba's dispatcher.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    limit_memory(memory_limit)
     conn = _LockedConn(conn)
     logging.basicConfig(level=logging.WARNING)
     logging.getLogger().addHandler(_PipeLog(conn))
     from workbench import engine
+    from workbench.registry import REGISTRY
+    for path in plugins:
+        try:
+            REGISTRY.load_file(path)
+        except Exception as exc:  # noqa: BLE001 - the parent loaded it already; say why not here
+            conn.send(protocol.LogLine("WARNING", f"plug-in {path} did not load in the engine: {exc}"))
+    stop = SharedFlag(stop_raw)
     while True:
         try:
             request = conn.recv()
-        except EOFError:
+        except (EOFError, OSError):
             return
         kind = request[0]
         if kind == "quit":
             return
         try:
             if kind == "run":
-                stop_event.clear()
-                for event in engine.run_sweep(request[1], engine.StopFlag(stop_event)):
-                    conn.send(("event", event))
+                spec, first = request[1], request[2] if len(request) > 2 else 0
+                for message in engine.run_sweep(spec, stop, first):
+                    conn.send(message)
                 # The sweep may have measured a device's limits: the record now carries them.
                 from workbench.environment import record
-                conn.send(("environment", record()))
+                conn.send(protocol.Environment(record()))
             elif kind == "probe":
                 from workbench.backends import probe_all
                 from workbench.environment import record
-                conn.send(("probed", probe_all()))
-                conn.send(("environment", record()))
-        except Exception as exc:  # noqa: BLE001 - reported, and the child lives on
-            conn.send(("failed", f"{type(exc).__name__}: {exc}", traceback.format_exc()))
-        conn.send(("done", kind))
-
-
-class EngineProcess:
-    """The parent's handle on the child: start, send, receive, stop, close."""
-
-    def __init__(self) -> None:
-        self.ctx = mp.get_context("spawn")        # never fork a process that may hold CUDA state
-        self.stop_event = self.ctx.Event()
-        self.process = None
-        self.conn = None
-
-    def ensure(self) -> None:
-        if self.process is not None and self.process.is_alive():
-            return
-        parent, child = self.ctx.Pipe()
-        self.process = self.ctx.Process(target=serve, args=(child, self.stop_event), daemon=True,
-                                        name="gpu-workbench-engine")
-        self.process.start()
-        child.close()
-        self.conn = parent
-
-    def request(self, *message: Any):
-        """Send a request and yield what comes back until the child says it is done."""
-        self.ensure()
-        self.conn.send(message)
-        while True:
-            try:
-                reply = self.conn.recv()
-            except (EOFError, OSError):
-                code = self.process.exitcode if self.process is not None else None
-                self.process.join(1) if self.process is not None else None
-                code = self.process.exitcode if self.process is not None else code
-                self.process = None
-                raise ChildProcessError(f"the engine process died (exit code {code}); "
-                                        "a new one starts with the next request") from None
-            if reply[0] == "done":
-                return
-            yield reply
-
-    def stop(self) -> None:
-        self.stop_event.set()
-
-    def close(self, timeout: float = 10.0) -> None:
-        if self.process is None:
-            return
-        self.stop_event.set()
-        try:
-            self.conn.send(("quit",))
-        except (OSError, BrokenPipeError):
-            pass
-        self.process.join(timeout)
-        if self.process.is_alive():
-            self.process.terminate()
-            self.process.join(timeout)
-        self.conn.close()
-        self.process = None
+                conn.send(protocol.ProbeResults(probe_all()))
+                conn.send(protocol.Environment(record()))
+        except Exception as exc:  # noqa: BLE001 - reported, and the engine lives on
+            conn.send(protocol.EngineFailed(f"{type(exc).__name__}: {exc}", traceback.format_exc()))
+        conn.send(protocol.Done(kind))

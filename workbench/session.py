@@ -41,10 +41,11 @@ class Session(Protocol):
     def device_memory(self) -> AbstractContextManager[Callable[[], float]]:
         """A scope yielding a function that returns the peak device bytes in use since it began."""
 
-    def copy_seconds(self, nbytes: int, read_only: bool = False, thorough: bool = False) -> float:
-        """Best time of a copy (or, ``read_only``, a sum) over ``nbytes`` of this device's memory:
-        the measurement behind the bandwidth ceiling of :mod:`workbench.limits`. ``thorough``
-        adds ways that cost more to set up (a JIT-compiled parallel copy on the CPU)."""
+    def stream_seconds(self, nbytes: int, pattern: str = "copy", thorough: bool = False) -> float | None:
+        """Best time of a STREAM-like ``pattern`` ("copy", "read" or "triad") over ``nbytes``
+        counted in this device's memory, or None where the session cannot run that pattern: the
+        measurement behind the bandwidth ceiling of :mod:`workbench.limits`. ``thorough`` adds
+        ways that cost more to set up (a JIT-compiled parallel loop on the CPU)."""
 
     def release(self) -> None:
         """Give back what the finished point held, so the next point starts clean."""

@@ -1,29 +1,44 @@
 """Parse the sizes a user types: ``1024,2^20``, ``2^10:2^20`` (doubling) or ``A:B:xF``."""
 from __future__ import annotations
 
+import math
 import re
 
 _POWER = re.compile(r"^\s*(\d+)\s*\^\s*(\d+)\s*$")
 MAX_POINTS = 1000
+#: The largest size anyone can mean: 2^53 elements of one byte are 8 PiB, and sizes must stay exact
+#: as floats for the workloads' byte and FLOP counts.
+MAX_SIZE = 2 ** 53
+_MAX_STEPS = 100_000      # a geometric range longer than this is refused before it is walked
+
+
+def _checked(value: int, text: str) -> int:
+    if value > MAX_SIZE:
+        raise ValueError(f"{text.strip()!r} is too large (at most 2^53)")
+    return value
 
 
 def parse_int(text: str) -> int:
     """``1024``, ``2^20``, ``1e6``, ``10_000``; anything else raises ValueError."""
     t = text.strip().replace("_", "")
+    if len(t) > 40:
+        raise ValueError(f"{text.strip()[:20]!r}... is too long to be a size")
     m = _POWER.match(t)
     if m:
         base, exp = int(m.group(1)), int(m.group(2))
-        if exp > 64:
-            raise ValueError(f"{text!r} is too large")
-        return base ** exp
+        if exp > 64 or (base > 1 and exp * math.log2(base) > 64):
+            raise ValueError(f"{text.strip()!r} is too large (at most 2^53)")
+        return _checked(base ** exp, text)
     if re.fullmatch(r"\d+", t):
-        return int(t)
+        return _checked(int(t), text)
     if re.fullmatch(r"\d+(\.\d+)?[eE]\d+", t):
         value = float(t)
+        if not math.isfinite(value) or value > MAX_SIZE:
+            raise ValueError(f"{text.strip()!r} is too large (at most 2^53)")
         if value != int(value):
-            raise ValueError(f"{text!r} is not an integer")
+            raise ValueError(f"{text.strip()!r} is not an integer")
         return int(value)
-    raise ValueError(f"cannot read {text!r} as a size (examples: 4096, 2^20, 1e6)")
+    raise ValueError(f"cannot read {text.strip()!r} as a size (examples: 4096, 2^20, 1e6)")
 
 
 def geometric(start: int, stop: int, factor: float = 2.0) -> list[int]:
@@ -32,8 +47,10 @@ def geometric(start: int, stop: int, factor: float = 2.0) -> list[int]:
         raise ValueError("sizes must be positive")
     if start > stop:
         raise ValueError(f"the range starts at {start}, above its end {stop}")
-    if factor <= 1:
-        raise ValueError(f"the range factor must be above 1, not {factor}")
+    if not (math.isfinite(factor) and factor > 1):
+        raise ValueError(f"the range factor must be a number above 1, not {factor}")
+    if math.log(stop / start) / math.log(factor) > _MAX_STEPS:
+        raise ValueError(f"the range {start}:{stop} in steps of x{factor} has more than {MAX_POINTS} sizes")
     sizes, value = [], float(start)
     while round(value) <= stop:
         if not sizes or round(value) != sizes[-1]:

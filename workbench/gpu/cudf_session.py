@@ -32,8 +32,10 @@ class CudfSession:
     def synchronize(self) -> None:
         self.cp.cuda.runtime.deviceSynchronize()
 
-    def copy_seconds(self, nbytes: int, read_only: bool = False, thorough: bool = False) -> float:
+    def stream_seconds(self, nbytes: int, pattern: str = "copy", thorough: bool = False) -> float | None:
         """Device copies timed like everything else here: host clock between synchronisations."""
+        if pattern != "copy":
+            return None
         cp = self.cp
         src = cp.ones(max(1, nbytes // 8), "float32")
         dst = cp.empty_like(src)

@@ -63,22 +63,19 @@ class CupySession:
         with memory.cupy_scope() as peak:
             yield peak
 
-    def copy_seconds(self, nbytes: int, read_only: bool = False, thorough: bool = False) -> float:
-        """Best of a few back-to-back device copies (or sums) counting ``nbytes`` in all."""
+    def stream_seconds(self, nbytes: int, pattern: str = "copy", thorough: bool = False) -> float:
+        """Best of a few back-to-back device copies, sums or triads counting ``nbytes`` in all."""
         cp = self.cp
+        arrays = {"copy": 2, "read": 1, "triad": 3}[pattern]
         with self.stream:
-            if read_only:
-                src = cp.ones(max(1, nbytes // 4), np.float32)
-                work = src.sum
-            else:
-                src = cp.ones(max(1, nbytes // 8), np.float32)      # read n/2 bytes, write n/2
-                dst = cp.empty_like(src)
-
-                def work():
-                    dst.data.copy_from_device_async(src.data, src.nbytes, self.stream)
+            a = cp.ones(max(1, nbytes // (4 * arrays)), np.float32)
+            b = cp.empty_like(a) if pattern != "read" else None
+            c = cp.empty_like(a) if pattern == "triad" else None
+            work = {"copy": lambda: b.data.copy_from_device_async(a.data, a.nbytes, self.stream),
+                    "read": a.sum, "triad": lambda: cp.multiply(a, b, out=c)}[pattern]
             work()
             best = min(self.timed(work)[0] for _ in range(7))
-            src = dst = None
+            a = b = c = None
         self.release()
         return best
 

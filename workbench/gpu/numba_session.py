@@ -47,9 +47,11 @@ class NumbaCudaSession:
     def synchronize(self) -> None:
         self.cuda.synchronize()
 
-    def copy_seconds(self, nbytes: int, read_only: bool = False, thorough: bool = False) -> float:
-        """Best of a few device-to-device copies counting ``nbytes`` (a read-only pass has no
-        Numba one-liner; the copy stands for both)."""
+    def stream_seconds(self, nbytes: int, pattern: str = "copy", thorough: bool = False) -> float | None:
+        """Best of a few device-to-device copies counting ``nbytes`` (Numba has no one-line read or
+        triad: those are left to a CuPy session on the same device)."""
+        if pattern != "copy":
+            return None
         src = self.cuda.device_array(max(1, nbytes // 8), np.float32, stream=self.stream)
         dst = self.cuda.device_array_like(src, stream=self.stream)
         work = lambda: dst.copy_to_device(src, stream=self.stream)  # noqa: E731

@@ -1,0 +1,318 @@
+"""The supervisor: sweeps run in an engine process that may crash, hang or be stopped at any time.
+
+Benchmarking GPUs means running code that segfaults, exhausts memory, poisons
+CUDA contexts and never returns. The supervisor owns one long-lived engine
+process (``workbench.remote``), relays its messages, and turns every way it
+can end into something a user can read:
+
+* a point that kills the engine (a segfault, ``os._exit``, an out-of-memory
+  kill, a poisoned context) becomes an ``error`` row naming the cause; a fresh
+  engine starts and the sweep goes on with the next point;
+* a point that runs past the per-point time limit is ended the same way;
+* Stop ends a sweep within ``STOP_GRACE_S`` in every phase: the engine looks at
+  the flag between repeats and points, and an engine that does not answer in
+  time (a long repeat, a float64 reference being made, a hung kernel) is
+  ended, and a fresh one starts with the next request;
+* every finished point is appended to the journal before it is handed on.
+
+``stop()`` and ``close()`` may be called from any thread while ``run()``
+iterates in another; neither ever blocks for long, whatever state the engine
+died in. No Qt here: the command line and the window use it alike.
+"""
+from __future__ import annotations
+
+import ctypes
+import logging
+import multiprocessing as mp
+import signal
+import threading
+import time
+from typing import Any, Iterator
+
+import psutil
+
+from workbench import protocol
+from workbench.remote import SharedFlag, serve
+from workbench.results import empty_row
+
+log = logging.getLogger(__name__)
+
+STOP_GRACE_S = 0.5          # how long a stopped engine may take to answer before it is ended
+DEFAULT_POINT_TIMEOUT_S = 300.0
+MEMORY_SHARE = 0.85         # of the memory available when the engine starts
+POLL_S = 0.05
+
+
+def describe_exit(code: int | None) -> str:
+    if code is None:
+        return "stopped answering"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        why = {"SIGSEGV": "a segmentation fault", "SIGKILL": "killed: out of memory, or kill -9",
+               "SIGABRT": "aborted", "SIGBUS": "a bus error", "SIGFPE": "an arithmetic fault"}.get(name, name)
+        return f"ended by {name} ({why})"
+    return f"exited with status {code}"
+
+
+class Supervisor:
+    """Runs sweeps in a supervised engine process. See the module docstring."""
+
+    def __init__(self, plugins: tuple[str, ...] = (), point_timeout_s: float | None = DEFAULT_POINT_TIMEOUT_S,
+                 memory_limit: int | str | None = "auto", journal: Any = None,
+                 stop_grace_s: float = STOP_GRACE_S) -> None:
+        self.ctx = mp.get_context("spawn")        # never fork a process that may hold CUDA state
+        self.plugins = tuple(str(p) for p in plugins)
+        self.point_timeout_s = point_timeout_s
+        self.memory_limit = memory_limit
+        self.journal = journal
+        self.stop_grace_s = stop_grace_s
+        self.flag = SharedFlag(self.ctx.RawValue(ctypes.c_bool, False))
+        self.process = None
+        self.conn = None
+        self.restarts = 0
+        self._lock = threading.Lock()      # start and end of the process, from any thread
+        self._stop_at: float | None = None
+        self._armed = False
+        self._closed = False
+
+    # --- the engine process ---------------------------------------------------------------------
+
+    def _memory_limit(self) -> int | None:
+        if self.memory_limit in (None, 0, "none"):
+            return None
+        if self.memory_limit == "auto":
+            return int(psutil.virtual_memory().available * MEMORY_SHARE)
+        return int(self.memory_limit)
+
+    def _ensure(self) -> None:
+        with self._lock:
+            if self._closed:
+                raise _Ended("closed", None)
+            if self.process is not None and self.process.is_alive():
+                return
+            self._end_locked()
+            parent, child = self.ctx.Pipe()
+            self.process = self.ctx.Process(target=serve, name="gpu-workbench-engine", daemon=True,
+                                            args=(child, self.flag.raw, self.plugins, self._memory_limit()))
+            self.process.start()
+            child.close()
+            self.conn = parent
+
+    def _end_locked(self) -> int | None:
+        """End the engine process, whatever it is doing; returns its exit code."""
+        proc, conn = self.process, self.conn
+        self.process = self.conn = None
+        code = None
+        if proc is not None:
+            if proc.is_alive():
+                proc.kill()
+            proc.join(2.0)
+            code = proc.exitcode
+            proc.close() if proc.exitcode is not None else None
+        if conn is not None:
+            conn.close()
+        return code
+
+    def _end(self) -> int | None:
+        with self._lock:
+            return self._end_locked()
+
+    def alive(self) -> bool:
+        p = self.process
+        return p is not None and p.is_alive()
+
+    def pid(self) -> int | None:
+        p = self.process
+        return p.pid if p is not None else None
+
+    # --- requests -----------------------------------------------------------------------------
+
+    def _replies(self, point_clock: dict) -> Iterator[Any]:
+        """Messages of the current request until Done; raises _Ended when the engine ends under it."""
+        while True:
+            now = time.monotonic()
+            if self._closed:
+                raise _Ended("closed", self._end())
+            if self._stop_at is not None and now - self._stop_at > self.stop_grace_s:
+                raise _Ended("stopped", self._end())
+            started = point_clock.get("t")
+            if started is not None and self.point_timeout_s and now - started > self.point_timeout_s:
+                raise _Ended("timeout", self._end())
+            conn, proc = self.conn, self.process
+            try:
+                ready = conn.poll(POLL_S) if conn is not None else False
+                if ready:
+                    message = conn.recv()
+                    if isinstance(message, protocol.Done):
+                        return
+                    yield message
+                elif proc is None or not proc.is_alive():
+                    raise EOFError
+            except (EOFError, OSError, ValueError):
+                raise _Ended("died", self._end()) from None
+
+    def _send(self, request: tuple) -> None:
+        try:
+            self.conn.send(request)
+        except (OSError, ValueError, AttributeError):
+            raise _Ended("died", self._end()) from None
+
+    def probe(self) -> Iterator[Any]:
+        """Deep availability probes and the environment record, from the engine process."""
+        try:
+            self._ensure()
+            self._send(("probe",))
+            yield from self._replies({})
+        except _Ended as ended:
+            yield protocol.EngineDied(f"the engine process {describe_exit(ended.code)} while probing")
+
+    def arm(self) -> None:
+        """Get ready for the next run: from now on a Stop counts for it. The window calls this when
+        Run is pressed, before the request reaches the thread that calls :meth:`run`, so that a Stop
+        pressed in between is not lost; :meth:`run` arms itself if nobody did."""
+        self.flag.clear()
+        self._stop_at = None
+        self._armed = True
+
+    def run(self, spec: Any) -> Iterator[Any]:
+        """Every message of a sweep, ending with exactly one SweepFinished, whatever happens."""
+        from workbench import engine
+        if not self._armed:
+            self.arm()
+        self._armed = False
+        t0 = time.monotonic()
+        try:
+            workload = engine.validate(spec)
+        except engine.PlanError as exc:
+            yield protocol.SweepError(str(exc))
+            yield protocol.SweepFinished(False, 0.0)
+            return
+        points = engine.plan(spec, workload)
+        first, delivered, cancelled, announced = 0, 0, False, False
+        while first < len(points) and not cancelled:
+            clock: dict = {}
+            current: protocol.PointStarted | None = None
+            next_up = first                     # the point the engine is on between points
+            try:
+                self._ensure()
+                self._send(("run", spec, first))
+                for message in self._replies(clock):
+                    if isinstance(message, protocol.SweepStarted):
+                        if announced:
+                            continue            # a resumed sweep is still the same sweep
+                        announced = True
+                    elif isinstance(message, protocol.PointStarted):
+                        current = message
+                        clock["t"] = time.monotonic()
+                    elif isinstance(message, protocol.PointFinished):
+                        current = None
+                        next_up = message.index + 1
+                        clock.pop("t", None)
+                        delivered += 1
+                        self._journal(message.row)
+                    elif isinstance(message, protocol.SweepFinished):
+                        cancelled = message.cancelled
+                        continue                # the supervisor's own comes last
+                    elif isinstance(message, protocol.SweepError):
+                        cancelled = True        # the engine refused the plan: nothing more to run
+                    yield message
+                first = len(points)             # the engine ran to the end of the plan
+            except _Ended as ended:
+                if not announced:
+                    announced = True
+                    yield protocol.SweepStarted(len(points), spec)
+                stopping = ended.why in ("stopped", "closed")
+                index = current.index if current is not None else next_up
+                if index >= len(points) or (stopping and current is None):
+                    cancelled = cancelled or stopping
+                    break
+                row = self._ended_row(ended, spec, workload, points[index])
+                if current is None:
+                    yield protocol.PointStarted(index, len(points), points[index][2], points[index][0],
+                                                points[index][1])
+                self._journal(row)
+                yield protocol.PointFinished(index, len(points), row)
+                delivered += 1
+                if stopping:
+                    cancelled = True
+                else:
+                    self.restarts += 1
+                    yield protocol.EngineDied(row["message"])
+                first = index + 1
+        yield protocol.SweepFinished(cancelled, time.monotonic() - t0, delivered)
+
+    def _ended_row(self, ended: "_Ended", spec: Any, workload: Any, point: tuple) -> dict:
+        from workbench.backends import is_gpu
+        size, variant, backend = point
+        base = dict(workload=workload.name, backend=backend, size=size, dtype=spec.dtype, variant=variant,
+                    host_memory=spec.host_memory if is_gpu(backend) else "", device="")
+        what = f"{backend} at size {size:,}" + (f" ({variant})" if variant else "")
+        if ended.why in ("stopped", "closed"):
+            return empty_row(**base, status="cancelled",
+                             message="stopped: the engine did not answer in time and was ended; not measured")
+        if ended.why == "timeout":
+            return empty_row(**base, status="error",
+                             message=f"{what} ran past the per-point time limit of {self.point_timeout_s:g} s; "
+                                     "the engine was ended and a fresh one goes on with the next point")
+        return empty_row(**base, status="error",
+                         message=f"the engine process {describe_exit(ended.code)} while measuring {what}; "
+                                 "a fresh engine goes on with the next point")
+
+    def _journal(self, row: dict) -> None:
+        if self.journal is not None:
+            self.journal.append(row)
+
+    # --- from any thread ------------------------------------------------------------------------
+
+    def stop(self) -> None:
+        """Ask the sweep to stop; it ends within the grace time (never blocks)."""
+        self.flag.set()
+        if self._stop_at is None:
+            self._stop_at = time.monotonic()
+
+    def close(self) -> None:
+        """End the engine process and refuse further requests (bounded time, from any thread)."""
+        self._closed = True
+        self.flag.set()
+        with self._lock:
+            proc, conn = self.process, self.conn
+            if proc is not None and proc.is_alive() and conn is not None:
+                try:
+                    conn.send(("quit",))
+                except (OSError, ValueError):
+                    pass
+                proc.join(self.stop_grace_s)
+            self._end_locked()
+
+
+class _Ended(Exception):
+    def __init__(self, why: str, code: int | None) -> None:
+        super().__init__(why)
+        self.why, self.code = why, code
+
+
+
+class InProcess:
+    """The engine in this process, unsupervised: for debugging and tests (a crash takes the caller)."""
+
+    def __init__(self) -> None:
+        from workbench.engine import StopFlag
+        self.flag = StopFlag()
+        self.restarts = 0
+
+    def arm(self) -> None:
+        import threading
+        self.flag = type(self.flag)(threading.Event())
+
+    def run(self, spec: Any) -> Iterator[Any]:
+        from workbench.engine import run_sweep
+        yield from run_sweep(spec, self.flag)
+
+    def stop(self) -> None:
+        self.flag.stop()
+
+    def close(self) -> None:
+        self.flag.stop()
