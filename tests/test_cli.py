@@ -21,7 +21,7 @@ def test_list_says_what_is_usable_and_why_not():
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     for name in ("matmul", "fft", "source_terms", "flux", "reduction", "stencil", "divergence", "transfer",
-                 "groupby", "merge", "filter", "sort"):
+                 "groupby", "merge", "filter", "sort", "spmv", "pipeline"):
         assert f"  {name} " in out
     assert "numpy" in out and "usable" in out
     for line in out.splitlines():
@@ -57,6 +57,24 @@ def test_run_prints_a_table_and_writes_csv_and_json(tmp_path):
     data = json.loads(js.read_text())
     assert data["rows"][0]["status"] == "ok" and "libraries" in data["environment"]
     assert data["schema"] == 2 and data["settings"]["workload"] == "groupby"
+
+
+@pytest.mark.parametrize("workload,cpu_backends", [("spmv", {"scipy", "numba"}), ("pipeline", {"cpu-stack"})])
+def test_new_workloads_run_their_cpu_backends_without_being_told(tmp_path, workload, cpu_backends):
+    """Without --backends every usable backend runs: on a machine without a GPU, the CPU ones."""
+    from workbench.backends import BACKENDS
+    from workbench.results import decode_stages, load
+    csv = tmp_path / "out.csv"
+    proc = cli("run", "-w", workload, "-s", "1000,4096", "-d", "float64", "-r", "1", "--budget", "0",
+               "-q", "-o", str(csv))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    frame, _ = load(csv)
+    ran = set(frame["backend"])
+    assert cpu_backends <= ran and (frame["status"] == "ok").all()
+    assert all(BACKENDS[b].device == "gpu" for b in ran - cpu_backends)   # GPU ones only where usable
+    if workload == "pipeline":
+        assert "Where a typical repeat's compute went" in proc.stdout
+        assert all(decode_stages(s) for s in frame["stages"])
 
 
 @pytest.mark.parametrize("args,expect", [

@@ -239,3 +239,61 @@ def test_short_device_computes_are_timed_in_warmed_up_bursts(registry, monkeypat
     burst = round(engine.BURST_S / 1e-4)
     warmup_bursts = round(engine.WARMUP_S / engine.BURST_S)
     assert computes == 1 + 5 + burst * (warmup_bursts + 5)  # first call, end to end, warm-up, samples
+
+
+def _staged(w, transfers: bool):
+    """An implementation of two stages, each timed with the session's clock, as a pipeline does."""
+    @w.implement("numpy")
+    def _(inputs, ctx):
+        (x,) = inputs
+        last = {}
+
+        def compute():
+            last.clear()
+            last["double"], y = ctx.session.timed(lambda: x * 2)
+            last["double->copy"], y = ctx.session.timed(lambda: y.copy())
+            return y
+        return Phases(compute=compute, stages=lambda: last,
+                      **(dict(h2d=lambda: None, d2h=lambda: x * 2) if transfers else {}))
+
+
+@pytest.mark.parametrize("transfers", [False, True])
+def test_stages_of_a_typical_repeat_are_reported(registry, transfers):
+    from workbench.results import decode_stages
+    _staged(registry.add(synthetic()), transfers)
+    (row,) = rows_of(SweepSpec("synthetic", ("numpy",), (4096,), "float64", min_repeats=7, budget_s=0.0))
+    assert row["status"] == "ok"
+    stages = decode_stages(row["stages"])
+    assert list(stages) == ["double", "double->copy"]               # in the order they ran
+    assert all(s > 0 for s in stages.values())
+    # Stages of one repeat, timed inside its compute: they add up to no more than the median compute.
+    assert sum(stages.values()) <= row["compute_median_s"]
+
+
+def test_rows_without_stages_say_so_with_an_empty_cell(registry):
+    w = registry.add(synthetic())
+    w.implement("numpy")(lambda inputs, ctx: (lambda: inputs[0] * 2))
+    (row,) = rows_of(SweepSpec("synthetic", ("numpy",), (8,), "float64", min_repeats=1, budget_s=0.0))
+    assert row["stages"] == ""
+
+
+def test_typical_stages_come_from_the_lower_median_repeat():
+    from workbench.measure import typical_stages
+    stages = [{"a": float(k)} for k in range(4)]
+    assert typical_stages([3.0, 1.0, 2.0], stages[:3]) == {"a": 2.0}        # odd: the median repeat
+    assert typical_stages([4.0, 1.0, 3.0, 2.0], stages) == {"a": 3.0}       # even: the lower middle one
+    assert typical_stages([1.0, 2.0], []) == {}
+    assert typical_stages([1.0, 2.0], stages[:1]) == {}                     # not one per repeat: none
+
+
+def test_counts_that_depend_on_the_variant_are_used(registry):
+    w = registry.add(synthetic(variants=("small", "large"),
+                               counts=lambda n, isz, v: (n * (1.0 if v == "small" else 10.0),
+                                                         n * isz * (2.0 if v == "small" else 20.0))))
+    w.implement("numpy")(lambda inputs, ctx: (lambda: inputs[0] * 2))
+    rows = rows_of(SweepSpec("synthetic", ("numpy",), (64,), "float64", min_repeats=1, budget_s=0.0))
+    by = {r["variant"]: r for r in rows}
+    for variant, f in (("small", 1.0), ("large", 10.0)):
+        r = by[variant]
+        assert r["gflops"] * r["compute_median_s"] * 1e9 == pytest.approx(64 * f)
+        assert r["gbps"] * r["compute_median_s"] * 1e9 == pytest.approx(64 * 8 * 2 * f)

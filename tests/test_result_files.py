@@ -30,7 +30,8 @@ def sample_frame() -> pd.DataFrame:
                           dtype="float32", host_memory="pinned", repeats=7, compute_median_s=2e-5,
                           total_median_s=5e-5, h2d_s=2e-5, d2h_s=1e-5, peak_device_bytes=2.0 ** 40,
                           max_rel_error=math.inf, verified=False, status="wrong",
-                          message="result holds NaN,\nline two"),
+                          message="result holds NaN,\nline two",
+                          stages=results.encode_stages({"frame": 2e-3, "frame->array": 5e-4})),   # JSON in a cell
         results.empty_row(workload="source_terms", backend="numba", device="", size=2 ** 40, dtype="float32",
                           variant="sorted", status="implausible", message="faster than memory allows"),
     ]

@@ -60,6 +60,21 @@ def test_results_round_trip(tmp_path):
         results.save(frame, tmp_path / "r.txt", env)
 
 
+def test_stages_survive_the_files_and_old_files_read_without_them(tmp_path):
+    staged = results.encode_stages({"frame": 2e-3, "frame->array": 5e-4})
+    rows = [results.empty_row(workload="pipeline", backend=b, device="CPU", size=10, dtype="float32",
+                              status="ok", stages=s) for b, s in (("cpu-stack", staged), ("numpy", ""))]
+    frame = results.to_frame(rows)
+    for name in ("s.csv", "s.json"):
+        back, _ = results.load(results.save(frame, tmp_path / name, {}))
+        assert back["stages"].tolist() == [staged, ""]
+        assert list(results.decode_stages(back["stages"][0]).items()) == [("frame", 2e-3), ("frame->array", 5e-4)]
+    old = tmp_path / "old.csv"            # written before the stages column existed
+    old.write_text("workload,backend,size,dtype,status\npipeline,cpu-stack,10,float32,ok\n")
+    back, _ = results.load(old)
+    assert back["stages"].tolist() == [""] and results.decode_stages(back["stages"][0]) == {}
+
+
 def test_registry_loads_an_external_file(tmp_path, registry):
     plugin = tmp_path / "my_workload.py"
     plugin.write_text(textwrap.dedent("""

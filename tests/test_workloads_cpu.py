@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import pytest
 
+from workbench.backends import BACKENDS
 from workbench.engine import PointFinished, SweepSpec, run_sweep
 from workbench.registry import REGISTRY
 
-CPU = ("numpy", "numba", "pandas")
+CPU = tuple(name for name, b in BACKENDS.items() if b.device == "cpu")
 TINY = {"matmul": (8, 33), "fft": (16, 100), "transfer": (1024, 3000), "stencil": (8, 21)}
 CASES = [(w.name, b) for w in REGISTRY.all() for b in w.backends if b in CPU]
 
@@ -43,6 +44,7 @@ def test_workload_declarations_are_complete():
 
 
 def test_gpu_backend_names_follow_the_brief():
-    from workbench.backends import BACKENDS
     assert {"numpy", "numba", "pandas", "cupy", "numba-cuda", "cudf"} <= set(BACKENDS)
+    assert {"scipy", "numba-cuda-warp", "cpu-stack", "gpu-zero-copy", "gpu-round-trips"} <= set(BACKENDS)  # issue 11
+    assert {"scipy", "numba", "cupy", "numba-cuda", "numba-cuda-warp"} == set(REGISTRY.get("spmv").backends)
     assert "numba-cuda" not in REGISTRY.get("fft").backends      # no FFT in Numba CUDA: not offered

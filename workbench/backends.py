@@ -52,6 +52,8 @@ BACKENDS: dict[str, Backend] = {b.name: b for b in (
             "Numba on the CPU: @njit(parallel=True) loops over all cores."),
     Backend("pandas", "pandas", "cpu", "pandas", ("pandas",), "workbench.measure:CpuSession",
             "pandas DataFrames on the CPU."),
+    Backend("scipy", "SciPy", "cpu", "scipy", ("scipy",), "workbench.measure:CpuSession",
+            "SciPy on the CPU: scipy.sparse's compiled kernels (one thread)."),
     Backend("cupy", "CuPy", "gpu", "cupy", ("cupy-cuda13x", "cupy-cuda12x", "cupy"),
             "workbench.gpu.cupy_session:CupySession",
             "CuPy as people write it first: NumPy-like expressions, one kernel per operation, cuBLAS/cuFFT/CUB."),
@@ -67,9 +69,26 @@ BACKENDS: dict[str, Backend] = {b.name: b for b in (
     Backend("numba-cuda-x4", "Numba CUDA, 4 per thread", "gpu", "numba.cuda", ("numba-cuda",),
             "workbench.gpu.numba_session:NumbaCudaSession",
             "@cuda.jit kernels that give each thread four elements, loaded before use, so more bytes are in flight."),
+    Backend("numba-cuda-warp", "Numba CUDA, a warp per row", "gpu", "numba.cuda", ("numba-cuda",),
+            "workbench.gpu.numba_session:NumbaCudaSession",
+            "@cuda.jit kernels that give each row a whole warp of 32 threads: coalesced reads along the row, "
+            "lane sums combined by warp shuffles."),
     Backend("cudf", "cuDF", "gpu", "cudf", ("cudf-cu13", "cudf-cu12", "cudf"),
             "workbench.gpu.cudf_session:CudfSession",
             "cuDF DataFrames on the GPU (pandas in, cuDF on the device, pandas out)."),
+    # Whole stacks, for workloads that chain a dataframe, an array and a kernel library (pipeline).
+    # The GPU ones need CuPy and numba-cuda too: both are dependencies of cuDF.
+    Backend("cpu-stack", "pandas + NumPy + Numba", "cpu", "numba", ("pandas", "numba"),
+            "workbench.measure:CpuSession",
+            "The whole stack on the CPU: pandas for the frames, NumPy for array math, Numba for the kernel."),
+    Backend("gpu-zero-copy", "cuDF + CuPy + Numba CUDA, zero-copy", "gpu", "cudf", ("cudf-cu13", "cudf-cu12", "cudf"),
+            "workbench.gpu.cudf_session:CudfSession",
+            "The whole stack on the GPU, each hand-off (cuDF to CuPy to Numba CUDA to cuDF) a view of the "
+            "same device memory through __cuda_array_interface__: the data never leaves the device."),
+    Backend("gpu-round-trips", "cuDF + CuPy + Numba CUDA, via the host", "gpu", "cudf",
+            ("cudf-cu13", "cudf-cu12", "cudf"), "workbench.gpu.cudf_session:CudfSession",
+            "The same GPU stages with every hand-off through host memory (device to host, host to device): "
+            "the mistake to avoid."),
 )}
 
 

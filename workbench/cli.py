@@ -115,7 +115,7 @@ def cmd_list() -> int:
     for name, b in BACKENDS.items():
         a = avail[name]
         state = f"usable ({a.version})" if a.usable else f"not usable: {a.reason}"
-        print(f"  {name:<14} {b.device:<4} {state}")
+        print(f"  {name:<16} {b.device:<4} {state}")
     print("\nWorkloads:")
     for w in REGISTRY.all():
         print(f"  {w.name:<13} {w.title} [{w.kind}; size = {w.size_unit}]")

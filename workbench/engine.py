@@ -26,10 +26,10 @@ import psutil
 
 from workbench import backends as backends_mod
 from workbench import limits
-from workbench.measure import HostPeak, summarize
+from workbench.measure import HostPeak, mean_stages, summarize, typical_stages
 from workbench.protocol import PointFinished, PointStarted, SweepError, SweepFinished, SweepStarted
 from workbench.registry import REGISTRY, Context, Phases, Workload
-from workbench.results import empty_row
+from workbench.results import empty_row, encode_stages
 
 log = logging.getLogger(__name__)
 
@@ -282,6 +282,7 @@ class _Timings:
     total: list = field(default_factory=list)
     out: Any = None
     cancelled: bool = False
+    stages: list = field(default_factory=list)   # Phases.stages() after each entry of ``compute``
 
 
 def _loop(spec: SweepSpec, budget: float, stop: StopFlag, step) -> bool:
@@ -323,6 +324,7 @@ def _repeat(phases: Phases, timed, spec: SweepSpec, stop: StopFlag) -> _Timings:
             t.out = None
             seconds, t.out = timed(phases.compute)
             t.compute.append(seconds)
+            _note_stages(phases, t.stages)
         t.cancelled = _loop(spec, spec.budget_s, stop, step)
         t.total = list(t.compute)
         return t
@@ -344,19 +346,34 @@ def _repeat(phases: Phases, timed, spec: SweepSpec, stop: StopFlag) -> _Timings:
     # (rounded first: 1e-3 / 1e-4 must be 10 bursts, not 11 from the last bit of a float)
     length = int(min(MAX_BURST, max(1, math.ceil(round(BURST_S / one, 6))))) if one > 0 else MAX_BURST
 
+    staged: list[dict] = []       # stage times of each compute of the burst being timed (pipelines)
+
     def burst() -> None:
         for _ in range(length):
             phases.compute()
+            _note_stages(phases, staged)
+
+    def sample() -> None:
+        staged.clear()
+        t.compute.append(timed(burst)[0] / length)
+        if staged:     # per compute, as the sample is: their mean adds up to at most the sample
+            t.stages.append(mean_stages(staged))
 
     warm, bursts = 0.0, 0
     while warm < WARMUP_S and bursts < 1000 and not stop.is_set():   # a clock that reads 0 ends too
         warm += timed(burst)[0]
         bursts += 1
-    t.cancelled = _loop(spec, spec.budget_s / 2, stop, lambda: t.compute.append(timed(burst)[0] / length))
+    t.cancelled = _loop(spec, spec.budget_s / 2, stop, sample)
     if not t.cancelled and phases.d2h is not None:
         t.out = None
         t.out = phases.d2h()       # the result of the last back-to-back compute is the one verified
     return t
+
+
+def _note_stages(phases: Phases, into: list) -> None:
+    """Keep the stage times of the compute just run (a pipeline reports them; other workloads do not)."""
+    if phases.stages is not None:
+        into.append(dict(phases.stages()))
 
 
 def _row(workload: Workload, base: dict, session: Any, reference: Any, timings: _Timings,
@@ -366,7 +383,7 @@ def _row(workload: Workload, base: dict, session: Any, reference: Any, timings: 
     t = summarize(timings.total)
     size, itemsize = base["size"], np.dtype(base["dtype"]).itemsize
     seconds = t["median"] if workload.throughput_on == "total" else c["median"]
-    flops, nbytes = workload.flops(size), workload.bytes_moved(size, itemsize)
+    flops, nbytes = workload.flops_and_bytes(size, itemsize, base["variant"])
     ok_time = seconds > 0 and not math.isnan(seconds)
     verdict = limits.check(session, nbytes, flops, seconds, base["dtype"])
     row = empty_row(
@@ -376,6 +393,7 @@ def _row(workload: Workload, base: dict, session: Any, reference: Any, timings: 
         h2d_s=summarize(timings.h2d)["median"] if timings.h2d else 0.0,
         d2h_s=summarize(timings.d2h)["median"] if timings.d2h else 0.0,
         total_median_s=t["median"], total_q1_s=t["q1"], total_q3_s=t["q3"],
+        stages=encode_stages(typical_stages(comp, timings.stages)),   # pipelines only, else ""
         peak_host_bytes=peak_host, peak_device_bytes=peak_device,
         gflops=flops / seconds / 1e9 if ok_time else float("nan"),
         gbps=nbytes / seconds / 1e9 if ok_time else float("nan"),

@@ -125,3 +125,25 @@ def summarize(values: list[float] | np.ndarray) -> dict[str, float]:
     q1, med, q3 = np.percentile(a, (25, 50, 75))
     return {"median": float(med), "min": float(a.min()), "max": float(a.max()),
             "q1": float(q1), "q3": float(q3)}
+
+
+def typical_stages(compute: list[float], stages: list[dict[str, float]]) -> dict[str, float]:
+    """The stage times of one typical repeat: the one whose compute time is the (lower) median.
+
+    ``stages[i]`` belongs to ``compute[i]``: one compute's stages, or for a burst of back-to-back
+    computes (GPU backends) the means of its computes' stages, as ``compute[i]`` is their mean time.
+
+    One repeat's stages, not a median per stage: medians taken stage by stage need not add up to
+    any repeat's time, while one repeat's stages, timed inside its compute, add up to at most that
+    compute time, which is at most the reported median, so a stacked bar of them is honest.
+    Empty when the implementation reports no stages.
+    """
+    if not stages or len(stages) != len(compute):
+        return {}
+    order = sorted(range(len(compute)), key=compute.__getitem__)
+    return dict(stages[order[(len(order) - 1) // 2]])
+
+
+def mean_stages(stages: list[dict[str, float]]) -> dict[str, float]:
+    """Stage by stage, the mean over several computes (one timed burst), in the order they ran."""
+    return {k: sum(s.get(k, 0.0) for s in stages) / len(stages) for k in stages[0]}

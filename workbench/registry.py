@@ -22,8 +22,8 @@ log = logging.getLogger(__name__)
 
 #: The workload modules that ship with the workbench, in the order a user meets them.
 BUILTIN_MODULES = (
-    "matmul", "fft", "source_terms", "flux", "reduction", "stencil", "divergence",
-    "transfer", "groupby", "merge", "filter", "sort",
+    "matmul", "fft", "source_terms", "flux", "reduction", "stencil", "divergence", "spmv",
+    "transfer", "groupby", "merge", "filter", "sort", "pipeline",
 )
 ENTRY_POINT_GROUP = "gpu_workbench.workloads"
 KINDS = ("array math", "kernels", "data movement", "dataframes")
@@ -37,12 +37,20 @@ class Phases:
     returns the host result; CPU implementations leave both out, and then
     ``compute``'s return value is the result.  ``close`` frees what the
     implementation holds (device buffers) when the point is done.
+
+    ``stages``, where given, returns the seconds of each named stage of the
+    last ``compute`` call, in the order they ran (a pipeline's steps and the
+    hand-offs between them: a name ``a->b`` is the hand-off from ``a`` to
+    ``b``).  The implementation times them itself, with a clock that nests
+    inside the engine's: the session's ``timed`` where that is a host clock
+    (CPU, cuDF), never the CUDA events the engine is timing ``compute`` with.
     """
 
     compute: Callable[[], Any]
     h2d: Callable[[], Any] | None = None
     d2h: Callable[[], Any] | None = None
     close: Callable[[], None] | None = None
+    stages: Callable[[], Mapping[str, float]] | None = None
 
 
 @dataclass(frozen=True)
@@ -85,6 +93,9 @@ class Workload:
     variants: tuple[str, ...] = ("",)          # e.g. input order for divergence
     compare: Callable[[Any, Any], float] | None = None  # (result, reference) -> relative error
     throughput_on: str = "compute"   # or "total": transfer's bytes move in h2d and d2h
+    # (size, itemsize, variant) -> (flops, bytes), for a workload whose counts depend on the variant
+    # (spmv: 5 or 7 nonzeros per row); when set, the engine uses it instead of flops and bytes_moved.
+    counts: Callable[[int, int, str], tuple[float, float]] | None = None
     implementations: dict[str, Implementation] = field(default_factory=dict)
 
     def implement(self, backend: str, note: str = "") -> Callable:
@@ -97,6 +108,12 @@ class Workload:
     @property
     def backends(self) -> tuple[str, ...]:
         return tuple(self.implementations)
+
+    def flops_and_bytes(self, size: int, itemsize: int, variant: str = "") -> tuple[float, float]:
+        """The FLOP and byte counts of one point (what the throughput columns divide)."""
+        if self.counts is not None:
+            return self.counts(size, itemsize, variant)
+        return self.flops(size), self.bytes_moved(size, itemsize)
 
     def relative_error(self, result: Any, reference: Any) -> float:
         if self.compare is not None:

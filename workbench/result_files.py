@@ -39,7 +39,8 @@ SCHEMA = 2
 SIDECAR_SUFFIX = ".meta.json"
 #: Column kinds; every column of ``COLUMNS`` not named here holds a float, so new measured
 #: columns need no change here.
-TEXT_COLUMNS = frozenset({"workload", "backend", "device", "dtype", "variant", "host_memory", "status", "message"})
+TEXT_COLUMNS = frozenset({"workload", "backend", "device", "dtype", "variant", "host_memory", "status", "message",
+                          "stages"})
 INTEGER_COLUMNS = frozenset({"size", "repeats"})
 BOOL_COLUMNS = frozenset({"verified"})
 #: Without these a table is not a result table; any other column may be missing (a file

@@ -6,6 +6,7 @@ the file format.
 """
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -19,6 +20,7 @@ COLUMNS = (
     "compute_q3_s", "h2d_s", "d2h_s", "total_median_s", "total_q1_s", "total_q3_s",
     "peak_host_bytes", "peak_device_bytes", "gflops", "gbps", "gbps_limit", "gflops_limit",
     "max_rel_error", "verified", "status", "message",
+    "stages",
 )
 #: ``implausible``: a figure beyond what the device can do (workbench.limits): the timing is wrong.
 STATUSES = ("ok", "wrong", "implausible", "error", "skipped", "cancelled")
@@ -27,7 +29,7 @@ STATUSES = ("ok", "wrong", "implausible", "error", "skipped", "cancelled")
 def empty_row(**values: Any) -> dict[str, Any]:
     """A row with every column present (NaN where nothing was measured)."""
     row: dict[str, Any] = dict.fromkeys(COLUMNS, float("nan"))
-    row.update(variant="", host_memory="", repeats=0, verified=False, status="error", message="")
+    row.update(variant="", host_memory="", repeats=0, verified=False, status="error", message="", stages="")
     unknown = set(values) - set(COLUMNS)
     if unknown:
         raise KeyError(f"not result columns: {sorted(unknown)}")
@@ -38,6 +40,21 @@ def empty_row(**values: Any) -> dict[str, Any]:
 def to_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     frame = pd.DataFrame(list(rows), columns=list(COLUMNS))
     return frame.astype({"size": "int64", "repeats": "int64", "verified": "bool"})
+
+
+def encode_stages(stages: Mapping[str, float]) -> str:
+    """The ``stages`` column: {stage: seconds} in the order the stages ran, as compact JSON ('' if none).
+
+    A name ``a->b`` is the hand-off from stage ``a`` to stage ``b``.
+    """
+    return json.dumps({str(k): float(v) for k, v in stages.items()}, separators=(",", ":")) if stages else ""
+
+
+def decode_stages(text: Any) -> dict[str, float]:
+    """{stage: seconds} from a ``stages`` cell, in the order the stages ran; {} for an empty cell."""
+    if not isinstance(text, str) or not text:
+        return {}
+    return {str(k): float(v) for k, v in json.loads(text).items()}
 
 
 def save(frame: pd.DataFrame, path: str | Path, environment: Mapping[str, Any],
@@ -106,6 +123,12 @@ def summary_table(frame: pd.DataFrame) -> str:
     if frame.empty:
         return "(no points)"
     text = readable_table(frame).to_string(index=False)
+    staged = frame[frame["stages"] != ""]
+    if not staged.empty:
+        text += "\n\nWhere a typical repeat's compute went, stage by stage:\n" + "\n".join(
+            f"{r.backend} size {r.size}: "
+            + ", ".join(f"{k} {human_seconds(v)}" for k, v in decode_stages(r.stages).items())
+            for r in staged.itertuples())
     failed = frame[frame["status"] != "ok"]
     if not failed.empty:
         text += "\n\n" + "\n".join(f"{r.backend} size {r.size}: {r.status}: {r.message}" for r in failed.itertuples())
