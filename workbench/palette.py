@@ -28,6 +28,11 @@ BACKEND_STYLE = {
     "cupy-raw": ("purple", "h"),
     "numba-cuda": ("vermillion", "t"),
     "numba-cuda-x4": (INK, "star"),
+    "numba-cuda-warp": ("purple", "star"),      # spmv: no cupy-raw there
+    "scipy": ("blue", "o"),                      # spmv: no numpy there
+    "cpu-stack": ("blue", "o"),                  # the pipeline's three stacks
+    "gpu-zero-copy": ("green", "t1"),
+    "gpu-round-trips": ("vermillion", "t"),
 }
 FALLBACK_MARKERS = ("+", "x", "arrow_up", "arrow_down", "crosshair")
 # Yellow (unused by backends), a mid grey and Paul Tol's wine: apart from every backend colour,
