@@ -1,29 +1,46 @@
 #!/usr/bin/env bash
 # The GPU checks, run on the accelerator machine from the repository root, in stages that each fit
-# one call: bash benchmarks/gpu_check.sh OUTDIR STAGE...
-#   tests   the GPU tests (tests/test_gpu.py), every workload x GPU backend, mixed sweeps included
+# one call: bash benchmarks/gpu_check.sh OUTDIR STAGE...   (each stage has its own time limit, so one
+# that runs long cannot take the others' time; every log goes under OUTDIR)
+#   tests   the GPU tests (tests/test_gpu.py): every workload x GPU backend, mixed sweeps, spmv, pipeline
+#   faults  a CuPy point out of device memory and a Numba CUDA out-of-bounds write, each followed by a
+#           normal point, through the command line and through the window (needs Qt)
 #   mixed   benchmarks/mixed_vs_alone.py: crossover sweep and bandwidth table, mixed against alone
-#   bench   benchmarks/gpu_bench.py and the crossover sweep of the earlier docs
-#   shots   screenshots of the window after GPU sweeps (needs Qt: gpu-stage qt or all)
+#   shots   the window after source_terms with every GPU backend and groupby with cuDF (needs Qt)
+#   sweeps  float32 and float64 source_terms sweeps for the exports (a comparison chart, a report)
+#   bench   benchmarks/gpu_bench.py
 set -uo pipefail
 OUT=${1:-/tmp/gpu-out}; shift; mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
-GPU_ALL=numpy,numba,cupy,cupy-fused,cupy-raw,numba-cuda,numba-cuda-x4
+T=${STAGE_TIMEOUT:-400}
 for stage in "$@"; do
+  start=$SECONDS
   case $stage in
     tests)
-      nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$OUT/nvidia-smi.txt"
-      python3 -m workbench list > "$OUT/list.txt" 2>&1; head -12 "$OUT/list.txt"
-      python3 -m pytest -m gpu tests/test_gpu.py -q -rs -p no:cacheprovider --durations=15 \
-          > "$OUT/pytest-gpu.txt" 2>&1; echo "pytest exit $?"; tail -40 "$OUT/pytest-gpu.txt" ;;
+      nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv | tee "$OUT/nvidia-smi.txt"
+      python3 -m workbench list > "$OUT/list.txt" 2>&1; head -14 "$OUT/list.txt"
+      timeout "$T" python3 -m pytest -m gpu tests/test_gpu.py -q -rs -p no:cacheprovider --durations=25 \
+          > "$OUT/pytest-gpu.txt" 2>&1; echo "pytest exit $?"
+      grep -E "passed|failed|^FAILED|^ERROR" "$OUT/pytest-gpu.txt" | tail -25 ;;
+    faults)
+      timeout 60 python3 -m workbench --plugin benchmarks/faults_plugin.py run -w faults -b cupy,numba-cuda \
+          -s 1,2,3,4,5 -q > "$OUT/faults-cli.txt" 2>&1; echo "faults cli exit $?"; tail -14 "$OUT/faults-cli.txt"
+      QT_QPA_PLATFORM=offscreen timeout 90 python3 benchmarks/faults_window.py "$OUT/faults-window.png" \
+          > "$OUT/faults-window.txt" 2>&1; echo "faults window exit $?"; grep -v propagateSize "$OUT/faults-window.txt" | tail -14 ;;
     mixed)
-      python3 benchmarks/mixed_vs_alone.py "$OUT" > "$OUT/mixed_vs_alone.log" 2>&1; echo "mixed exit $?"
-      grep -E "^- |Verdict|largest|Device-to" "$OUT/mixed_vs_alone.log"; tail -3 "$OUT/mixed_vs_alone.log" ;;
-    bench)
-      python3 benchmarks/gpu_bench.py "$OUT" > "$OUT/gpu_bench.log" 2>&1; echo "gpu_bench exit $?"
-      grep -E "^\| " "$OUT/gpu_bench.md" | grep -v -- "---" | tail -70 ;;
+      timeout "$T" python3 benchmarks/mixed_vs_alone.py "$OUT" > "$OUT/mixed_vs_alone.log" 2>&1; echo "mixed exit $?"
+      grep -E "^- |largest difference|rounds done" "$OUT/mixed_vs_alone.log" | tail -24 ;;
     shots)
-      python3 benchmarks/screenshot.py "$OUT/screenshot-h200.png" source_terms $GPU_ALL 2^10 2^26 9 \
-          > "$OUT/screenshot.log" 2>&1; echo "screenshot exit $?"; tail -5 "$OUT/screenshot.log" ;;
+      STAGE=1 timeout "$T" bash benchmarks/gpu_screens.sh "$OUT/screens" > "$OUT/screens.log" 2>&1; echo "shots exit $?"
+      grep -E "saved|left out|not usable|Error|error" "$OUT/screens.log" | head -12 ;;
+    sweeps)
+      for dt in float32 float64; do
+        timeout 120 python3 -m workbench run -w source_terms -b numpy,numba,cupy,cupy-fused,cupy-raw,numba-cuda,numba-cuda-x4 \
+            -s 2^10:2^26:x4 -d $dt -q -o "$OUT/source_terms-gpu-$dt.csv" > "$OUT/sweep-$dt.txt" 2>&1
+        echo "sweep $dt exit $?"; tail -3 "$OUT/sweep-$dt.txt"
+      done ;;
+    bench)
+      timeout "$T" python3 benchmarks/gpu_bench.py "$OUT" > "$OUT/gpu_bench.log" 2>&1; echo "gpu_bench exit $?" ;;
   esac
+  echo "== stage $stage took $((SECONDS - start)) s"
 done

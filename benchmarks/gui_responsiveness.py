@@ -29,7 +29,7 @@ import os, sys, time, psutil
 from PySide6.QtCore import QTimer, QSettings
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
-from workbench.app import MainWindow
+from panels.window import MainWindow
 w = MainWindow(QSettings(sys.argv[1], QSettings.Format.IniFormat))
 w.show()
 def shown():
@@ -54,7 +54,7 @@ def stall_during_sweep(workload: str, backends: str, lo: str, hi: str, steps: in
     from PySide6.QtCore import QObject, QSettings, QTimer, Slot
     from PySide6.QtWidgets import QApplication
 
-    from workbench.app import MainWindow
+    from panels.window import MainWindow
     app = QApplication.instance() or QApplication([])
     w = MainWindow(QSettings(str(Path(tempfile.mkdtemp()) / "s.ini"), QSettings.Format.IniFormat))
     w.show()

@@ -60,7 +60,7 @@ def new_window():
     from PySide6.QtCore import QSettings
 
     from session import LoopWaiter
-    from workbench.app import MainWindow
+    from panels.window import MainWindow
     w = MainWindow(QSettings(str(Path(tempfile.mkdtemp()) / "s.ini"), QSettings.Format.IniFormat))
     w.resize(1600, 1000)
     w.show()

@@ -112,7 +112,7 @@ def main() -> None:
     args = p.parse_args()
     args.prefix = args.prefix or args.workload
     app = QApplication([])
-    from workbench.app import MainWindow
+    from panels.window import MainWindow
     settings = QSettings(str(Path(tempfile.mkdtemp()) / "s.ini"), QSettings.Format.IniFormat)
     window = MainWindow(settings)
     window.resize(*SIZES[0])

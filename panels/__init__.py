@@ -1,1 +1,1 @@
-"""Qt widgets of the workbench window; the only package (with workbench.app) that imports Qt."""
+"""The workbench window (``panels.window``) and its Qt widgets: the only package that imports Qt."""

@@ -27,10 +27,10 @@ class SweepWorker(QObject):
     environmentReady = Signal(object)     # the environment record (dict)
     environmentUpdated = Signal(object)   # the record again after a sweep, with the limits it measured
 
-    def __init__(self) -> None:
+    def __init__(self, plugins: tuple[str, ...] = ()) -> None:
         super().__init__()
         from workbench.supervisor import Supervisor
-        self.engine = Supervisor()         # the engine process starts on the first request
+        self.engine = Supervisor(plugins=plugins)   # the engine process starts on the first request
 
     def request_stop(self) -> None:
         """Called from the GUI thread: never blocks (a flag in shared memory, then the supervisor
@@ -94,11 +94,11 @@ class SweepController(QObject):
     runRequested = Signal(object)
     probeRequested = Signal()
 
-    def __init__(self, parent: QObject | None = None) -> None:
+    def __init__(self, parent: QObject | None = None, plugins: tuple[str, ...] = ()) -> None:
         super().__init__(parent)
         self.thread = QThread()
         self.thread.setObjectName("gpu-workbench-worker")
-        self.worker = SweepWorker()
+        self.worker = SweepWorker(plugins)
         self.worker.moveToThread(self.thread)
         # The documented way to free a worker: delete it in its own thread as that thread ends,
         # not later from the garbage collector of another thread (or of a finalizing interpreter).

@@ -18,7 +18,7 @@ def main() -> int:
     from PySide6.QtWidgets import QApplication
 
     from session import LoopWaiter, Session, Sweep
-    from workbench.app import MainWindow
+    from panels.window import MainWindow
     app = QApplication([])
     w = MainWindow(QSettings(str(Path(tempfile.mkdtemp()) / "s.ini"), QSettings.Format.IniFormat))
     w.resize(1280, 720)

@@ -299,7 +299,7 @@ def test_the_window_and_the_charts_share_one_palette():
 
 def test_matplotlib_is_not_imported_by_the_engine_the_command_line_or_the_window():
     code = ("import sys; import workbench.engine, workbench.cli, workbench.result_files, workbench.chart_presets;"
-            "import workbench.app; import panels.plots;"
+            "import panels.window; import panels.plots;"
             "print('matplotlib' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={"QT_QPA_PLATFORM": "offscreen", "PATH": ""}).stdout

@@ -16,7 +16,7 @@ from workbench.backends import Availability  # noqa: E402
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    from workbench.app import MainWindow
+    from panels.window import MainWindow
     threads_before = _python_threads()
     w = MainWindow(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
     qtbot.addWidget(w)
@@ -189,7 +189,7 @@ def test_no_backend_chosen_is_refused(qtbot, window):
 
 
 def test_choices_are_remembered(qtbot, tmp_path):
-    from workbench.app import MainWindow
+    from panels.window import MainWindow
     path = str(tmp_path / "remember.ini")
     w = MainWindow(QSettings(path, QSettings.Format.IniFormat))
     qtbot.addWidget(w)

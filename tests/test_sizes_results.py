@@ -123,3 +123,22 @@ def test_engine_never_imports_qt():
     proc = subprocess.run([str(lint)], capture_output=True, text=True, cwd=Path(__file__).parents[1])
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "kept" in proc.stdout.lower()
+
+
+def test_the_import_contract_breaks_when_a_core_module_imports_the_window(tmp_path):
+    """The contract covers whole packages: a copy of the tree whose engine imports the window fails it."""
+    import os
+    import shutil
+    from pathlib import Path
+    root = Path(__file__).parents[1]
+    for part in ("workbench", "workloads", "panels"):
+        shutil.copytree(root / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(root / "pyproject.toml", tmp_path)
+    lint = Path(sys.executable).with_name("lint-imports")
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    kept = subprocess.run([str(lint), "--no-cache"], capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert kept.returncode == 0, kept.stdout + kept.stderr
+    with open(tmp_path / "workbench" / "engine.py", "a") as f:
+        f.write("\nimport panels.window  # noqa\n")
+    broken = subprocess.run([str(lint), "--no-cache"], capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert broken.returncode != 0 and "workbench.engine -> panels.window" in broken.stdout

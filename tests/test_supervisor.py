@@ -57,6 +57,14 @@ def test_a_point_that_kills_the_engine_is_an_error_row_and_the_sweep_goes_on(sup
     assert sum(isinstance(m, protocol.SweepStarted) for m in messages) == 1
 
 
+def test_a_sticky_cuda_error_retires_the_engine_and_the_next_point_gets_a_fresh_one(supervisor):
+    messages = list(supervisor.run(spec(1, 8, 1)))
+    assert statuses(messages) == [(1, "ok"), (8, "error"), (1, "ok")]
+    assert "ILLEGAL_ADDRESS" in protocol.rows(messages)[1]["message"]
+    (notice,) = [m for m in messages if isinstance(m, protocol.EngineDied)]
+    assert "unusable" in notice.message and supervisor.restarts == 1
+
+
 def test_a_hung_point_runs_into_the_time_limit(supervisor):
     rows = protocol.rows(supervisor.run(spec(4, 1)))
     assert [r["status"] for r in rows] == ["error", "ok"]

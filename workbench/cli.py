@@ -97,8 +97,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_plot(args)
         if args.command == "report":
             return cmd_report(args)
-        from workbench.app import main as gui_main
-        return gui_main([])
+        from panels.window import main as gui_main    # the launcher: core's one way into the window
+        return gui_main([], plugins=tuple(args.plugin))
     except UsageError as exc:
         print(f"gpu-workbench: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -70,6 +70,14 @@ class EngineDied:
 
 
 @dataclass(frozen=True)
+class EngineRetiring:
+    """The engine ends itself after this: a point left its CUDA context unusable (an illegal
+    address is sticky until the process exits), so a fresh engine takes the next point."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
 class ProbeResults:
     availability: dict = field(hash=False)     # backend name -> backends.Availability
 
@@ -87,7 +95,7 @@ class Done:
 
 
 Message = (SweepStarted | PointStarted | PointFinished | SweepFinished | SweepError | LogLine | EngineFailed
-           | EngineDied | ProbeResults | Environment | Done)
+           | EngineDied | EngineRetiring | ProbeResults | Environment | Done)
 
 
 def dispatch(handlers: Mapping[type, Callable[[Any], Any]], message: Any) -> Any:

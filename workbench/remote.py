@@ -23,6 +23,7 @@ has even read the request still counts.
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import threading
 import traceback
@@ -81,6 +82,18 @@ class _PipeLog(logging.Handler):
             pass
 
 
+#: CUDA errors after which the context stays unusable until the process exits (sticky errors).
+STICKY_CUDA_ERRORS = ("illegal address", "illegal memory access", "ILLEGAL_ADDRESS", "cudaErrorIllegalAddress",
+                      "unspecified launch failure", "LAUNCH_FAILED", "misaligned address", "ILLEGAL_INSTRUCTION",
+                      "hardware stack error", "cudaErrorLaunchFailure")
+
+
+def poisons_context(row: dict) -> bool:
+    """Whether a failed point's error leaves the CUDA context unusable for every later point."""
+    return row.get("status") == "error" and any(s.lower() in row.get("message", "").lower()
+                                                 for s in STICKY_CUDA_ERRORS)
+
+
 def limit_memory(limit_bytes: int | None) -> None:
     """Cap this process's data (heap and private anonymous mappings) so that an over-large point
     raises MemoryError in its own row instead of the machine's out-of-memory killer ending
@@ -126,6 +139,11 @@ def serve(conn, stop_raw, plugins: tuple[str, ...] = (), memory_limit: int | Non
                 spec, first = request[1], request[2] if len(request) > 2 else 0
                 for message in engine.run_sweep(spec, stop, first):
                     conn.send(message)
+                    if isinstance(message, protocol.PointFinished) and poisons_context(message.row):
+                        conn.send(protocol.EngineRetiring(
+                            f"{message.row['backend']} at size {message.row['size']:,} left the CUDA context "
+                            "unusable (a sticky error); a fresh engine goes on with the next point"))
+                        os._exit(0)
                 # The sweep may have measured a device's limits: the record now carries them.
                 from workbench.environment import record
                 conn.send(protocol.Environment(record()))

@@ -148,11 +148,16 @@ class Supervisor:
                     message = conn.recv()
                     if isinstance(message, protocol.Done):
                         return
+                    if isinstance(message, protocol.EngineRetiring):
+                        self._end()
+                        raise _Retired(message.reason)
                     yield message
                 elif proc is None or not proc.is_alive():
                     raise EOFError
             except (EOFError, OSError, ValueError):
                 raise _Ended("died", self._end()) from None
+            except _Retired as retired:
+                raise _Ended("retired", 0, str(retired)) from None
 
     def _send(self, request: tuple) -> None:
         try:
@@ -224,6 +229,11 @@ class Supervisor:
                 if not announced:
                     announced = True
                     yield protocol.SweepStarted(len(points), spec)
+                if ended.why == "retired":        # its last point's row is in; a fresh engine goes on
+                    self.restarts += 1
+                    yield protocol.EngineDied(ended.reason)
+                    first = next_up
+                    continue
                 stopping = ended.why in ("stopped", "closed")
                 index = current.index if current is not None else next_up
                 if index >= len(points) or (stopping and current is None):
@@ -289,9 +299,13 @@ class Supervisor:
 
 
 class _Ended(Exception):
-    def __init__(self, why: str, code: int | None) -> None:
+    def __init__(self, why: str, code: int | None, reason: str = "") -> None:
         super().__init__(why)
-        self.why, self.code = why, code
+        self.why, self.code, self.reason = why, code, reason
+
+
+class _Retired(Exception):
+    pass
 
 
 

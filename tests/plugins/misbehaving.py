@@ -1,7 +1,8 @@
 """A workload whose points misbehave on purpose, by size: the supervisor's test corpus.
 
 size 1: fine; 2: segfault; 3: os._exit(3); 4: hangs; 5: a 30-second repeat (stop it);
-6: raises; 7: holds the GIL in a C call for 30 s; anything else: fine.
+6: raises; 7: holds the GIL in a C call for 30 s; 8: raises CUDA's sticky illegal-address error
+(as a Numba kernel's out-of-bounds write does); anything else: fine.
 """
 import ctypes
 import os
@@ -40,6 +41,8 @@ def _numpy(inputs, ctx):
                 pass
         elif size == 6:
             raise ZeroDivisionError("a point that raises")
+        elif size == 8:
+            raise RuntimeError("[700] Call to cuCtxSynchronize results in CUDA_ERROR_ILLEGAL_ADDRESS")
         elif size == 7:
             ctypes.CDLL(None).sleep(30)
         return x * 2

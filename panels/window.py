@@ -38,11 +38,11 @@ class MainWindow(QMainWindow):
     pointAdded = Signal(object)       # a row is in the table
     sweepCompleted = Signal(bool)     # cancelled?
 
-    def __init__(self, settings: QSettings | None = None) -> None:
+    def __init__(self, settings: QSettings | None = None, plugins: tuple[str, ...] = ()) -> None:
         super().__init__()
         self.setWindowTitle("GPU Workbench")
         self.settings = settings or QSettings("GPU Workbench", "gpu-workbench")
-        self.controller = SweepController(self)
+        self.controller = SweepController(self, plugins)   # the engine process loads the plug-ins too
         self.rows: list[dict] = []
         self.total = 0
         self.t_start = 0.0
@@ -387,7 +387,7 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, plugins: tuple[str, ...] = ()) -> int:
     if QApplication.instance() is None:
         # Qt aborts with a paragraph when it cannot open a window: say why in one line instead.
         from workbench import display
@@ -397,7 +397,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     app = QApplication.instance() or QApplication(list(argv or sys.argv[:1]))
     app.setApplicationName("GPU Workbench")
-    window = MainWindow()
+    window = MainWindow(plugins=plugins)
     window.show()
     return app.exec()
 
