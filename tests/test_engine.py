@@ -192,11 +192,12 @@ def test_summarize_quartiles():
 
 def _device_workload(registry, monkeypatch, compute_cost):
     """A workload on the fake device whose compute costs ``compute_cost(state)`` synthetic seconds."""
-    from helpers import FakeGpuSession, fake_backends
-    from workbench import backends
+    from helpers import FakeClock, FakeGpuSession, fake_backends
+    from workbench import backends, engine
     for name, backend in fake_backends().items():
         monkeypatch.setitem(backends.BACKENDS, name, backend)
     monkeypatch.setattr(FakeGpuSession, "instances", [])
+    monkeypatch.setattr(engine, "clock", FakeClock.now)
     w = registry.add(synthetic())
     state = {"cold": False}
 
@@ -233,6 +234,7 @@ def test_short_device_computes_are_timed_in_warmed_up_bursts(registry, monkeypat
     fake = _device_workload(registry, monkeypatch, lambda state: 1e-4)
     (row,) = rows_of(SweepSpec("synthetic", ("fake-a",), (16,), "float64", min_repeats=5, budget_s=0.0))
     assert row["compute_median_s"] == pytest.approx(1e-4)
+    assert row["host_issue_s"] == pytest.approx(1e-4)        # the fake device works as it is issued
     assert row["repeats"] == 5                               # samples: one per burst
     (session,) = fake.instances
     computes = sum(what == "compute" for what, _ in session.log)

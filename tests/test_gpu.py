@@ -228,8 +228,16 @@ def assert_same_as_alone(mixed: dict, alone: dict) -> None:
         ref = alone[key]
         assert row["status"] == "ok", f"mixed {key}: {row['status']}: {row['message']}"
         assert ref["status"] == "ok", f"alone {key}: {ref['status']}: {ref['message']}"
-        if ref["figure"] >= LONG_ENOUGH_S:
+        if ref["figure"] >= LONG_ENOUGH_S and device_bound(ref):
             assert row["figure"] == pytest.approx(ref["figure"], rel=SAME_WITHIN), key
+
+
+def device_bound(row) -> bool:
+    """Whether the figure is the device's work rather than the host's: where issuing a call takes
+    the host half the time the device needs or more (a Numba launch, a thousand tiny CuPy kernels,
+    an allocation through RMM), the figure measures the host, whose speed drifts between sweeps by
+    more than 10 % on its own (seen on the H200). Transfers are the device's work whatever issues them."""
+    return row["workload"] == "transfer" or row["host_issue_s"] < 0.5 * row["compute_median_s"]
 
 
 def alternating_rounds(workload: str, backends: tuple[str, ...], sweep, rounds: int = 2):

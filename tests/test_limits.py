@@ -132,3 +132,22 @@ def test_the_cpu_ladder_is_measured_once_per_device(registry, monkeypatch):
     assert limits.limits_for(s1) is limits.limits_for(s2)    # the same device: measured once
     assert len(calls) == len(limits.PATTERNS) * len(limits.LADDER["gpu"])   # every pattern per rung
     limits.forget()
+
+
+def test_a_session_that_cannot_even_release_still_gives_the_point_its_row(fake_gpu, registry, monkeypatch):
+    """After an illegal address every CUDA call fails, the stream synchronisation of release() too:
+    the point's error row must still come out (on an H200 it did not, and the sweep ended)."""
+    w = registry.get("fake_gpu")
+    real = w.implementations["fake-a"].factory
+
+    def poisoned(inputs, ctx):
+        if ctx.size == 16:
+            def release():
+                raise RuntimeError("CUDA_ERROR_ILLEGAL_ADDRESS")
+            monkeypatch.setattr(ctx.session, "release", release)
+            raise RuntimeError("[700] Call to cuEventSynchronize results in CUDA_ERROR_ILLEGAL_ADDRESS")
+        return real(inputs, ctx)
+    w.implement("fake-a")(poisoned)
+    rows = rows_of(SweepSpec("fake_gpu", ("fake-a",), (8, 16), "float64", min_repeats=1, budget_s=0))
+    assert [r["status"] for r in rows] == ["ok", "error"]
+    assert "ILLEGAL_ADDRESS" in rows[1]["message"]

@@ -259,7 +259,10 @@ def _measure_point(workload: Workload, backend: str, sessions: dict, inputs: Any
                 log.exception("closing %s on %s failed", workload.name, backend)
         phases = None
         if session is not None:
-            session.release()
+            try:
+                session.release()
+            except Exception:  # noqa: BLE001 - a poisoned CUDA context fails here too: the row stands
+                log.exception("releasing %s after the point failed", backend)
 
 
 def _execute(phases: Phases, timed) -> tuple[float, float, float, Any]:
@@ -283,6 +286,7 @@ class _Timings:
     out: Any = None
     cancelled: bool = False
     stages: list = field(default_factory=list)   # Phases.stages() after each entry of ``compute``
+    issue: list = field(default_factory=list)    # host time to issue one call, per burst sample
 
 
 def _loop(spec: SweepSpec, budget: float, stop: StopFlag, step) -> bool:
@@ -347,15 +351,19 @@ def _repeat(phases: Phases, timed, spec: SweepSpec, stop: StopFlag) -> _Timings:
     length = int(min(MAX_BURST, max(1, math.ceil(round(BURST_S / one, 6))))) if one > 0 else MAX_BURST
 
     staged: list[dict] = []       # stage times of each compute of the burst being timed (pipelines)
+    issued: list[float] = []      # the host's time to issue each burst (before the device is waited on)
 
     def burst() -> None:
+        t0 = clock()
         for _ in range(length):
             phases.compute()
             _note_stages(phases, staged)
+        issued.append(clock() - t0)
 
     def sample() -> None:
         staged.clear()
         t.compute.append(timed(burst)[0] / length)
+        t.issue.append(issued[-1] / length)
         if staged:     # per compute, as the sample is: their mean adds up to at most the sample
             t.stages.append(mean_stages(staged))
 
@@ -390,6 +398,7 @@ def _row(workload: Workload, base: dict, session: Any, reference: Any, timings: 
         **base, device=session.device, repeats=len(comp), first_call_s=timings.first_call,
         compute_median_s=c["median"], compute_min_s=c["min"], compute_max_s=c["max"],
         compute_q1_s=c["q1"], compute_q3_s=c["q3"],
+        host_issue_s=summarize(timings.issue)["median"],
         h2d_s=summarize(timings.h2d)["median"] if timings.h2d else 0.0,
         d2h_s=summarize(timings.d2h)["median"] if timings.d2h else 0.0,
         total_median_s=t["median"], total_q1_s=t["q1"], total_q3_s=t["q3"],

@@ -17,7 +17,7 @@ import pandas as pd
 COLUMNS = (
     "workload", "backend", "device", "size", "dtype", "variant", "host_memory", "repeats",
     "first_call_s", "compute_median_s", "compute_min_s", "compute_max_s", "compute_q1_s",
-    "compute_q3_s", "h2d_s", "d2h_s", "total_median_s", "total_q1_s", "total_q3_s",
+    "compute_q3_s", "host_issue_s", "h2d_s", "d2h_s", "total_median_s", "total_q1_s", "total_q3_s",
     "peak_host_bytes", "peak_device_bytes", "gflops", "gbps", "gbps_limit", "gflops_limit",
     "max_rel_error", "verified", "status", "message",
     "stages",
