@@ -10,6 +10,7 @@ from PySide6.QtGui import QColor, QFont, QPixmap
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
 from panels import style
+from panels.flow_layout import FlowLayout
 from panels.style import Look
 from workbench.backends import BACKENDS
 
@@ -17,9 +18,8 @@ from workbench.backends import BACKENDS
 class LegendStrip(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent, objectName="legendStrip")
-        self.layout_ = QHBoxLayout(self)
+        self.layout_ = FlowLayout(self, spacing=14)     # wraps: seven backends fit 1280 pixels
         self.layout_.setContentsMargins(6, 0, 6, 0)
-        self.layout_.setSpacing(14)
         self.look = style.NORMAL
         self.entries: list[str] = []      # what it shows, in order (tests read it)
         self._backends: list[str] = []
@@ -31,7 +31,8 @@ class LegendStrip(QWidget):
         self._backends, self._phases, self.look = list(backends), phases, look
         while self.layout_.count():
             item = self.layout_.takeAt(0)
-            if item.widget() is not None:
+            if item.widget() is not None:       # hidden now: deleteLater waits for the event loop
+                item.widget().hide()
                 item.widget().deleteLater()
         self.entries = []
         px = round(look.font_pt * 1.4)
@@ -42,8 +43,8 @@ class LegendStrip(QWidget):
                 swatch = QPixmap(px, px)
                 swatch.fill(QColor(colour))
                 self._add(swatch, style.PHASE_LABELS[phase])
-        self.layout_.addStretch(1)
         self.setVisible(bool(backends))
+        self.updateGeometry()
 
     def _add(self, pixmap: QPixmap, text: str) -> None:
         font = QFont()

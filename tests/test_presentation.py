@@ -77,6 +77,23 @@ def test_charts_shrink_at_1280x720_and_crop_nothing(qtbot, window):
 
 
 @pytest.mark.parametrize("presenting", [False, True])
+def test_every_gpu_backend_in_the_legend_still_fits_1280x720(qtbot, window, presenting):
+    """On the H200, seven backends and three phases in one row made the window 2395 pixels wide."""
+    from workbench.registry import REGISTRY
+    w = window
+    if presenting:
+        w.presentationAction.trigger()
+    show_at(qtbot, w, 1280, 720)
+    w.plots.legendStrip.show_backends(list(REGISTRY.get("source_terms").backends), True, w.plots.look)
+    QApplication.processEvents()    # noqa: the new entries are laid out before the window is measured
+    assert len(w.plots.legendStrip.entries) == len(REGISTRY.get("source_terms").backends) + 3
+    assert w.minimumSizeHint().width() <= 1280
+    w.resize(1280, 720)
+    qtbot.waitUntil(lambda: not _cropped(w), timeout=5_000)
+    assert w.width() <= 1280 and w.height() <= 720
+
+
+@pytest.mark.parametrize("presenting", [False, True])
 def test_tick_labels_never_overlap_at_1280x720(qtbot, window, presenting):
     from panels.axes import text_rects
     w = window
