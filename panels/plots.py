@@ -59,6 +59,7 @@ class PlotsPanel(QWidget):
         self.baselineCombo.setToolTip("The backend every speedup is measured against")
         self.baselineCombo.currentTextChanged.connect(self._baseline_changed)
         self.frame = pd.DataFrame()
+        self._axis = None              # (sizes, unit) of the size axes, set per chart as it is drawn
         self.legendStrip = LegendStrip()
         self.summary = QLabel(EMPTY_MESSAGE, wordWrap=True, objectName="plotSummary")
         self.summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
@@ -114,6 +115,7 @@ class PlotsPanel(QWidget):
         for chart in self.plots():
             chart.clear_series()
         self.frame = pd.DataFrame()
+        self._axis = None
         self._pending = []
         self.stagger.stop()
         self.legendStrip.show_backends([], False, self.look)
@@ -136,13 +138,13 @@ class PlotsPanel(QWidget):
         if item is None:
             self.summary.setText(summarize(self.frame, self.speedupPlot.baseline))
         else:
-            item.update_from(self.frame)
+            self._draw(item)
 
     def update_from(self, frame: pd.DataFrame) -> None:
         """Update every chart now (exports and tests; the window uses ``schedule``)."""
         self._prepare(frame)
         for chart in self.plots():
-            chart.update_from(frame)
+            self._draw(chart)
         self.summary.setText(summarize(frame, self.speedupPlot.baseline))
 
     def _prepare(self, frame: pd.DataFrame) -> None:
@@ -163,10 +165,15 @@ class PlotsPanel(QWidget):
             unit = REGISTRY.get(str(frame["workload"].iloc[0])).size_unit
         except KeyError:           # a plug-in's workload no longer loaded: a plain name
             unit = "size"
-        sizes = frame["size"].to_numpy()
-        for chart in self.plots():
-            chart.set_size_axis(sizes, unit)
+        # Each chart's size axis is laid out in its own tick of the stagger (measuring tick labels
+        # for five charts at once stalled the GUI thread for 50 ms).
+        self._axis = (frame["size"].to_numpy(), unit)
         self.legendStrip.show_backends(backends, bool((frame["host_memory"] != "").any()), self.look)
+
+    def _draw(self, chart) -> None:
+        if self._axis is not None:
+            chart.set_size_axis(*self._axis)
+        chart.update_from(self.frame)
 
     def _baseline_changed(self, name: str) -> None:
         self.speedupPlot.set_baseline(name)

@@ -113,7 +113,10 @@ def serve(conn, stop_raw, plugins: tuple[str, ...] = (), memory_limit: int | Non
     """The engine process's main loop."""
     # Ctrl-C in a terminal reaches the whole process group: the parent decides what it means
     # (a stop); here it would surface as a KeyboardInterrupt inside Numba's dispatcher.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # SIGTERM and SIGHUP too: sent to a process group (a terminal closing, `timeout`), they must end
+    # the sweep the parent's way (a stop, the points so far written), not kill a point mid-measure.
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        signal.signal(getattr(signal, name), signal.SIG_IGN)
     limit_memory(memory_limit)
     conn = _LockedConn(conn)
     logging.basicConfig(level=logging.WARNING)

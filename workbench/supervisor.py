@@ -52,8 +52,9 @@ def describe_exit(code: int | None) -> str:
         except ValueError:
             name = f"signal {-code}"
         why = {"SIGSEGV": "a segmentation fault", "SIGKILL": "killed: out of memory, or kill -9",
-               "SIGABRT": "aborted", "SIGBUS": "a bus error", "SIGFPE": "an arithmetic fault"}.get(name, name)
-        return f"ended by {name} ({why})"
+               "SIGABRT": "aborted", "SIGBUS": "a bus error", "SIGFPE": "an arithmetic fault",
+               "SIGTERM": "asked to terminate"}.get(name)
+        return f"ended by {name}" + (f" ({why})" if why else "")
     return f"exited with status {code}"
 
 
