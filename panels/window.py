@@ -7,6 +7,7 @@ the GUI thread.
 """
 from __future__ import annotations
 
+import dataclasses
 import gc
 import logging
 import sys
@@ -19,13 +20,14 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QMainWind
                                QTabWidget)
 
 from panels.experiment import ExperimentPanel
+from panels.restore import RestoreBar
 from panels.info import EnvironmentPanel, LogPanel, QtLogHandler
 from panels.plots import PlotsPanel
 from panels.presentation import Presentation
 from panels.toolbar import RunToolBar
 from panels.table import ResultsTable
 from panels.worker import SweepController
-from workbench import results
+from workbench import journal, protocol, results
 from workbench.backends import BACKENDS, probe_all
 from workbench.sizes import fmt_size
 
@@ -38,13 +40,22 @@ class MainWindow(QMainWindow):
     ready = Signal()                  # availability probed and environment read
     pointAdded = Signal(object)       # a row is in the table
     sweepCompleted = Signal(bool)     # cancelled?
+    restored = Signal(int)            # an interrupted session's points are shown again (how many)
 
     def __init__(self, settings: QSettings | None = None, plugins: tuple[str, ...] = ()) -> None:
         super().__init__()
         self.setWindowTitle("GPU Workbench")
         self.settings = settings or QSettings("GPU Workbench", "gpu-workbench")
-        self.controller = SweepController(self, plugins)   # the engine process loads the plug-ins too
+        # Every finished point goes to the journal (beside the settings) before it is shown: after a
+        # kill, the next start offers it back. Read what the last session left before starting anew.
+        journal_path = Path(self.settings.fileName()).with_name("journal.jsonl")
+        self._restorable = journal.interrupted(journal_path)
+        self.journal = journal.Journal(journal_path)
+        self.journal.begin()
+        self.controller = SweepController(self, plugins, self.journal)   # the engine loads the plug-ins too
         self.rows: list[dict] = []
+        self._troubles: list[str] = []     # what went wrong during the sweep (engine refused, died, failed)
+        self._ready = False
         self.total = 0
         self.t_start = 0.0
         self.current = ""
@@ -60,6 +71,11 @@ class MainWindow(QMainWindow):
         self.progressBar = self.toolbar.progressBar
         self.progressLabel = self.toolbar.progressLabel
         self.etaLabel = self.toolbar.etaLabel
+        self.restoreBar = RestoreBar(self)
+        self.addToolBarBreak()
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.restoreBar)
+        self.restoreBar.restoreRequested.connect(self.restore_interrupted)
+        self.restoreBar.discardRequested.connect(self.discard_interrupted)
 
         scroll = QScrollArea()
         scroll.setWidget(self.experiment)
@@ -105,15 +121,15 @@ class MainWindow(QMainWindow):
         self._make_actions()
 
         # Signals: worker -> bound slots of this GUI-thread object (never lambdas) ------------------
-        w = self.controller.worker
-        w.sweepStarted.connect(self.on_sweep_started)
-        w.pointStarted.connect(self.on_point_started)
-        w.pointFinished.connect(self.on_point_finished)
-        w.sweepFinished.connect(self.on_sweep_finished)
-        w.failed.connect(self.on_failed)
-        w.backendsProbed.connect(self.on_backends_probed)
-        w.environmentReady.connect(self.on_environment)
-        w.environmentUpdated.connect(self.environment.show_record)
+        # Everything the worker reports is one signal of protocol messages; this is its one table.
+        self.handlers = {
+            protocol.SweepStarted: self.on_sweep_started, protocol.PointStarted: self.on_point_started,
+            protocol.PointFinished: self.on_point_finished, protocol.SweepFinished: self.on_sweep_finished,
+            protocol.SweepError: self.on_trouble, protocol.EngineDied: self.on_trouble,
+            protocol.EngineFailed: self.on_trouble, protocol.LogLine: self.on_log_line,
+            protocol.ProbeResults: self.on_backends_probed, protocol.Environment: self.on_environment,
+        }
+        self.controller.worker.message.connect(self.on_message)
         self.runButton.clicked.connect(self.run)
         self.stopButton.clicked.connect(self.stop)
         self.experiment.validityChanged.connect(self.on_validity)
@@ -122,6 +138,8 @@ class MainWindow(QMainWindow):
         # (a tiny computation per GPU library) then corrects it.
         self.experiment.set_availability(probe_all(deep=False))
         self.restore_settings()
+        if self._restorable is not None:
+            self.restoreBar.offer(*self._restorable)
         self.controller.probe()
 
     # --- actions and menus ------------------------------------------------------------------------
@@ -196,9 +214,13 @@ class MainWindow(QMainWindow):
         if spec is None:
             return
         self.rows = []
+        self._troubles = []
         self.resultsTable.results.clear()
         self.plots.clear()
         self.save_settings()
+        self.restoreBar.hide()             # a new sweep: the old session's points are not this one's
+        self.journal.sweep({k: list(v) if isinstance(v, tuple) else v
+                            for k, v in dataclasses.asdict(spec).items()})
         # The experiment is fixed while it runs: a workload switch now would be half-applied
         # (new sizes and unit on screen, the old sweep's points arriving), so it is refused.
         self.experiment.set_locked(True)
@@ -223,15 +245,17 @@ class MainWindow(QMainWindow):
             self.stopButton.setEnabled(False)
             self.stopAction.setEnabled(False)
 
-    @Slot(int)
-    def on_sweep_started(self, total: int) -> None:
-        self.total = total
+    @Slot(object)
+    def on_message(self, message) -> None:
+        protocol.dispatch(self.handlers, message)
+
+    def on_sweep_started(self, message: protocol.SweepStarted) -> None:
+        total = self.total = message.total
         self.progressBar.setRange(0, total)
         self.progressBar.setValue(0)
         self.progressBar.setFormat(f"0 / {total} points")
 
-    @Slot(object)
-    def on_point_started(self, event) -> None:
+    def on_point_started(self, event: protocol.PointStarted) -> None:
         self.current = f"{event.backend} at {fmt_size(event.size)}" + (f", {event.variant}" if event.variant else "")
         done = len(self.rows)
         self.progressBar.setFormat(f"{done} / {self.total} points")
@@ -244,8 +268,8 @@ class MainWindow(QMainWindow):
         left = (time.perf_counter() - self.t_start) / done * (self.total - done)
         return f"about {left:.0f} s left" if left >= 1 else "under a second left"
 
-    @Slot(object)
-    def on_point_finished(self, row: dict) -> None:
+    def on_point_finished(self, message: protocol.PointFinished) -> None:
+        row = message.row
         self.rows.append(row)
         self.resultsTable.results.append(row)
         self.progressBar.setValue(len(self.rows))
@@ -262,8 +286,8 @@ class MainWindow(QMainWindow):
         if self.rows:
             self.plots.schedule(results.to_frame(self.rows))
 
-    @Slot(bool, float)
-    def on_sweep_finished(self, cancelled: bool, elapsed: float) -> None:
+    def on_sweep_finished(self, message: protocol.SweepFinished) -> None:
+        cancelled, elapsed = message.cancelled, message.elapsed_s
         self.refresh_timer.stop()
         self._cancelled = cancelled
         self._finishing = True
@@ -273,7 +297,9 @@ class MainWindow(QMainWindow):
         else:
             self._plots_final()
         failed = sum(r["status"] != "ok" for r in self.rows)
-        word = "stopped" if cancelled else "done"
+        # Never "done" over a sweep that could not run or whose engine died: say what happened.
+        word = "stopped" if cancelled else ("failed" if self._troubles and not self.rows else
+                                            "done with problems" if self._troubles else "done")
         self.progressBar.setRange(0, max(self.total, 1))
         self.progressBar.setValue(len(self.rows))
         self.progressBar.setFormat(f"{word}: {len(self.rows)} / {self.total} points")
@@ -291,22 +317,32 @@ class MainWindow(QMainWindow):
         self.on_validity(self.experiment.validate(), self.experiment.problem)
         self.sweepCompleted.emit(self._cancelled)
 
-    @Slot(str)
-    def on_failed(self, message: str) -> None:
-        self.status.showMessage(message)
-        log.error(message)
+    def on_trouble(self, message) -> None:
+        """A sweep the engine refused, an engine that died, a request that failed in it."""
+        text = message.message
+        self._troubles.append(text)
+        self.status.showMessage(text)
+        if isinstance(message, protocol.EngineFailed) and message.traceback:
+            log.error("%s\n%s", text, message.traceback)
+        else:
+            log.error("%s", text)
 
-    @Slot(object)
-    def on_environment(self, record: dict) -> None:
-        self.environment.show_record(record)
+    def on_log_line(self, message: protocol.LogLine) -> None:
+        logging.getLogger("engine").log(logging.getLevelName(message.level), message.text)
+
+    def on_environment(self, message: protocol.Environment) -> None:
+        self.environment.show_record(message.record)
+        if self._ready:
+            return                      # the record again after a sweep, with the limits it measured
+        self._ready = True
         # The window, Qt's wrappers, pandas and pyqtgraph are built now and live as long as the
         # window: out of the collector's way, so that a full collection during a sweep walks only
         # what the sweep made (it walked everything, 60 ms on the GUI thread, a dropped frame).
         gc.freeze()
         self.ready.emit()
 
-    @Slot(object)
-    def on_backends_probed(self, availability: dict) -> None:
+    def on_backends_probed(self, message: protocol.ProbeResults) -> None:
+        availability = message.availability
         self.experiment.set_availability(availability)
         self.restore_backends()
         bad = [f"{n}: {a.reason}" for n, a in availability.items() if not a.usable and BACKENDS[n].device == "gpu"]
@@ -383,7 +419,32 @@ class MainWindow(QMainWindow):
         if saved:
             self.experiment.set_checked_backends(str(saved).split(","))
 
+    @Slot()
+    def restore_interrupted(self) -> None:
+        """Show the interrupted session's points as if its sweep had just ended."""
+        if self._restorable is None or self.busy:
+            return
+        settings, rows = self._restorable
+        if settings.get("workload"):
+            self.experiment.select_workload(str(settings["workload"]))
+        frame = results.to_frame(rows)
+        self.rows = frame.to_dict("records")
+        self.resultsTable.results.clear()
+        for row in self.rows:
+            self.resultsTable.results.append(row)
+        self.plots.update_from(frame)
+        self.restoreBar.hide()
+        self.status.showMessage(f"Restored {len(self.rows)} point(s) of the interrupted session")
+        self.restored.emit(len(self.rows))
+
+    @Slot()
+    def discard_interrupted(self) -> None:
+        self._restorable = None
+        self.journal.previous.unlink(missing_ok=True)
+        self.restoreBar.hide()
+
     def closeEvent(self, event) -> None:
+        self.journal.close()               # ended normally: nothing to offer next time
         self.save_settings()
         self.refresh_timer.stop()
         self.plots.stagger.stop()

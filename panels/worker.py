@@ -1,36 +1,35 @@
-"""The worker thread, the long-lived engine process it drives, and the controller.
+"""The worker thread, the supervised engine it drives, and the controller.
 
 pyqtgraph's pattern: a parentless worker QObject moved to a QThread, requests in
-as queued signals, results out as signals carrying plain data (the engine's
-frozen events and row dicts). The worker thread relays between the window and
-one long-lived child process that owns the GPU and runs the engine on its main
-thread (``workbench.remote`` says why a process). Stop sets an event the engine
-reads between repeats; ``sweepFinished`` always fires so the window can reset.
+as queued signals, and out one signal, ``message``, carrying every message of
+``workbench.protocol`` in order (superqt's GeneratorWorker emits everything a job
+yields through one ``yielded`` signal the same way). The window keeps the one
+table of handlers. A run always ends with exactly one ``SweepFinished``, so the
+window can reset whatever happened. The worker relays between the window and the
+Supervisor, which owns the engine process (``workbench.supervisor`` says why);
+Stop and close never block.
 """
 from __future__ import annotations
 
 import logging
 import time
+import traceback
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+from workbench import protocol
 
 log = logging.getLogger(__name__)
 
 
 class SweepWorker(QObject):
-    sweepStarted = Signal(int)            # number of points
-    pointStarted = Signal(object)         # engine.PointStarted
-    pointFinished = Signal(object)        # a result row (dict)
-    sweepFinished = Signal(bool, float)   # cancelled, elapsed seconds
-    failed = Signal(str)
-    backendsProbed = Signal(object)       # {name: Availability}
-    environmentReady = Signal(object)     # the environment record (dict)
-    environmentUpdated = Signal(object)   # the record again after a sweep, with the limits it measured
+    message = Signal(object)       # a workbench.protocol message
 
-    def __init__(self, plugins: tuple[str, ...] = ()) -> None:
+    def __init__(self, plugins: tuple[str, ...] = (), journal=None) -> None:
         super().__init__()
         from workbench.supervisor import Supervisor
-        self.engine = Supervisor(plugins=plugins)   # the engine process starts on the first request
+        # The engine process starts on the first request; every finished point is journalled first.
+        self.engine = Supervisor(plugins=plugins, journal=journal)
 
     def request_stop(self) -> None:
         """Called from the GUI thread: never blocks (a flag in shared memory, then the supervisor
@@ -39,66 +38,40 @@ class SweepWorker(QObject):
 
     @Slot(object)
     def run(self, spec) -> None:
-        from workbench import protocol
-        cancelled, t0 = False, time.perf_counter()
-        handlers = {
-            protocol.SweepStarted: lambda m: self.sweepStarted.emit(m.total),
-            protocol.PointStarted: self.pointStarted.emit,
-            protocol.PointFinished: lambda m: self.pointFinished.emit(m.row),
-            protocol.SweepError: lambda m: self.failed.emit(m.message),
-            protocol.EngineDied: lambda m: self.failed.emit(m.message),
-            protocol.EngineFailed: self._engine_failed,
-            protocol.LogLine: self._log,
-            protocol.Environment: lambda m: self.environmentUpdated.emit(m.record),
-        }
+        t0, finished = time.perf_counter(), False
         try:
             for message in self.engine.run(spec):
-                if isinstance(message, protocol.SweepFinished):
-                    cancelled = message.cancelled
-                protocol.dispatch(handlers, message)
-        except Exception as exc:  # noqa: BLE001 - reported, the window goes on
+                finished = finished or isinstance(message, protocol.SweepFinished)
+                self.message.emit(message)
+        except Exception as exc:  # noqa: BLE001 - reported, and the window goes on
             log.error("%s", exc)
-            self.failed.emit(str(exc))
+            self.message.emit(protocol.EngineFailed(f"{type(exc).__name__}: {exc}", traceback.format_exc()))
         finally:
-            self.sweepFinished.emit(cancelled, time.perf_counter() - t0)
+            if not finished:
+                self.message.emit(protocol.SweepFinished(True, time.perf_counter() - t0))
 
     @Slot()
     def probe(self) -> None:
         """Deep availability probes and the environment record, read by the engine process."""
-        from workbench import protocol
-        handlers = {
-            protocol.ProbeResults: lambda m: self.backendsProbed.emit(m.availability),
-            protocol.Environment: lambda m: self.environmentReady.emit(m.record),
-            protocol.EngineDied: lambda m: self.failed.emit(m.message),
-            protocol.EngineFailed: self._engine_failed,
-            protocol.LogLine: self._log,
-        }
         try:
             for message in self.engine.probe():
-                protocol.dispatch(handlers, message)
+                self.message.emit(message)
         except Exception as exc:  # noqa: BLE001
             log.error("%s", exc)
-            self.failed.emit(str(exc))
-
-    def _log(self, message) -> None:
-        logging.getLogger("engine").log(logging.getLevelName(message.level), message.text)
-
-    def _engine_failed(self, message) -> None:
-        log.error("%s\n%s", message.message, message.traceback)
-        self.failed.emit(message.message)
+            self.message.emit(protocol.EngineFailed(f"{type(exc).__name__}: {exc}", traceback.format_exc()))
 
 
 class SweepController(QObject):
-    """Owns the worker's thread; the window calls start/stop/shutdown and listens to the worker."""
+    """Owns the worker's thread and whether a sweep runs; the window calls start/stop/shutdown."""
 
     runRequested = Signal(object)
     probeRequested = Signal()
 
-    def __init__(self, parent: QObject | None = None, plugins: tuple[str, ...] = ()) -> None:
+    def __init__(self, parent: QObject | None = None, plugins: tuple[str, ...] = (), journal=None) -> None:
         super().__init__(parent)
         self.thread = QThread()
         self.thread.setObjectName("gpu-workbench-worker")
-        self.worker = SweepWorker(plugins)
+        self.worker = SweepWorker(plugins, journal)
         self.worker.moveToThread(self.thread)
         # The documented way to free a worker: delete it in its own thread as that thread ends,
         # not later from the garbage collector of another thread (or of a finalizing interpreter).
@@ -106,17 +79,13 @@ class SweepController(QObject):
         self.runRequested.connect(self.worker.run)
         self.probeRequested.connect(self.worker.probe)
         self.running = False
-        self.worker.sweepStarted.connect(self._on_started)
-        self.worker.sweepFinished.connect(self._on_finished)
+        self.worker.message.connect(self._on_message)
         self.thread.start()
 
-    @Slot(int)
-    def _on_started(self, total: int) -> None:
-        self.running = True
-
-    @Slot(bool, float)
-    def _on_finished(self, cancelled: bool, elapsed: float) -> None:
-        self.running = False
+    @Slot(object)
+    def _on_message(self, message) -> None:
+        if isinstance(message, protocol.SweepFinished):
+            self.running = False
 
     def start(self, spec) -> None:
         self.running = True

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -20,13 +21,21 @@ class Journal:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self._file = None
+        self._lock = threading.Lock()      # the worker thread appends rows, the GUI thread the rest
 
     def begin(self, settings: dict[str, Any] | None = None) -> None:
-        """Start a new session's journal (the last one's is replaced)."""
+        """Start a new session's journal; the last one's moves to ``previous`` (kept until this
+        session decides about it: a second kill before that loses nothing)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.end()
+        if interrupted(self.path) is not None:
+            os.replace(self.path, self.previous)
         self._file = open(self.path, "w", encoding="utf-8")
         self._write({"kind": "session", "settings": settings or {}})
+
+    @property
+    def previous(self) -> Path:
+        return self.path.with_name(self.path.stem + ".previous" + self.path.suffix)
 
     def sweep(self, settings: dict[str, Any]) -> None:
         """A new sweep begins: what the window shows is this sweep's rows from here on."""
@@ -41,16 +50,18 @@ class Journal:
         self.end()
 
     def end(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+        with self._lock:
+            if self._file is not None:
+                self._file.close()
+                self._file = None
 
     def _write(self, entry: dict[str, Any]) -> None:
-        if self._file is None:
-            return
-        self._file.write(json.dumps(entry, default=str) + "\n")
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        with self._lock:
+            if self._file is None:
+                return
+            self._file.write(json.dumps(entry, default=str) + "\n")
+            self._file.flush()
+            os.fsync(self._file.fileno())
 
 
 def interrupted(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:

@@ -1,0 +1,108 @@
+"""No point lost: a window killed mid-sweep offers its points back at the next start."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import QSettings, Qt  # noqa: E402
+
+from workbench import protocol  # noqa: E402
+from workbench.engine import SweepSpec, run_sweep  # noqa: E402
+from workbench.journal import Journal  # noqa: E402
+
+
+def open_window(qtbot, settings_path: Path):
+    from panels.window import MainWindow
+    w = MainWindow(QSettings(str(settings_path), QSettings.Format.IniFormat))
+    qtbot.addWidget(w)
+    w.show()
+    with qtbot.waitSignal(w.ready, timeout=120_000):
+        pass
+    return w
+
+
+def journal_of_an_interrupted_session(folder: Path, n_sizes: int = 3) -> list[dict]:
+    rows = protocol.rows(run_sweep(SweepSpec("source_terms", ("numpy",), tuple(2 ** k for k in range(10, 10 + n_sizes)),
+                                             "float64", min_repeats=1, budget_s=0)))
+    j = Journal(folder / "journal.jsonl")
+    j.begin()
+    j.sweep({"workload": "source_terms"})
+    for row in rows:
+        j.append(row)
+    j.end()                      # no "closed": as after a kill
+    return rows
+
+
+def test_an_interrupted_session_is_offered_and_restored(qtbot, tmp_path):
+    rows = journal_of_an_interrupted_session(tmp_path)
+    w = open_window(qtbot, tmp_path / "settings.ini")
+    assert w.restoreBar.isVisible() and "3 point(s) of source_terms" in w.restoreBar.label.text()
+    with qtbot.waitSignal(w.restored, timeout=10_000) as blocker:
+        qtbot.mouseClick(w.restoreBar.restoreButton, Qt.MouseButton.LeftButton)
+    assert blocker.args == [3] and not w.restoreBar.isVisible()
+    assert [r["size"] for r in w.resultsTable.results.rows] == [r["size"] for r in rows]
+    x, _ = w.runtimePlot.points()[("compute", "numpy", "")]
+    assert list(x) == [r["size"] for r in rows]
+    w.close()
+
+
+def test_discard_forgets_it_and_a_normal_close_offers_nothing(qtbot, tmp_path):
+    journal_of_an_interrupted_session(tmp_path)
+    w = open_window(qtbot, tmp_path / "settings.ini")
+    assert w.journal.previous.exists()
+    qtbot.mouseClick(w.restoreBar.discardButton, Qt.MouseButton.LeftButton)
+    assert not w.restoreBar.isVisible() and not w.journal.previous.exists()
+    w.close()
+    again = open_window(qtbot, tmp_path / "settings.ini")
+    assert not again.restoreBar.isVisible()
+    again.close()
+
+
+KILLED_WINDOW = textwrap.dedent("""
+    import os, signal, sys
+    os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+    if __name__ == "__main__":
+        app = QApplication([])
+        from panels.window import MainWindow
+        w = MainWindow(QSettings(sys.argv[1], QSettings.Format.IniFormat))
+        seen = []
+        def point(row):
+            seen.append(row)
+            if len(seen) == 2:
+                os.kill(os.getpid(), signal.SIGKILL)      # as a crash, or kill -9, would
+        def ready():
+            w.experiment.select_workload("source_terms")
+            w.experiment.set_checked_backends(["numpy"])
+            w.experiment.sizeFrom.setText("2^10"); w.experiment.sizeTo.setText("2^16")
+            w.experiment.sizeSteps.setValue(4); w.experiment.budgetSpin.setValue(0.0)
+            w.run()
+        w.pointAdded.connect(point)
+        w.ready.connect(ready)
+        w.show()
+        app.exec()
+""")
+
+
+def test_a_window_killed_with_sigkill_loses_no_finished_point(qtbot, tmp_path):
+    script = tmp_path / "killed.py"
+    script.write_text(KILLED_WINDOW)
+    root = Path(__file__).parents[1]
+    env = dict(os.environ, PYTHONPATH=str(root))
+    proc = subprocess.run([sys.executable, str(script), str(tmp_path / "settings.ini")], env=env, cwd=root,
+                          capture_output=True, text=True, timeout=240)
+    assert proc.returncode == -9, proc.stderr[-2000:]
+    w = open_window(qtbot, tmp_path / "settings.ini")
+    assert w.restoreBar.isVisible()
+    with qtbot.waitSignal(w.restored, timeout=10_000) as blocker:
+        w.restore_interrupted()
+    assert blocker.args[0] >= 2                      # every point shown before the kill
+    w.close()
