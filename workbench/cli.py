@@ -143,14 +143,14 @@ def _plan(args: argparse.Namespace):
     except KeyError as exc:
         raise UsageError(exc.args[0]) from None
     try:
-        sizes = tuple(parse_sizes(args.sizes)) if args.sizes else workload.default_sizes
+        sizes = tuple(parse_sizes(args.sizes)) if args.sizes is not None else workload.default_sizes
     except ValueError as exc:
         raise UsageError(f"--sizes: {exc}") from None
-    if args.backends:
+    if args.backends is not None:     # given but empty ("-b ''") is refused below, not taken as "all"
         names = tuple(b.strip() for b in args.backends.split(",") if b.strip())
     else:
         names = tuple(b for b in workload.backends if probe(b).usable)
-    variants = tuple(v.strip() for v in args.variants.split(",")) if args.variants else ()
+    variants = tuple(v.strip() for v in args.variants.split(",")) if args.variants is not None else ()
     spec = engine.SweepSpec(
         workload=workload.name, backends=names, sizes=sizes, dtype=args.dtype, variants=variants,
         host_memory="pinned" if args.pinned else "pageable",
@@ -161,8 +161,8 @@ def _plan(args: argparse.Namespace):
         engine.validate(spec)
     except engine.PlanError as exc:
         raise UsageError(str(exc)) from None
-    if args.out and not args.out.lower().endswith((".csv", ".json")):
-        raise UsageError(f"--out {args.out}: the file name must end in .csv or .json")
+    if args.out is not None and Path(args.out).suffix.lower() not in (".csv", ".json"):
+        raise UsageError(f"--out {args.out!r}: the file name must end in .csv or .json")   # as results.save asks
     if args.out:
         check_writable(Path(args.out), "--out")
     if args.baseline and args.baseline.partition("@")[0] not in names:
@@ -186,8 +186,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     settings = _plain_settings(spec)
     env = record() if args.out or chart else {}
     timeout = args.point_timeout if args.point_timeout is not None else DEFAULT_POINT_TIMEOUT_S
-    if not timeout > 0:
-        raise UsageError(f"--point-timeout {args.point_timeout}: must be a positive number of seconds")
+    if not 0 < timeout < float("inf"):     # an endless limit would let a hung kernel hang the sweep
+        raise UsageError(f"--point-timeout {args.point_timeout}: must be a positive, finite number of seconds")
     runner = InProcess() if args.in_process else Supervisor(plugins=tuple(args.plugin), point_timeout_s=timeout)
     rows: list[dict] = []
     state = {"bar": None, "cancelled": False}
@@ -288,17 +288,20 @@ def check_writable(path: Path, what: str) -> None:
 
     Tried by creating a file beside it, since ``os.access`` says yes to root on a read-only file system.
     """
-    if path.is_dir():
-        raise UsageError(f"{what} {path}: is a folder, not a file name")
     folder = path.parent
-    if not folder.is_dir():
-        raise UsageError(f"{what} {path}: the folder {folder} does not exist")
-    if path.exists() and not os.access(path, os.W_OK):
-        raise UsageError(f"{what} {path}: the file is not writable")
     try:
+        if path.is_dir():
+            raise UsageError(f"{what} {path}: is a folder, not a file name")
+        if not folder.is_dir():
+            raise UsageError(f"{what} {path}: the folder {folder} does not exist")
+        if path.exists() and not os.access(path, os.W_OK):
+            raise UsageError(f"{what} {path}: the file is not writable")
         tempfile.TemporaryFile(dir=folder).close()
-    except OSError as exc:
-        raise UsageError(f"{what} {path}: cannot write in {folder} ({exc.strerror or exc})") from None
+        if len(path.name.encode()) > os.pathconf(folder, "PC_NAME_MAX"):
+            raise OSError(36, "File name too long")
+    except OSError as exc:     # a name too long, a folder we may not enter or write in
+        raise UsageError(f"{what} {str(path)[:80]}: cannot write in {str(folder)[:80]} "
+                         f"({exc.strerror or exc})") from None
 
 
 def _chart_plan(args: argparse.Namespace):

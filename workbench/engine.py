@@ -28,7 +28,7 @@ from workbench import backends as backends_mod
 from workbench import limits
 from workbench.measure import HostPeak, mean_stages, summarize, typical_stages
 from workbench.protocol import PointFinished, PointStarted, SweepError, SweepFinished, SweepStarted
-from workbench.registry import REGISTRY, Context, Phases, Workload
+from workbench.registry import REGISTRY, Context, Phases, Workload, shown
 from workbench.results import empty_row, encode_stages
 
 log = logging.getLogger(__name__)
@@ -104,7 +104,7 @@ def validate(spec: SweepSpec) -> Workload:
         raise PlanError("no backend chosen")
     for name in spec.backends:
         if name not in backends_mod.BACKENDS:
-            raise PlanError(f"unknown backend {name!r}; valid: {', '.join(backends_mod.BACKENDS)}")
+            raise PlanError(f"unknown backend {shown(name)}; valid: {', '.join(backends_mod.BACKENDS)}")
         if name not in workload.implementations:
             raise PlanError(f"{spec.workload} has no {name} implementation; "
                             f"it runs on: {', '.join(workload.backends)}")
@@ -128,6 +128,10 @@ def validate(spec: SweepSpec) -> Workload:
         raise PlanError(f"the budget must be between 0 and {MAX_BUDGET_S:.0f} seconds per point, not {spec.budget_s}")
     if spec.max_repeats < spec.min_repeats:
         raise PlanError("the repeat cap must not be below the minimum repeats")
+    for what, names in (("backend", spec.backends), ("variant", spec.variants), ("size", spec.sizes)):
+        twice = sorted({str(n) for n in names if list(names).count(n) > 1})
+        if twice:     # a second run of the same point would only double the sweep's time
+            raise PlanError(f"{what} {', '.join(twice)} is named twice")
     check_memory(workload, max(spec.sizes), spec.dtype)
     return workload
 

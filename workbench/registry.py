@@ -8,6 +8,7 @@ workloads (the command line's ``list``, the GUI's first paint) stays fast.
 from __future__ import annotations
 
 import importlib
+import reprlib
 import importlib.metadata
 import importlib.util
 import logging
@@ -27,6 +28,15 @@ BUILTIN_MODULES = (
 )
 ENTRY_POINT_GROUP = "gpu_workbench.workloads"
 KINDS = ("array math", "kernels", "data movement", "dataframes")
+
+
+def shown(text: str) -> str:
+    """A user's input quoted in a message, cut short: a 10,000-character name stays one readable line."""
+    return _SHORT.repr(text)
+
+
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = 40        # keyword arguments to Repr() need Python 3.12
 
 
 @dataclass
@@ -231,7 +241,7 @@ class Registry:
         try:
             return self._workloads[name]
         except KeyError:
-            raise KeyError(f"unknown workload {name!r}; valid: {', '.join(self._workloads)}") from None
+            raise KeyError(f"unknown workload {shown(name)}; valid: {', '.join(self._workloads)}") from None
 
     def all(self) -> list[Workload]:
         self._load()

@@ -7,6 +7,7 @@ import re
 _POWER = re.compile(r"^\s*(\d+)\s*\^\s*(\d+)\s*$")
 # Digits grouped by three with "," or a space: how the window (and people) write 10,000,000.
 _GROUPED = re.compile(r"\d{1,3}([, ]\d{3})+")
+_FACTOR = re.compile(r"x?(\d{1,6}(?:\.\d{1,12})?)")
 MAX_POINTS = 1000
 #: The largest size anyone can mean: 2^53 elements of one byte are 8 PiB, and sizes must stay exact
 #: as floats for the workloads' byte and FLOP counts.
@@ -106,11 +107,10 @@ def parse_sizes(text: str) -> list[int]:
             start, stop = parse_int(fields[0]), parse_int(fields[1])
             factor = 2.0
             if len(fields) == 3:
-                f = fields[2].strip().lower().lstrip("x")
-                try:
-                    factor = float(f)
-                except ValueError:
-                    raise ValueError(f"cannot read the factor {fields[2]!r} (use x2, x4, x1.5)") from None
+                m = _FACTOR.fullmatch(fields[2].strip().lower())
+                if not m:     # float() alone would take "+2", "1e1", "nan" or "inf"
+                    raise ValueError(f"cannot read the factor {fields[2]!r} (use x2, x4, x1.5)")
+                factor = float(m.group(1))
             sizes.extend(geometric(start, stop, factor))
         else:
             sizes.append(parse_int(part))
