@@ -27,7 +27,8 @@ from _lines import say, write_lines  # noqa: E402
 from crossover import crossover  # noqa: E402
 from workbench import limits, results  # noqa: E402
 from workbench.backends import probe  # noqa: E402
-from workbench.engine import PointFinished, SweepSpec, run_sweep  # noqa: E402
+from workbench.engine import SweepSpec, run_sweep  # noqa: E402
+from workbench import protocol  # noqa: E402
 from workbench.environment import record  # noqa: E402
 
 OUT = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(".")
@@ -41,7 +42,7 @@ T0 = time.perf_counter()
 
 def rows(workload, backends, sizes, dtype):
     spec = SweepSpec(workload, tuple(backends), tuple(sizes), dtype, min_repeats=3, budget_s=0.02)
-    return [e.row for e in run_sweep(spec) if isinstance(e, PointFinished)]
+    return protocol.rows(run_sweep(spec))
 
 
 def rounds(workload, mixed_backends, sizes, dtype, keep=lambda r: True):

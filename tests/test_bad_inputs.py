@@ -39,8 +39,7 @@ BAD_SIZES = [
     ("9" * 400, "too long"), ("1,,2", "cannot read ''"), ("0x10", "cannot read"), ("\x00", "cannot read"),
     ("$(reboot)", "cannot read"), ("1;2", "cannot read"), ("1e-3", "cannot read"), ("2^54", "too large"),
     ("2^53", "of host memory"), ("1:", "cannot read ''"), (":5", "cannot read ''"), ("::", "cannot read"),
-    ("1:1e400", "too large"), ("2^1000:2^1001", "too large"), ("256,256", "named twice"),
-    ("2^40", "of host memory"), ("1,00", "must be positive"), ("10,0000", "must be positive"),
+    ("1:1e400", "too large"), ("2^1000:2^1001", "too large"), ("2^40", "of host memory"), ("1,00", "must be positive"), ("10,0000", "must be positive"),
 ]
 
 BAD_OPTIONS = [

@@ -128,7 +128,7 @@ def validate(spec: SweepSpec) -> Workload:
         raise PlanError(f"the budget must be between 0 and {MAX_BUDGET_S:.0f} seconds per point, not {spec.budget_s}")
     if spec.max_repeats < spec.min_repeats:
         raise PlanError("the repeat cap must not be below the minimum repeats")
-    for what, names in (("backend", spec.backends), ("variant", spec.variants), ("size", spec.sizes)):
+    for what, names in (("backend", spec.backends), ("variant", spec.variants)):
         twice = sorted({str(n) for n in names if list(names).count(n) > 1})
         if twice:     # a second run of the same point would only double the sweep's time
             raise PlanError(f"{what} {', '.join(twice)} is named twice")

@@ -172,11 +172,20 @@ class Registry:
     def _load(self) -> None:
         if self._loaded:
             return
+        points = list(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP))
+        ours = {ep.name: ep for ep in points if ep.value.split(".")[0] == "workloads"}
+        # The built-in ones load first, in the order a user meets them; from a source tree that was
+        # never installed (the GPU machine runs one) there is no metadata, so their modules are named here.
         for mod in BUILTIN_MODULES:
-            importlib.import_module(f"workloads.{mod}")
+            if mod in ours:
+                ours[mod].load()
+            else:
+                importlib.import_module(f"workloads.{mod}")
         self._builtin = set(self._workloads)
         self._loaded = True
-        for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        for ep in points:
+            if ep.name in ours:
+                continue
             try:
                 before = set(self._workloads)
                 ep.load()

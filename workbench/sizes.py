@@ -117,4 +117,5 @@ def parse_sizes(text: str) -> list[int]:
     for s in sizes:
         if s <= 0:
             raise ValueError(f"size {s} must be positive")
-    return sizes
+    # Ranges that meet (2^10:2^20,2^20:2^24) name a size twice: measure it once.
+    return list(dict.fromkeys(sizes))

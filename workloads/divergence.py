@@ -6,7 +6,7 @@ import functools
 import numpy as np
 
 from workbench.registry import Workload, register
-from workloads._common import BLOCK, device_phases, grid, numba_cuda, uniform
+from workloads._common import BLOCK, device_phases, grid, kernel_builder, uniform
 
 MAX_TRIPS = 256
 DECAY = 0.5
@@ -130,10 +130,8 @@ def _cupy_fused(inputs, ctx):
                          lambda x, out: kernel(x, decay, np.int32(MAX_TRIPS), out))
 
 
-@functools.cache
+@kernel_builder
 def _numba_cuda_kernel():
-    global cuda
-    cuda = numba_cuda()
 
     @cuda.jit
     def loop(x, out, decay, max_trips):
