@@ -48,7 +48,7 @@ W = register(Workload(
     reference=_reference,
     flops=lambda n: 2.0 * n * (MAX_TRIPS + 1) / 2,
     bytes_moved=lambda n, isz: 2.0 * n * isz,
-    footprint=lambda n, isz: n * (2 * isz + 4 * 8) * 1.2,
+    footprint=lambda n, isz: n * (2 * isz + 5 * 8) * 1.2,
     tolerance={"float32": 1e-5, "float64": 1e-13},
     variants=("random", "sorted"),
 ))

@@ -32,7 +32,7 @@ W = register(Workload(
     reference=lambda inp: _op(inp[0].astype({"value": np.float64})),
     flops=lambda n: 0.0,
     bytes_moved=lambda n, isz: 2.0 * frame_bytes(n, isz),
-    footprint=lambda n, isz: frame_bytes(n, isz) * 5,
+    footprint=lambda n, isz: frame_bytes(n, isz) * 6,
     tolerance={"float32": 0.0, "float64": 0.0},
     compare=_compare,
 ))
