@@ -465,7 +465,7 @@ def explain(p: Plan, frame: pd.DataFrame, *, stopped: bool = False) -> Statement
     for backend, why in p.skipped:
         by_reason.setdefault(why, []).append(backend)
     for why, names in by_reason.items():
-        say.note(f"Not run: {', '.join(names)} ({why}).")
+        say.note(f"Not run: {', '.join(names)}: {why}.")
     say.sentences += list(p.notes)
     holds = all(say.checks) if say.checks else None
     return Statement(ls.name, ls.title, tuple(say.sentences), holds, tuple(say.marks), say.break_even)
@@ -697,8 +697,8 @@ def _precision(m: Measured, ls: Lesson, say: Say) -> None:
     claim="GPU threads run in warps that step together: when their branches or loop counts differ, the warp "
           "runs as long as its slowest thread. The same work on sorted input, where neighbours agree, runs "
           "faster; the CPU hardly cares.",
-    workload="divergence", backends=("numpy", "numba", "cupy-fused", "numba-cuda"), sizes=POW2(16, 22),
-    variants=("random", "sorted"), chart="runtime",
+    workload="divergence", backends=("numba", "cupy-fused", "numba-cuda"), sizes=POW2(16, 22),
+    variants=("random", "sorted"), chart="runtime", baseline="numba",
     on_gpu="cupy-fused and numba-cuda, one element per thread with a data-dependent loop, take longer on "
            "random input than on sorted input, where every warp's threads loop about as often; numba on "
            "the CPU hardly cares.")
@@ -712,9 +712,6 @@ def _divergence(m: Measured, ls: Lesson, say: Say) -> None:
         if _gpu(b):
             say.claim(r >= 1.3, f"{said}: each warp waits for its slowest thread.",
                       f"{said}: divergence cost little here.")
-        elif b == "numpy":
-            say.note(f"{said} (vectorised: every element steps through every iteration under a mask, "
-                     "whatever the order).")
         else:
             say.claim(r < 1.3, f"{said}: a CPU core follows its own branch.",
                       f"{said}: the order mattered on the CPU too (branch prediction, vector lanes).")
