@@ -187,12 +187,12 @@ def _plan(args: argparse.Namespace):
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from workbench import results
+    from workbench import engine, results
     from workbench.environment import record
 
     spec = _plan(args)
     chart = _chart_plan(args) if args.chart else None
-    settings = _plain_settings(spec)
+    settings = engine.settings_of(spec)
     env = record() if args.out or chart else {}
     runner = _runner(args)
     rows: list[dict] = []
@@ -284,7 +284,7 @@ def cmd_lesson(args: argparse.Namespace) -> int:
     """``lesson``: the lessons; ``lesson NAME``: its sweeps through the supervised engine, then its statement."""
     import textwrap
 
-    from workbench import lessons, results
+    from workbench import engine, lessons, results
     from workbench.backends import BACKENDS, probe_all
     from workbench.sizes import parse_sizes
 
@@ -342,7 +342,7 @@ def cmd_lesson(args: argparse.Namespace) -> int:
     print(f"\n{statement.verdict}")
     for sentence in statement.sentences:
         print(textwrap.fill(sentence, 100, initial_indent="- ", subsequent_indent="  "))
-    settings = {**(_plain_settings(p.specs[0]) if p.specs else {}), "lesson": statement.as_settings()}
+    settings = {**(engine.settings_of(p.specs[0]) if p.specs else {}), "lesson": statement.as_settings()}
     if args.out and rows:
         print(f"\nwrote {results.save(frame, args.out, env, settings)}")
     if chart and rows:
@@ -393,11 +393,6 @@ class _StopOnSignals:
         import signal
         for sig, handler in self._before.items():
             signal.signal(sig, handler)
-
-
-def _plain_settings(spec) -> dict:
-    """The sweep's settings as the result files keep them (tuples as lists)."""
-    return {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(spec).items()}
 
 
 def check_writable(path: Path, what: str) -> None:
