@@ -87,6 +87,12 @@ def test_overrides_replace_sizes_and_repeats_and_runs_are_one_spec_each():
     assert p.labels == ("pageable", "pinned")
 
 
+def test_without_a_gpu_a_pinned_run_that_would_repeat_the_pageable_one_is_left_out():
+    p = lessons.plan(lessons.get("transfers"), NO_GPU)
+    assert [s.host_memory for s in p.specs] == ["pageable"] and p.specs[0].backends == ("numpy",)
+    assert len(lessons.plan(lessons.get("float32-float64"), NO_GPU).specs) == 2     # dtypes still differ
+
+
 def test_rows_of_several_runs_carry_their_run_in_the_variant():
     p = lessons.plan(lessons.get("float32-float64"), ALL_USABLE)
     r = row("numpy", 1024, 1e-3)

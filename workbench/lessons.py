@@ -182,7 +182,12 @@ def plan(ls: Lesson, availability: Mapping[str, Any], *, sizes: Sequence[int] | 
                          f"cap of {gib(ls.device_memory_limit)} is not applied, and the GPU's whole "
                          "memory is there to fill.")
     specs, labels = [], []
-    for r in ls.runs:
+    runs = ls.runs
+    if not any(_gpu(b) for b in backends):
+        # Host memory only matters to a GPU's transfers: without one, a pinned run repeats the pageable.
+        runs = tuple(r for i, r in enumerate(runs)
+                     if not any(q.dtype == r.dtype for q in runs[:i]))
+    for r in runs:
         if not backends or not fits:
             break
         spec = engine.SweepSpec(
