@@ -88,9 +88,17 @@ def test_overrides_replace_sizes_and_repeats_and_runs_are_one_spec_each():
 
 
 def test_without_a_gpu_a_pinned_run_that_would_repeat_the_pageable_one_is_left_out():
-    p = lessons.plan(lessons.get("transfers"), NO_GPU)
+    ls = dataclasses.replace(lessons.get("transfers"), needs_gpu=False)
+    p = lessons.plan(ls, NO_GPU)
     assert [s.host_memory for s in p.specs] == ["pageable"] and p.specs[0].backends == ("numpy",)
     assert len(lessons.plan(lessons.get("float32-float64"), NO_GPU).specs) == 2     # dtypes still differ
+
+
+def test_a_lesson_whose_cpu_backends_alone_show_nothing_runs_none_of_them_without_a_gpu():
+    p = lessons.plan(lessons.get("transfers"), NO_GPU)
+    assert p.specs == () and "numpy alone would show nothing of this lesson: not run." in p.notes
+    st = lessons.explain(p, results.to_frame([]))
+    assert "Nothing of this lesson can run here." in st.text and "On a GPU: the kernel alone" in st.text
 
 
 def test_rows_of_several_runs_carry_their_run_in_the_variant():
@@ -294,7 +302,7 @@ def test_float64_barely_slower_is_said_not_to_be_bandwidth_bound():
     st = say("float32-float64", precision_rows(1.1, 2.0))
     assert st.holds is False
     assert "cupy: float64 took only 1.1x the time of float32" in st.text
-    assert "not limited by the bytes it moves" in st.text
+    assert "here its time is not set by the bytes it moves" in st.text
 
 
 def test_memory_that_does_not_double_and_wrong_float32_results_are_said():
@@ -354,6 +362,13 @@ def test_kernel_style_gives_each_kernels_bandwidth_and_share_of_the_copy():
            "with a temporary) 1,227 GB/s (31 %); cupy-fused (fused into one kernel) 2,442 GB/s (61 %)" in st.text
     assert "Fusing the expression into one kernel took cupy's 1,227 GB/s to 2,442 GB/s." in st.text
     assert "numba's single loop moved 139.0 GB/s, numpy's expression with its temporaries 5.3 GB/s" in st.text
+
+
+def test_kernel_style_without_a_gpu_checks_the_cpus_one_loop_against_temporaries():
+    st = say("kernel-style", style_rows({"numpy": 5.1, "numba": 9.7}), NO_GPU)
+    assert st.holds is True and "numba's single loop moved 9.7 GB/s, numpy's expression" in st.text
+    st = say("kernel-style", style_rows({"numpy": 5.1, "numba": 5.0}), NO_GPU)
+    assert st.holds is False and "was no faster than numpy's expression with its temporaries" in st.text
 
 
 def test_a_fused_kernel_no_faster_than_the_plain_one_is_said():
