@@ -95,7 +95,9 @@ class TransferChart(Titled, pg.PlotWidget):
 
     def clear_series(self) -> None:
         for item in list(self.bars.values()) + [self.outline]:
-            item.setOpts(x=[], height=[])
+            # y0 too: the last sweep's bases against no bars cannot be broadcast (a second sweep after
+            # one with GPU rows raised here)
+            item.setOpts(x=[], height=[], y0=[])
         self.data = pd.DataFrame()
         self._rows, self._x = [], np.array([])
 

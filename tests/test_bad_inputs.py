@@ -114,6 +114,13 @@ BAD_OPTIONS = [
     (["plot", "{tmp}/binary.json", "--chart", "{tmp}/c.png"], "binary.json"),
     (["report", "{tmp}/foreign.csv", "--out", "{tmp}/r.html"], "not a GPU Workbench results file"),
     (["report", "{tmp}/missing.csv", "--out", "{tmp}/r.txt"], ".html or .pdf"),
+    (["lesson", "no-such-lesson"], "no-such-lesson"),
+    (["lesson", "small-problems", "-s", "abc"], "cannot read 'abc'"),
+    (["lesson", "small-problems", "-s", ""], "no size given"),
+    (["lesson", "small-problems", "-o", ".csv"], "must end in .csv or .json"),
+    (["lesson", "small-problems", "-o", "{tmp}/missing/r.csv"], "does not exist"),
+    (["lesson", "small-problems", "-r", "0"], "at least 1"),
+    (["lesson", "small-problems", "--chart", "{tmp}/c.gif"], ".png, .svg or .pdf"),
 ]
 
 # Plug-in files that must each be refused in one line, never reaching this process.

@@ -18,7 +18,7 @@ import logging
 import math
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Iterator
 
 import numpy as np
@@ -65,6 +65,11 @@ class SweepSpec:
     budget_s: float = DEFAULT_BUDGET_S
     max_repeats: int = DEFAULT_MAX_REPEATS
     seed: int = 0
+
+
+def settings_of(spec: SweepSpec) -> dict:
+    """A sweep's settings as result files and the journal keep them: plain values, tuples as lists."""
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(spec).items()}
 
 
 class StopFlag:

@@ -78,6 +78,7 @@ class Supervisor:
         self._stop_at: float | None = None
         self._armed = False
         self._closed = False
+        self._renew = False
 
     # --- the engine process ---------------------------------------------------------------------
 
@@ -183,12 +184,21 @@ class Supervisor:
         self._stop_at = None
         self._armed = True
 
+    def renew(self) -> None:
+        """Run the next sweep in a fresh engine process: nothing compiled or cached in memory yet (a
+        lesson about first calls). From any thread; the engine in use now ends when that sweep begins."""
+        self._renew = True
+
     def run(self, spec: Any) -> Iterator[Any]:
         """Every message of a sweep, ending with exactly one SweepFinished, whatever happens."""
         from workbench import engine
         if not self._armed:
             self.arm()
         self._armed = False
+        if self._renew:
+            self._renew = False
+            with self._lock:
+                self._quit_locked()
         t0 = time.monotonic()
         try:
             workload = engine.validate(spec)
@@ -289,14 +299,18 @@ class Supervisor:
         self._closed = True
         self.flag.set()
         with self._lock:
-            proc, conn = self.process, self.conn
-            if proc is not None and proc.is_alive() and conn is not None:
-                try:
-                    conn.send(("quit",))
-                except (OSError, ValueError):
-                    pass
-                proc.join(self.stop_grace_s)
-            self._end_locked()
+            self._quit_locked()
+
+    def _quit_locked(self) -> None:
+        """Ask the engine process to quit, and end it if it has not within the grace time."""
+        proc, conn = self.process, self.conn
+        if proc is not None and proc.is_alive() and conn is not None:
+            try:
+                conn.send(("quit",))
+            except (OSError, ValueError):
+                pass
+            proc.join(self.stop_grace_s)
+        self._end_locked()
 
 
 class _Ended(Exception):
@@ -328,6 +342,9 @@ class InProcess:
 
     def stop(self) -> None:
         self.flag.stop()
+
+    def renew(self) -> None:
+        """Nothing to renew: what this process compiled stays compiled (a first-call lesson says so)."""
 
     def close(self) -> None:
         self.flag.stop()
