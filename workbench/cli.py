@@ -7,9 +7,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import logging
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Sequence
 
@@ -177,13 +175,13 @@ def _plan(args: argparse.Namespace):
 def cmd_run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from workbench import protocol, results
+    from workbench import engine, protocol, results
     from workbench.environment import record
     from workbench.supervisor import DEFAULT_POINT_TIMEOUT_S, InProcess, Supervisor
 
     spec = _plan(args)
     chart = _chart_plan(args) if args.chart else None
-    settings = _plain_settings(spec)
+    settings = engine.plain_settings(spec)
     env = record() if args.out or chart else {}
     timeout = args.point_timeout if args.point_timeout is not None else DEFAULT_POINT_TIMEOUT_S
     if not 0 < timeout < float("inf"):     # an endless limit would let a hung kernel hang the sweep
@@ -278,30 +276,12 @@ class _StopOnSignals:
             signal.signal(sig, handler)
 
 
-def _plain_settings(spec) -> dict:
-    """The sweep's settings as the result files keep them (tuples as lists)."""
-    return {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(spec).items()}
-
-
 def check_writable(path: Path, what: str) -> None:
-    """Refuse an output path before any work is done: a missing folder, a folder, a place we cannot write.
-
-    Tried by creating a file beside it, since ``os.access`` says yes to root on a read-only file system.
-    """
-    folder = path.parent
-    try:
-        if path.is_dir():
-            raise UsageError(f"{what} {path}: is a folder, not a file name")
-        if not folder.is_dir():
-            raise UsageError(f"{what} {path}: the folder {folder} does not exist")
-        if path.exists() and not os.access(path, os.W_OK):
-            raise UsageError(f"{what} {path}: the file is not writable")
-        tempfile.TemporaryFile(dir=folder).close()
-        if len(path.name.encode()) > os.pathconf(folder, "PC_NAME_MAX"):
-            raise OSError(36, "File name too long")
-    except OSError as exc:     # a name too long, a folder we may not enter or write in
-        raise UsageError(f"{what} {str(path)[:80]}: cannot write in {str(folder)[:80]} "
-                         f"({exc.strerror or exc})") from None
+    """Refuse an output path before any work is done (``workbench.writable`` says why)."""
+    from workbench.writable import problem
+    why = problem(path)
+    if why:      # the path cut short: an over-long name is not echoed whole
+        raise UsageError(f"{what} {str(path)[:80]}: {why}")
 
 
 def _chart_plan(args: argparse.Namespace):

@@ -18,6 +18,7 @@ import logging
 import math
 import threading
 import time
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -65,6 +66,11 @@ class SweepSpec:
     budget_s: float = DEFAULT_BUDGET_S
     max_repeats: int = DEFAULT_MAX_REPEATS
     seed: int = 0
+
+
+def plain_settings(spec: SweepSpec) -> dict[str, Any]:
+    """The sweep's settings as files keep them, tuples as lists: result files, the journal, sessions."""
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(spec).items()}
 
 
 class StopFlag:
