@@ -60,6 +60,25 @@ def series(sets: Sequence[ResultSet], labels: Sequence[str] | None = None) -> li
     return out
 
 
+@dataclass(frozen=True)
+class Overlay:
+    """Result sets drawn on the same axes, as the window's charts take them: labelled, in series."""
+
+    sets: tuple[ResultSet, ...]
+    labels: tuple[str, ...]
+    series: tuple[Series, ...]
+
+    @classmethod
+    def of(cls, sets: Sequence[ResultSet]) -> "Overlay":
+        labels = provenance.labels(sets)
+        return cls(tuple(sets), tuple(labels), tuple(series(sets, labels)))
+
+    @property
+    def compare(self) -> bool:
+        """Several sets: each series is told apart by its set's marker and label."""
+        return len(self.sets) > 1
+
+
 # The speedup baseline --------------------------------------------------------------------------
 
 @dataclass(frozen=True)
