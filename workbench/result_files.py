@@ -232,12 +232,7 @@ def _parse_json(path: Path, text: str) -> dict:
 def _header(path: Path, data: dict) -> tuple[int, dict[str, Any]]:
     """The schema and the ResultSet fields a JSON file (results or sidecar) carries besides the rows."""
     if data.get("format") == FORMAT:
-        schema = data.get("schema")
-        if not isinstance(schema, int) or isinstance(schema, bool) or schema < 2:
-            raise ResultsFileError(path, f"the results schema is unreadable ({schema!r})")
-        if schema > SCHEMA:
-            raise ResultsFileError(path, f"written by a newer GPU Workbench (results schema {schema}; "
-                                         f"this version reads up to {SCHEMA}): update to open it")
+        schema = check_schema(path, data.get("schema"), "results", 2, SCHEMA)
     elif "environment" in data and "results" in data:
         schema = 1
     elif isinstance(data.get("format"), str) and data["format"].startswith("gpu-workbench-"):
@@ -251,6 +246,16 @@ def _header(path: Path, data: dict) -> tuple[int, dict[str, Any]]:
         if not isinstance(header[key], kind):
             raise ResultsFileError(path, f"its {key} is a {type(header[key]).__name__}, not a {kind.__name__}")
     return schema, header
+
+
+def check_schema(path: Path, schema: Any, what: str, oldest: int, newest: int) -> int:
+    """``schema`` as a number this version reads; ResultsFileError for an odd one or a newer one."""
+    if not isinstance(schema, int) or isinstance(schema, bool) or schema < oldest:
+        raise ResultsFileError(path, f"the {what} schema is unreadable ({schema!r})")
+    if schema > newest:
+        raise ResultsFileError(path, f"written by a newer GPU Workbench ({what} schema {schema}; "
+                                     f"this version reads up to {newest}): update to open it")
+    return schema
 
 
 def _from_csv(path: Path, meta: tuple[int, dict[str, Any]] | None) -> ResultSet:

@@ -66,12 +66,7 @@ def load(path: str | Path) -> SavedSession:
         raise ResultsFileError(path, "a results file, not a session: open it with File > Open results")
     if kind != FORMAT:
         raise ResultsFileError(path, "not a GPU Workbench session (no session format marker)")
-    schema = data.get("schema")
-    if not isinstance(schema, int) or isinstance(schema, bool) or schema < 1:
-        raise ResultsFileError(path, f"the session schema is unreadable ({schema!r})")
-    if schema > SCHEMA:
-        raise ResultsFileError(path, f"written by a newer GPU Workbench (session schema {schema}; "
-                                     f"this version reads up to {SCHEMA}): update to open it")
+    result_files.check_schema(path, data.get("schema"), "session", 1, SCHEMA)
     experiment, view, entries = data.get("experiment", {}), data.get("view", {}), data.get("sets", [])
     for name, value, kind_ in (("experiment", experiment, dict), ("view", view, dict), ("sets", entries, list)):
         if not isinstance(value, kind_):
