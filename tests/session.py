@@ -176,9 +176,11 @@ class Session:
         from workbench import results
         w = self.window
         for suffix in ("csv", "json"):
-            frame, env = results.load(w.export_results(str(folder / f"r{self.sweeps}.{suffix}")))
+            frame, env = results.load(w.files.export_results(str(folder / f"r{self.sweeps}.{suffix}")))
             assert len(frame) == len(w.rows) and list(frame["size"]) == [r["size"] for r in w.rows]
-        charts = w.export_charts(str(folder))
+        with self.wait.signal(w.files.exported) as written:
+            assert w.files.export_chart(folder / f"c{self.sweeps}.svg")
+        charts = written.args[0] if hasattr(written, "args") else list(folder.glob(f"c{self.sweeps}-*.svg"))
         assert len(charts) == 5 and all(p.stat().st_size > 1000 for p in charts)
 
     # --- what must hold after every sweep ----------------------------------------------------
