@@ -238,6 +238,8 @@ class MainWindow(QMainWindow):
         self._troubles = []
         self.resultsTable.results.clear()
         self.plots.clear()
+        if self.compared:                  # they stay on screen while the new set is measured
+            self._schedule()
         self.save_settings()
         self.restoreBar.hide()             # a new sweep: the old session's points are not this one's
         self.notice.hide()

@@ -202,6 +202,32 @@ def test_two_sets_compared_are_both_drawn_and_labelled(qtbot, window, two_files,
     assert not any(len(x) for k, (x, _) in w.runtimePlot.points().items() if len(k) > 3)
 
 
+def test_a_sweep_run_while_comparing_is_the_first_set(qtbot, window, tmp_path):
+    w = window
+    reference = result_set("float64")
+    reference.frame = reference.frame[reference.frame["backend"] == "numpy"]
+    assert w.files.open_results([result_files.write(reference, tmp_path / "reference.json")])
+    w.experiment.select_workload("source_terms")
+    check_backends(w, ["numpy"])
+    set_sizes(w, "2^10", "2^12", 2)
+    w.experiment.dtypeCombo.setCurrentText("float32")
+    w.experiment.budgetSpin.setValue(0.0)
+    w.files.compare_with([result_files.write(result_set("float64"), tmp_path / "other.json")])
+    assert len(w.compared) == 1 and w.files.closeCompareAction.isEnabled()
+    with qtbot.waitSignal(w.sweepCompleted, timeout=120_000):
+        w.run()
+    sets = w.result_sets()
+    assert len(sets) == 2 and sets[0].source == "" and list(sets[0].frame["size"]) == [1024, 4096]
+    x, _ = w.runtimePlot.points()[("compute", "numpy", "", 0)]          # the sweep's own points
+    assert list(x) == [1024, 4096]
+    x, _ = w.runtimePlot.points()[("compute", "numpy", "", 1)]          # and the file's, still there
+    assert list(x) == [1024, 4096, 16384, 65536]
+    table = w.resultsTable.results
+    labels = {table.data(table.index(r, 0)) for r in range(table.rowCount())}
+    assert len(labels) == 2 and table.rowCount() == 2 + 14
+    assert [r["size"] for r in table.rows] == [1024, 4096]
+
+
 def test_a_session_saved_and_reopened_restores_settings_rows_and_baseline(qtbot, window, two_files, tmp_path):
     w = window
     w.files.open_results(list(two_files))
