@@ -7,6 +7,7 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -18,7 +19,7 @@ from helpers import result_set  # noqa: E402
 from PIL import Image  # noqa: E402
 from PySide6.QtCore import QSettings, Qt  # noqa: E402
 from PySide6.QtGui import QAction  # noqa: E402
-from PySide6.QtWidgets import QCheckBox, QComboBox, QDialog, QLineEdit, QPushButton  # noqa: E402
+from PySide6.QtWidgets import QCheckBox, QComboBox, QDialog, QLineEdit, QMenu, QPushButton  # noqa: E402
 from test_gui import check_backends, set_sizes, window  # noqa: E402,F401 - the fixture
 
 from workbench import result_files, session_file  # noqa: E402
@@ -120,6 +121,12 @@ def test_each_plots_context_menu_exports_that_chart(qtbot, window, two_files):
     for chart in w.plots.plots():
         [menu_action] = chart.scene().contextMenu           # pyqtgraph's own "Export..." is gone
         assert menu_action.objectName() == f"exportThisChart-{chart.kind}"
+        # The menu a right click on the plot builds: the view's own entries, then the scene's.
+        view = chart.getViewBox()
+        menu = QMenu()
+        menu.addActions(view.menu.actions())
+        menu = chart.scene().addParentContextMenus(view, menu, SimpleNamespace(acceptedItem=view))
+        assert menu.actions()[-1] is menu_action and menu_action.text() == "Export this chart..."
     w.speedupPlot.scene().contextMenu[0].trigger()
     dialog = w.findChild(QDialog, "chartExportDialog")
     assert dialog.isVisible() and dialog.findChild(QComboBox, "exportKind").currentData() == "speedup"
