@@ -1,11 +1,14 @@
-"""Run one sweep in the window, offscreen, then save the whole set of screenshots of it.
+"""Run one sweep in the window (or open result files), offscreen, then save the whole set of
+screenshots of it.
 
 Every combination of 1920x1080 and 1280x720, normal and presentation mode, light and dark
-theme goes into OUTDIR as PREFIX-WxH-MODE-THEME.png (eight files), and each chart as a PNG
-into OUTDIR/PREFIX-charts/.
+theme goes into OUTDIR as PREFIX-WxH-MODE-THEME.png (eight files), and each chart, exported
+from the window (File > Export chart, slide preset), into OUTDIR/PREFIX-charts/.
 
 Run: QT_QPA_PLATFORM=offscreen python benchmarks/screenshot.py OUTDIR WORKLOAD BACKENDS FROM TO STEPS
          [--dtype float32] [--prefix NAME] [--budget 0.25]
+     QT_QPA_PLATFORM=offscreen python benchmarks/screenshot.py OUTDIR --open A.csv [--open B.csv ...]
+         [--baseline numpy@2] --prefix NAME        (several files: the first compared with the others)
 e.g. ... docs/screens source_terms numpy,numba 2^10 2^24 8 --prefix cpu-source_terms
 On a GPU machine (docs/GPU.md):
      ... shots source_terms numpy,numba,cupy,cupy-fused,cupy-raw,numba-cuda,numba-cuda-x4 2^10 2^26 9 --prefix h200-source_terms
@@ -22,7 +25,7 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from PySide6.QtCore import QObject, QSettings, QTimer, Slot  # noqa: E402
+from PySide6.QtCore import QObject, QSettings, Qt, QTimer, Slot  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 SIZES = ((1920, 1080), (1280, 720))
@@ -45,6 +48,16 @@ class Shooter(QObject):
 
     @Slot()
     def start(self) -> None:
+        if self.args.open:
+            if not self.window.files.open_results(self.args.open):
+                print(f"cannot open: {self.window.notice.label.text()}")
+                self.finish()
+                return
+            combo = self.window.plots.baselineCombo
+            if self.args.baseline and combo.findData(self.args.baseline) >= 0:
+                combo.setCurrentIndex(combo.findData(self.args.baseline))
+            self.done(False)
+            return
         a, e = self.args, self.window.experiment
         e.select_workload(a.workload)
         e.set_checked_backends(a.backends.split(","))
@@ -64,7 +77,16 @@ class Shooter(QObject):
 
     @Slot(bool)
     def done(self, cancelled: bool) -> None:
-        charts = self.window.export_charts(str(self.args.out / f"{self.args.prefix}-charts"))
+        folder = self.args.out / f"{self.args.prefix}-charts"
+        folder.mkdir(parents=True, exist_ok=True)
+        files = self.window.files
+        files.exported.connect(self.charts_written, Qt.ConnectionType.SingleShotConnection)
+        if not files.export_chart(folder / "chart.png"):
+            files.exported.disconnect(self.charts_written)
+            self.charts_written([])
+
+    @Slot(list)
+    def charts_written(self, charts: list) -> None:
         print(f"charts: {[str(c) for c in charts]}")
         self.window.resultsTable.scrollToTop()
         self.next_shot()
@@ -101,16 +123,20 @@ class Shooter(QObject):
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("out", type=Path)
-    p.add_argument("workload")
-    p.add_argument("backends")
-    p.add_argument("lo")
-    p.add_argument("hi")
-    p.add_argument("steps", type=int)
+    p.add_argument("sweep", nargs="*", metavar="WORKLOAD BACKENDS FROM TO STEPS")
+    p.add_argument("--open", action="append", default=[], metavar="RESULTS",
+                   help="show result files instead of a sweep (repeat it to compare them)")
+    p.add_argument("--baseline", help="the speedup baseline, as the exports name it: numpy, numpy@2")
     p.add_argument("--dtype", default="float32")
     p.add_argument("--prefix", default="")
     p.add_argument("--budget", type=float, default=0.25, help="seconds per point (default 0.25)")
     args = p.parse_args()
-    args.prefix = args.prefix or args.workload
+    if args.open and args.sweep or not args.open and len(args.sweep) != 5:
+        p.error("give WORKLOAD BACKENDS FROM TO STEPS, or --open RESULTS")
+    if not args.open:
+        args.workload, args.backends, args.lo, args.hi, steps = args.sweep
+        args.steps = int(steps)
+    args.prefix = args.prefix or (args.workload if not args.open else Path(args.open[0]).stem)
     app = QApplication([])
     from panels.window import MainWindow
     settings = QSettings(str(Path(tempfile.mkdtemp()) / "s.ini"), QSettings.Format.IniFormat)

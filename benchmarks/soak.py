@@ -32,13 +32,48 @@ sys.path.insert(0, str(ROOT / "tests"))
 PLUGIN = str(ROOT / "tests" / "plugins" / "misbehaving.py")
 
 
+from PySide6.QtCore import QObject, QTimer, Slot  # noqa: E402
+
+
+class Recorder(QObject):
+    """Lives in the GUI thread, so its slot runs there when a message arrives (a plain function
+    connected to the worker's signal would run in the worker's thread, which has no event loop
+    while a sweep runs: a timer started there would never fire)."""
+
+    def __init__(self, window, pressed: list) -> None:
+        super().__init__()
+        self.window, self.pressed = window, pressed
+        self.arrivals: list[tuple[float, object]] = []
+        self.stop_when = None
+        self.completed: list[float] = []
+
+    @Slot(object)
+    def on_message(self, m) -> None:
+        self.arrivals.append((time.perf_counter(), m))
+        if self.stop_when is not None and self.stop_when(m):
+            self.stop_when = None
+            QTimer.singleShot(self.delay_ms, self.press_stop)
+
+    @Slot(bool)
+    def on_completed(self, _cancelled: bool) -> None:
+        self.completed.append(time.perf_counter())
+
+    @Slot()
+    def press_stop(self) -> None:
+        self.pressed.append(time.perf_counter())
+        self.window.stop()
+
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sweeps", type=int, default=10)
     args = ap.parse_args()
+    import faulthandler
+    faulthandler.dump_traceback_later(240, repeat=True)     # a hang shows where it hangs
 
     import psutil
-    from PySide6.QtCore import QSettings, QTimer
+    from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
     from session import LoopWaiter
@@ -55,8 +90,11 @@ def main() -> None:
     wait = LoopWaiter()
     with wait.signal(w.ready):
         pass
-    arrivals: list[tuple[float, object]] = []
-    w.controller.worker.message.connect(lambda m: arrivals.append((time.perf_counter(), m)))
+    pressed: list[float] = []
+    recorder = Recorder(w, pressed)
+    arrivals = recorder.arrivals
+    w.controller.worker.message.connect(recorder.on_message)
+    w.sweepCompleted.connect(recorder.on_completed)
     proc = psutil.Process()
 
     def sweep(spec: SweepSpec, stop_after=None) -> float:
@@ -64,23 +102,16 @@ def main() -> None:
         and return the seconds from Stop to sweepCompleted."""
         w.experiment.spec = lambda: spec               # the experiment panel cannot type 49 ones
         w.experiment.validate = lambda: True
-        pressed: list[float] = []
-        done: list[float] = []
-        if stop_after is not None:
-            def watch(m):
-                if not pressed and stop_after(m):
-                    # press from the event loop, as a user's click is delivered
-                    QTimer.singleShot(getattr(stop_after, "delay_ms", 0), lambda: (pressed.append(time.perf_counter()), w.stop()))
-            w.controller.worker.message.connect(watch)
-        w.sweepCompleted.connect(lambda _c: done.append(time.perf_counter()))
+        pressed.clear()
+        if stop_after is not None and stop_after is not STOP_AT_ONCE:
+            recorder.stop_when, recorder.delay_ms = stop_after, stop_after.delay_ms
         with wait.signal(w.sweepCompleted, timeout=600_000):
             w.run()
-            if stop_after is not None and stop_after is STOP_AT_ONCE:
+            if stop_after is STOP_AT_ONCE:
                 pressed.append(time.perf_counter())
                 w.stop()
-        if stop_after is not None:
-            w.controller.worker.message.disconnect(watch)
-        return done[-1] - pressed[0] if pressed else float("nan")
+        recorder.stop_when = None
+        return recorder.completed[-1] - pressed[0] if pressed else float("nan")
 
     # 1. 500 points, a crash every 50 -------------------------------------------------------------
     rss, crash_gaps = [], []
@@ -103,6 +134,7 @@ def main() -> None:
         del t_next
         app.processEvents()
         rss.append(proc.memory_info().rss)
+        print(f"(sweep {k + 1}: {len(w.rows)} rows, crash to next point {crash_gaps[-1]:.2f} s)", file=sys.stderr, flush=True)
     crash_gaps = crash_gaps[-args.sweeps:]
     soak_s = time.perf_counter() - t0
 
@@ -133,6 +165,7 @@ def main() -> None:
     latencies = []
     for name, spec, when in phases:
         latencies.append((name, sweep(spec, when)))
+        print(f"(stop {name}: {latencies[-1][1] * 1e3:.0f} ms)", file=sys.stderr, flush=True)
 
     engine_children = len(proc.children(recursive=True))
     restarts = w.controller.worker.engine.restarts

@@ -1,8 +1,11 @@
 """The five charts: runtime, speedup, transfer split, memory and first call against size.
 
-Every chart is fed the same result table (a pandas DataFrame) and keeps one item
-per series, updated in place with ``setData`` as points arrive (pyqtgraph's
-PlotSpeedTest pattern); nothing is cleared and redrawn. Titles are short so a
+Every chart is fed the same result sets (``workbench.compare.Overlay``: one live sweep,
+or several sets compared) and keeps one item per series, updated in place with
+``setData`` as points arrive (pyqtgraph's PlotSpeedTest pattern); nothing is cleared
+and redrawn. A series is keyed ``(role, backend, variant)``, and, when sets are
+compared, ``(role, backend, variant, set_index)``; compared sets keep the backends'
+colours and take a marker each, as in the exported charts. Titles are short so a
 chart can shrink with the window; what solid and dashed mean is in each chart's
 legend, and which backend is which in the panel's legend strip.
 """
@@ -10,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import math
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -20,18 +23,11 @@ from PySide6.QtGui import QFont, QFontMetrics
 
 from panels import axes, style
 from panels.style import Look
+from workbench.compare import Baseline, Overlay, Series, speedups
 
 log = logging.getLogger(__name__)
 HOVER_PX = 14            # how close the pointer must be to a point to show its values
 MIN_CHART = (150, 120)   # charts shrink to this, so the window fits a 1280x720 projector
-
-
-def ok_series(frame: pd.DataFrame):
-    """(backend, variant, rows sorted by size) for every series in the table, ok points only:
-    any other status (wrong, error, implausible, ...) is a failed point and never drawn."""
-    ok = frame[frame["status"] == "ok"]
-    for (backend, variant), g in ok.groupby(["backend", "variant"], sort=False):
-        yield backend, variant, g.sort_values("size")
 
 
 def positive(a) -> np.ndarray:
@@ -129,13 +125,30 @@ class Chart(Titled, pg.PlotWidget):
         self.series: dict = {}          # key -> item
         self.meta: dict = {}            # key -> (backend, dashed, dotted)
         self.rows: dict = {}            # key -> the rows behind the drawn points, in order
-        self.describe: Callable[[dict], str] = lambda row: ""
+        self.describe: Callable[[dict, int], str] = lambda row, set_index: ""
+        self.kind = ""                  # its name among workbench.chart_presets.KINDS
+        self._drawn: set = set()        # the keys the last update drew
         self.scene().sigMouseMoved.connect(self._mouse_moved)
         self.apply_look(self.look)
 
     # --- drawing -----------------------------------------------------------------------------
 
-    def draw(self, key, backend: str, g: pd.DataFrame, y, dashed: bool = False) -> None:
+    def update_from(self, overlay: Overlay) -> None:
+        """Draw every series of ``overlay``; series drawn before and not now are emptied (kept for later)."""
+        self._drawn = set()
+        self.draw_all(overlay)
+        for key in self.series:
+            if key not in self._drawn:
+                self._empty(key)
+
+    def draw_all(self, overlay: Overlay) -> None:
+        raise NotImplementedError
+
+    @staticmethod
+    def key(role: str, s: Series, overlay: Overlay) -> tuple:
+        return (role, s.backend, s.variant) + ((s.set_index,) if overlay.compare else ())
+
+    def draw(self, key, s: Series, g: pd.DataFrame, y, dashed: bool = False) -> None:
         """Set a series' points, leaving out those a log axis cannot show (zero, negative, NaN).
 
         pyqtgraph computes bounds with NumPy inside Qt's paint callbacks, where a warning
@@ -143,33 +156,38 @@ class Chart(Titled, pg.PlotWidget):
         """
         x, y = g["size"].to_numpy(float), np.asarray(y, float)
         keep = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
-        variant = key[2] if len(key) > 2 else ""
-        self.curve(key, backend, dashed, variant in style.VARIANT_DOTTED).setData(x[keep], y[keep])
+        set_index = s.set_index if len(key) > 3 else None
+        self.curve(key, s.backend, dashed, s.variant in style.VARIANT_DOTTED, set_index).setData(x[keep], y[keep])
         self.rows[key] = (g, keep)      # rows made into dicts only when hovered: to_dict is slow
+        self._drawn.add(key)
 
-    def curve(self, key, backend: str, dashed: bool = False, dotted: bool = False) -> pg.PlotDataItem:
+    def curve(self, key, backend: str, dashed: bool = False, dotted: bool = False,
+              set_index: int | None = None) -> pg.PlotDataItem:
         item = self.series.get(key)
         if item is None:
             item = self.plot([], [])
             self.series[key] = item
-            self.meta[key] = (backend, dashed, dotted)
+            self.meta[key] = (backend, dashed, dotted, set_index)
             self._style_curve(key)
         return item
 
     def _style_curve(self, key) -> None:
-        backend, dashed, dotted = self.meta[key]
+        backend, dashed, dotted, set_index = self.meta[key]
         c = style.color(backend, self.look)
         self.series[key].setPen(style.pen(backend, self.look, dashed, dotted))
         # Hollow markers on dashed lines: the two series of a backend stay apart where they touch.
-        self.series[key].setSymbol(style.marker(backend))
+        self.series[key].setSymbol(style.marker(backend) if set_index is None else style.set_symbol(set_index))
         self.series[key].setSymbolSize(self.look.marker_px)
         self.series[key].setSymbolPen(pg.mkPen(c, width=max(1.5, self.look.line_px / 2)))
         self.series[key].setSymbolBrush(None if dashed else pg.mkBrush(c))
 
+    def _empty(self, key) -> None:
+        self.series[key].setData([], [])
+        self.rows.pop(key, None)
+
     def clear_series(self) -> None:
-        for item in self.series.values():
-            item.setData([], [])
-        self.rows.clear()
+        for key in self.series:
+            self._empty(key)
 
     def points(self) -> dict:
         """What each series draws: {key: (x, y)}, for tests and exports."""
@@ -225,27 +243,29 @@ class Chart(Titled, pg.PlotWidget):
                 p = vb.mapViewToScene(QPointF(np.log10(x), np.log10(y)))
                 d = float(np.hypot(p.x() - scene_pos.x(), p.y() - scene_pos.y()))
                 if d <= best_d:
-                    best, best_d = (g, keep, i), d
+                    best, best_d = (key, g, keep, i), d
         if best is None:
             return ""
-        g, keep, i = best
-        return self.describe(g[keep].iloc[i].to_dict())
+        key, g, keep, i = best
+        return self.describe(g[keep].iloc[i].to_dict(), key[3] if len(key) > 3 else 0)
+
 
 class RuntimeChart(Chart):
     def __init__(self) -> None:
         super().__init__("runtimePlot", "Runtime", "time", axes.fmt_time, 10,
                          "compute", "end-to-end")
+        self.kind = "runtime"
 
-    def update_from(self, frame: pd.DataFrame) -> None:
-        for backend, variant, g in ok_series(frame):
-            self.draw(("compute", backend, variant), backend, g, positive(g["compute_median_s"]))
-            self._spread(backend, variant, g)
-            if (g["host_memory"] != "").any():   # a device backend: transfers make end-to-end differ
-                self.draw(("total", backend, variant), backend, g, positive(g["total_median_s"]), dashed=True)
+    def draw_all(self, overlay: Overlay) -> None:
+        for s in overlay.series:
+            g = s.rows
+            self.draw(self.key("compute", s, overlay), s, g, positive(g["compute_median_s"]))
+            self._spread(self.key("spread", s, overlay), s.backend, g)
+            if s.moves_data:   # a device backend: transfers make end-to-end differ
+                self.draw(self.key("total", s, overlay), s, g, positive(g["total_median_s"]), dashed=True)
 
-    def _spread(self, backend: str, variant: str, g: pd.DataFrame) -> None:
+    def _spread(self, key, backend: str, g: pd.DataFrame) -> None:
         """An error bar from the first to the third quartile, in log coordinates."""
-        key = ("spread", backend, variant)
         bars = self.series.get(key)
         if bars is None:
             bars = pg.ErrorBarItem(beam=0.0)
@@ -258,68 +278,70 @@ class RuntimeChart(Chart):
         # x, y, top and bottom always together: bars with old top/bottom crash a paint.
         bars.setData(x=np.log10(g["size"].to_numpy(float)[ok]), y=lm, top=np.log10(q3[ok]) - lm,
                      bottom=lm - np.log10(q1[ok]))
-        bars.setVisible(bool(ok.any()))
+        bars.setVisible(True)
+        self._drawn.add(key)
 
-    def clear_series(self) -> None:
-        for key, item in self.series.items():
-            if isinstance(item, pg.ErrorBarItem):
-                empty = np.array([])
-                item.setData(x=empty, y=empty, top=empty, bottom=empty)
-                # Hidden while empty: an empty path's bounds are the point (0, 0), and a backend of the
-                # last sweep that this one lacks stretched the size axis down to 2^0.
-                item.setVisible(False)
-            else:
-                item.setData([], [])
-        self.rows.clear()
+    def _empty(self, key) -> None:
+        item = self.series[key]
+        if isinstance(item, pg.ErrorBarItem):
+            empty = np.array([])
+            item.setData(x=empty, y=empty, top=empty, bottom=empty)
+            item.setVisible(False)      # an empty bar item still bounds (0, 0): the axis would reach 2^0
+        else:
+            super()._empty(key)
 
 
 class MemoryChart(Chart):
     def __init__(self) -> None:
         super().__init__("memoryPlot", "Peak memory", "memory", axes.fmt_bytes, 2, "host", "device")
+        self.kind = "memory"
 
-    def update_from(self, frame: pd.DataFrame) -> None:
-        for backend, variant, g in ok_series(frame):
-            self.draw(("host", backend, variant), backend, g, positive(g["peak_host_bytes"]))
-            dev = positive(g["peak_device_bytes"])
+    def draw_all(self, overlay: Overlay) -> None:
+        for s in overlay.series:
+            self.draw(self.key("host", s, overlay), s, s.rows, positive(s.rows["peak_host_bytes"]))
+            dev = positive(s.rows["peak_device_bytes"])
             if np.isfinite(dev).any():
-                self.draw(("device", backend, variant), backend, g, dev, dashed=True)
+                self.draw(self.key("device", s, overlay), s, s.rows, dev, dashed=True)
 
 
 class SpeedupChart(Chart):
     def __init__(self) -> None:
         super().__init__("speedupPlot", "Speedup", "times faster", axes.fmt_ratio, 10, "compute", "end-to-end")
-        self.baseline = ""
+        self.kind = "speedup"
+        self.choice = Baseline("")
         self.ref_line = pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen("#888", width=1, style=Qt.PenStyle.DotLine))
         self.addItem(self.ref_line)   # speedup 1 (log10 1 = 0)
 
-    def set_baseline(self, name: str) -> None:
-        if name == self.baseline and self._shown_title:
+    @property
+    def baseline(self) -> str:
+        """The baseline's backend."""
+        return self.choice.backend
+
+    def set_baseline(self, choice: Baseline, labels: Sequence[str] = ()) -> None:
+        """Divide by ``choice``: a backend of each set's own, or of one set (``set_index``)."""
+        title = f"Speedup over {choice.describe(list(labels) or [''])}" if choice.backend else "Speedup"
+        self.choice = choice
+        if title == self.title_text and self._shown_title:
             return
-        self.baseline = name
-        self.title_text = f"Speedup over {name}" if name else "Speedup"
+        self.title_text = title
         self._labels()
 
-    def update_from(self, frame: pd.DataFrame) -> None:
-        ok = frame[frame["status"] == "ok"]
-        base = ok[ok["backend"] == self.baseline]
-        self.clear_series()            # series of a previous baseline: empty them, keep the items
-        if base.empty:
+    def draw_all(self, overlay: Overlay) -> None:
+        if not self.choice.backend:
             return
-        base = base.drop_duplicates(["size", "variant"])[["size", "variant", "total_median_s", "compute_median_s"]]
-        both = ok.merge(base, on=["size", "variant"], suffixes=("", "_base"))
-        for (backend, variant), g in both.groupby(["backend", "variant"], sort=False):
-            g = g.sort_values("size")
-            self.draw(("compute", backend, variant), backend, g,
+        for s, g in speedups(overlay.sets, self.choice, overlay.labels):
+            self.draw(self.key("compute", s, overlay), s, g,
                       positive(g["compute_median_s_base"].to_numpy() / g["compute_median_s"].to_numpy()))
-            self.draw(("total", backend, variant), backend, g,
+            self.draw(self.key("total", s, overlay), s, g,
                       positive(g["total_median_s_base"].to_numpy() / g["total_median_s"].to_numpy()), dashed=True)
 
 
 class FirstCallChart(Chart):
     def __init__(self) -> None:
         super().__init__("firstCallPlot", "First call", "time", axes.fmt_time, 10, "steady call", "first call")
+        self.kind = "first-call"
 
-    def update_from(self, frame: pd.DataFrame) -> None:
-        for backend, variant, g in ok_series(frame):
-            self.draw(("steady", backend, variant), backend, g, positive(g["total_median_s"]))
-            self.draw(("first", backend, variant), backend, g, positive(g["first_call_s"]), dashed=True)
+    def draw_all(self, overlay: Overlay) -> None:
+        for s in overlay.series:
+            self.draw(self.key("steady", s, overlay), s, s.rows, positive(s.rows["total_median_s"]))
+            self.draw(self.key("first", s, overlay), s, s.rows, positive(s.rows["first_call_s"]), dashed=True)

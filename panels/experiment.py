@@ -7,6 +7,7 @@ next to the field that is wrong.
 from __future__ import annotations
 
 import logging
+from typing import Any, Mapping
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
@@ -151,6 +152,48 @@ class ExperimentPanel(QWidget):
             item = self.backendList.item(i)
             on = item.data(Qt.ItemDataRole.UserRole) in names and bool(item.flags() & Qt.ItemFlag.ItemIsEnabled)
             item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+
+    def settings(self) -> dict[str, Any]:
+        """What is chosen, as plain values (``workbench.session_file.EXPERIMENT_FIELDS``)."""
+        return {"workload": self.workload_name() or "", "backends": self.checked_backends(),
+                "size_from": self.sizeFrom.text(), "size_to": self.sizeTo.text(), "size_steps": self.sizeSteps.value(),
+                "dtype": self.dtypeCombo.currentText(), "repeats": self.repeatsSpin.value(),
+                "budget_s": self.budgetSpin.value(), "host_memory": self.hostMemoryCombo.currentText()}
+
+    def apply_settings(self, settings: Mapping[str, Any]) -> list[str]:
+        """Choose what ``settings`` names (as :meth:`settings` gives it, or as QSettings' text);
+        keys it lacks are left as they are. Returns what could not be chosen here, in words."""
+        if self._locked:
+            return ["the experiment cannot change while a sweep runs"]
+        problems = []
+        workload = str(settings.get("workload") or "")
+        if workload and not self.select_workload(workload):
+            problems.append(f"no workload {workload} here (a plug-in not loaded?)")
+        for key, field in (("size_from", self.sizeFrom), ("size_to", self.sizeTo)):
+            if settings.get(key) not in (None, ""):
+                field.setText(str(settings[key]))
+        for key, spin, kind in (("size_steps", self.sizeSteps, int), ("repeats", self.repeatsSpin, int),
+                                ("budget_s", self.budgetSpin, float)):
+            if settings.get(key) not in (None, ""):
+                try:
+                    spin.setValue(kind(float(settings[key])))
+                except (TypeError, ValueError):
+                    problems.append(f"{key} {settings[key]!r} is not a number")
+        for key, combo in (("dtype", self.dtypeCombo), ("host_memory", self.hostMemoryCombo)):
+            value = settings.get(key)
+            if value not in (None, ""):
+                if combo.findText(str(value)) < 0:
+                    problems.append(f"{key} {value} is not offered here")
+                else:
+                    combo.setCurrentText(str(value))
+        backends = settings.get("backends")
+        if backends is not None:
+            names = [b for b in (backends.split(",") if isinstance(backends, str) else backends) if b]
+            self.set_checked_backends(names)
+            missing = [b for b in names if b not in self.checked_backends()]
+            if missing and self.availability:
+                problems.append(f"not usable here: {', '.join(missing)}")
+        return problems
 
     def sizes(self) -> list[int]:
         return steps(parse_int(self.sizeFrom.text()), parse_int(self.sizeTo.text()), self.sizeSteps.value())

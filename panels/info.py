@@ -17,11 +17,21 @@ class EnvironmentPanel(QPlainTextEdit):
         self.setFont(QFont("monospace", 9))
         self.setPlainText("Reading the machine (CPU, memory, libraries, GPUs)...")
         self.record: dict = {}
+        self._sources: list[tuple[str, dict]] = []
 
     @Slot(object)
     def show_record(self, record: dict) -> None:
+        """This machine's record: the one a sweep measured here is kept with."""
         self.record = record
-        self.setPlainText(format_record(record))
+        self.show_sources(self._sources)
+
+    def show_sources(self, sources: list[tuple[str, dict]]) -> None:
+        """Above this machine's record, the records of result sets measured elsewhere (opened files)."""
+        self._sources = list(sources)
+        parts = [f"{title}\n{'=' * len(title)}\n{format_record(rec)}" for title, rec in self._sources]
+        if self.record:
+            parts.append(("This machine\n============\n" if parts else "") + format_record(self.record))
+        self.setPlainText("\n\n".join(parts) or "Reading the machine (CPU, memory, libraries, GPUs)...")
 
 
 class _Emitter(QObject):

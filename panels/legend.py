@@ -1,4 +1,5 @@
-"""The legend strip above the charts: each backend's colour and marker, and the transfer phases.
+"""The legend strip above the charts: each backend's colour and marker, and the transfer phases;
+when result sets are compared, each backend's colour and each set's marker and label.
 
 One strip for all five charts, outside them: a legend inside a small chart covers
 the data, and five copies of the same list waste what a projector has least of.
@@ -24,11 +25,14 @@ class LegendStrip(QWidget):
         self.entries: list[str] = []      # what it shows, in order (tests read it)
         self._backends: list[str] = []
         self._phases = False
+        self._sets: list[str] = []
 
-    def show_backends(self, backends: list[str], phases: bool, look: Look) -> None:
-        if (backends, phases, look) == (self._backends, self._phases, self.look):
+    def show_backends(self, backends: list[str], phases: bool, look: Look, sets: list[str] | None = None) -> None:
+        """``sets``: the labels of compared sets, whose markers then stand for the set, not the backend."""
+        sets = list(sets or [])
+        if (backends, phases, look, sets) == (self._backends, self._phases, self.look, self._sets):
             return
-        self._backends, self._phases, self.look = list(backends), phases, look
+        self._backends, self._phases, self.look, self._sets = list(backends), phases, look, sets
         while self.layout_.count():
             item = self.layout_.takeAt(0)
             if item.widget() is not None:       # hidden now: deleteLater waits for the event loop
@@ -37,7 +41,10 @@ class LegendStrip(QWidget):
         self.entries = []
         px = round(look.font_pt * 1.4)
         for b in backends:
-            self._add(style.icon(b, look.dark, px).pixmap(px, px), BACKENDS[b].title if b in BACKENDS else b)
+            sign = style.line_icon(b, look.dark, px) if sets else style.icon(b, look.dark, px)
+            self._add(sign.pixmap(px, px), BACKENDS[b].title if b in BACKENDS else b)
+        for i, label in enumerate(sets):
+            self._add(style.set_icon(i, look.dark, px).pixmap(px, px), label)
         if phases:
             for phase, colour in style.PHASE_COLORS.items():
                 swatch = QPixmap(px, px)
@@ -66,4 +73,4 @@ class LegendStrip(QWidget):
     def apply_look(self, look: Look) -> None:
         self.setStyleSheet(f"background: {look.background};")
         self.setAutoFillBackground(True)
-        self.show_backends(self._backends, self._phases, look)
+        self.show_backends(self._backends, self._phases, look, self._sets)

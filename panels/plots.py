@@ -1,6 +1,7 @@
 """The plots panel: five charts in a grid, a legend strip, the speedup baseline and a summary.
 
-The charts live in ``panels.charts``; this panel feeds them one result table,
+The charts live in ``panels.charts``; this panel feeds them one result table (a
+live sweep) or several result sets overlaid (``workbench.compare``),
 staggers their updates over timer ticks, applies one look (normal or
 presentation, light or dark) to all of them, and shows one chart alone, large,
 on a double click.
@@ -10,6 +11,9 @@ from __future__ import annotations
 import logging
 import math
 
+from typing import Sequence
+
+import numpy as np
 import pandas as pd
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
@@ -22,14 +26,16 @@ from panels.charts import FirstCallChart, MemoryChart, RuntimeChart, SpeedupChar
 from panels.legend import LegendStrip
 from panels.style import Look
 from panels.transfer_chart import TransferChart
+from workbench import compare
+from workbench.compare import Baseline, Overlay
 from workbench.registry import REGISTRY
+from workbench.result_files import ResultSet
 from workbench.results import human_seconds
 from workbench.sizes import fmt_size
 from workbench.summary import summarize
 
 log = logging.getLogger(__name__)
 EMPTY_MESSAGE = "Pick a workload and press Run (Ctrl+R)"
-CPU_BASELINES = ("numpy", "pandas", "numba")
 MIN_SUMMARY = (150, 100)
 
 
@@ -57,9 +63,10 @@ class PlotsPanel(QWidget):
         for chart in self.plots():
             chart.describe = self.describe
         self.baselineCombo = QComboBox(objectName="speedupBaseline")
-        self.baselineCombo.setToolTip("The backend every speedup is measured against")
-        self.baselineCombo.currentTextChanged.connect(self._baseline_changed)
-        self.frame = pd.DataFrame()
+        self.baselineCombo.setToolTip("The backend every speedup is measured against; when sets are "
+                                      "compared, each set's own or one set's for all")
+        self.baselineCombo.currentIndexChanged.connect(self._baseline_changed)
+        self.overlay = Overlay.of([])
         self._axis = None              # (sizes, unit) of the size axes, set per chart as it is drawn
         self.lesson_html = ""          # a lesson's statement, above the summary, until the next sweep
         self.marks: list = []          # (chart, pg.InfiniteLine): a break-even, a memory wall
@@ -117,7 +124,7 @@ class PlotsPanel(QWidget):
         """A new sweep: empty every series (the items stay, for the next data)."""
         for chart in self.plots():
             chart.clear_series()
-        self.frame = pd.DataFrame()
+        self.overlay = Overlay.of([])
         self._axis = None
         self._pending = []
         self.stagger.stop()
@@ -125,9 +132,10 @@ class PlotsPanel(QWidget):
         self.set_lesson("", ())
         self.summary.setText("Measuring the first point...")
 
-    def schedule(self, frame: pd.DataFrame) -> None:
-        """Update the charts from ``frame``, one per timer tick; ``updated`` fires when all are done."""
-        self._prepare(frame)
+    def schedule(self, data: pd.DataFrame | Sequence[ResultSet]) -> None:
+        """Update the charts from ``data`` (a result table, or result sets to overlay), one per timer
+        tick; ``updated`` fires when all are done."""
+        self._prepare(data)
         self._pending = [self.runtimePlot, self.speedupPlot, self.transferPlot, self.memoryPlot,
                          self.firstCallPlot, None]   # None: the summary text
         if not self.stagger.isActive():
@@ -144,50 +152,86 @@ class PlotsPanel(QWidget):
         else:
             self._draw(item)
 
-    def update_from(self, frame: pd.DataFrame) -> None:
-        """Update every chart now (exports and tests; the window uses ``schedule``)."""
-        self._prepare(frame)
+    def update_from(self, data: pd.DataFrame | Sequence[ResultSet]) -> None:
+        """Update every chart now (opened files, exports and tests; a live sweep uses ``schedule``)."""
+        self._prepare(data)
         for chart in self.plots():
             self._draw(chart)
         self._say()
 
-    def _prepare(self, frame: pd.DataFrame) -> None:
-        self.frame = frame
-        backends = list(dict.fromkeys(frame["backend"]))
-        if backends and [self.baselineCombo.itemText(i) for i in range(self.baselineCombo.count())] != backends:
-            current = self.baselineCombo.currentText()
-            self.baselineCombo.blockSignals(True)
-            self.baselineCombo.clear()
-            self.baselineCombo.addItems(backends)
-            cpu = [b for b in backends if b in CPU_BASELINES]
-            self.baselineCombo.setCurrentText(current if current in backends else (cpu or backends)[0])
-            self.baselineCombo.blockSignals(False)
-        self.speedupPlot.set_baseline(self.baselineCombo.currentText())
-        if frame.empty:
+    def _prepare(self, data: pd.DataFrame | Sequence[ResultSet]) -> None:
+        sets = [ResultSet(data)] if isinstance(data, pd.DataFrame) else list(data)
+        self.overlay = o = Overlay.of(sets)
+        self._offer_baselines()
+        self.speedupPlot.set_baseline(self.baseline_choice(), o.labels)
+        frames = [rs.frame for rs in sets if not rs.frame.empty]
+        if not frames:
             return
         try:
-            unit = REGISTRY.get(str(frame["workload"].iloc[0])).size_unit
+            unit = REGISTRY.get(str(frames[0]["workload"].iloc[0])).size_unit
         except KeyError:           # a plug-in's workload no longer loaded: a plain name
             unit = "size"
         # Each chart's size axis is laid out in its own tick of the stagger (measuring tick labels
         # for five charts at once stalled the GUI thread for 50 ms).
-        self._axis = (frame["size"].to_numpy(), unit)
-        self.legendStrip.show_backends(backends, bool((frame["host_memory"] != "").any()), self.look)
+        self._axis = (np.concatenate([f["size"].to_numpy() for f in frames]), unit)
+        backends = list(dict.fromkeys(b for f in frames for b in f["backend"]))
+        moves = any((f["host_memory"] != "").any() for f in frames)
+        self.legendStrip.show_backends(backends, moves, self.look, list(o.labels) if o.compare else [])
+
+    def _offer_baselines(self) -> None:
+        """The chooser lists every baseline the sets allow; the one chosen stays chosen while it is there."""
+        o = self.overlay
+        choices = compare.baseline_choices(o.sets, o.labels)
+        items = [(b.describe(o.labels), b.text) for b in choices]
+        combo = self.baselineCombo
+        if not items or items == [(combo.itemText(i), combo.itemData(i)) for i in range(combo.count())]:
+            return
+        current = combo.currentData()
+        combo.blockSignals(True)
+        combo.clear()
+        for shown, text in items:
+            combo.addItem(shown, text)
+        texts = [text for _, text in items]
+        combo.setCurrentIndex(texts.index(current) if current in texts
+                              else texts.index(compare.baseline(o.sets, labels=o.labels).text))
+        combo.blockSignals(False)
+
+    def baseline_choice(self) -> Baseline:
+        """The chosen speedup baseline (as ``workbench.compare.baseline`` reads it: the exports use it too)."""
+        text = self.baselineCombo.currentData()
+        if not text:
+            return Baseline("")
+        try:
+            return compare.baseline(self.overlay.sets, text, self.overlay.labels)
+        except ValueError:          # the sets changed under the chooser: the default until it is rebuilt
+            return compare.baseline(self.overlay.sets, labels=self.overlay.labels)
 
     def _draw(self, chart) -> None:
         if self._axis is not None:
             chart.set_size_axis(*self._axis)
-        chart.update_from(self.frame)
+        chart.update_from(self.overlay)
 
-    def _baseline_changed(self, name: str) -> None:
-        self.speedupPlot.set_baseline(name)
-        if not self.frame.empty:
-            self.speedupPlot.update_from(self.frame)
+    def _baseline_changed(self, _index: int) -> None:
+        self.speedupPlot.set_baseline(self.baseline_choice(), self.overlay.labels)
+        if self.overlay.sets:
+            self.speedupPlot.update_from(self.overlay)
             self._say()
+
+    def _summary(self) -> str:
+        """The summary of each set against the baseline (its own, where a set lacks that backend)."""
+        o, base = self.overlay, self.speedupPlot.baseline
+        if not o.compare:
+            return summarize(o.sets[0].frame, base) if o.sets else EMPTY_MESSAGE
+        parts = []
+        for rs, label in zip(o.sets, o.labels):
+            here = base if (rs.frame["backend"] == base).any() else \
+                (str(rs.frame["backend"].iloc[0]) if len(rs.frame) else "")
+            parts.append(f"<b>{label}</b>: " + summarize(rs.frame, here))
+        return "<br><br>".join(parts)
 
     def _say(self) -> None:
         """The summary: a lesson's statement first, where one was run, then what the points show."""
-        text = summarize(self.frame, self.speedupPlot.baseline) if not self.frame.empty else ""
+        text = self._summary() if self.overlay.sets else ""
         self.summary.setText(self.lesson_html + ("<hr>" if self.lesson_html and text else "") + text)
 
     # --- a lesson's statement and its marks on the size axis ------------------------------------
@@ -199,7 +243,8 @@ class PlotsPanel(QWidget):
             chart.removeItem(line)
         self.marks = []
         self.lesson_html = html
-        sizes = self.frame["size"].to_numpy(float) if not self.frame.empty else None
+        frames = [rs.frame for rs in self.overlay.sets if not rs.frame.empty]
+        sizes = np.concatenate([f["size"].to_numpy(float) for f in frames]) if frames else None
         for size, label in marks:
             if sizes is None or not sizes.min() <= size <= sizes.max():
                 continue          # a line off the measured range would stretch the axis to reach it
@@ -213,7 +258,7 @@ class PlotsPanel(QWidget):
                 line.setZValue(-5)
                 chart.addItem(line, ignoreBounds=True)
                 self.marks.append((chart, line))
-        if self.lesson_html or not self.frame.empty:
+        if self.lesson_html or frames:
             self._say()
 
     def mark_positions(self, chart) -> list[tuple[float, str]]:
@@ -222,21 +267,23 @@ class PlotsPanel(QWidget):
 
     # --- what a point says when the pointer is on it -------------------------------------------
 
-    def describe(self, row: dict) -> str:
+    def describe(self, row: dict, set_index: int = 0) -> str:
         """Backend, size, median and quartiles, end-to-end and speedup of one point (rich text)."""
         label = row["backend"] + (f" ({row['variant']})" if row["variant"] else "")
-        lines = [f"<b>{label}</b> at {fmt_size(row['size'])}",
+        o = self.overlay
+        where = f" ({o.labels[set_index]})" if o.compare and set_index < len(o.labels) else ""
+        lines = [f"<b>{label}</b>{where} at {fmt_size(row['size'])}",
                  f"compute median {human_seconds(row['compute_median_s'])} "
                  f"(q1 {human_seconds(row['compute_q1_s'])}, q3 {human_seconds(row['compute_q3_s'])})",
                  f"end-to-end {human_seconds(row['total_median_s'])}"]
-        base = self.speedupPlot.baseline
-        if base and base != row["backend"] and not self.frame.empty:
-            f = self.frame
-            b = f[(f["backend"] == base) & (f["size"] == row["size"]) & (f["variant"] == row["variant"])
-                  & (f["status"] == "ok")]
-            if len(b) and row["total_median_s"] > 0:
-                lines.append(f"speedup over {base}: {b['total_median_s'].iloc[0] / row['total_median_s']:.3g}x "
-                             f"end-to-end, {b['compute_median_s'].iloc[0] / row['compute_median_s']:.3g}x compute")
+        b = self.speedupPlot.choice
+        ref = compare.baseline_rows(o.sets, b, set_index) if b.backend and o.sets else None
+        if ref is not None and not (row["backend"] == b.backend and b.set_index in (None, set_index)):
+            r = ref[(ref["size"] == row["size"]) & (ref["variant"] == row["variant"])]
+            if len(r) and row["total_median_s"] > 0:
+                lines.append(f"speedup over {b.describe(o.labels)}: "
+                             f"{r['total_median_s'].iloc[0] / row['total_median_s']:.3g}x "
+                             f"end-to-end, {r['compute_median_s'].iloc[0] / row['compute_median_s']:.3g}x compute")
         return "<br>".join(lines)
 
     # --- how it looks -------------------------------------------------------------------------

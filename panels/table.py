@@ -1,4 +1,5 @@
-"""The results table: every column of the result rows, sortable, failures highlighted."""
+"""The results table: every column of the result rows, sortable, failures highlighted; when result
+sets are compared, the rows of every set, each named by its set's label."""
 from __future__ import annotations
 
 import math
@@ -23,29 +24,42 @@ def status_color(status: str) -> QColor | None:
 
 
 class ResultsModel(QAbstractTableModel):
-    """Rows appended as they arrive (plain dicts from the worker)."""
+    """The main set's rows, appended as they arrive (plain dicts from the worker), then the rows
+    of the sets compared with it; a first column, ``set``, names each row's set when there are several."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.rows: list[dict] = []
+        self.rows: list[dict] = []                  # the main set's: the live sweep's, or the file opened
+        self.others: list[tuple[int, dict]] = []    # (its set's index, row) of every compared set
+        self.labels: list[str] = []                 # each set's label; [] for a single set
+
+    def columns(self) -> tuple[str, ...]:
+        return (("set",) if self.labels else ()) + COLUMNS
 
     def rowCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.rows)
+        return 0 if parent.isValid() else len(self.rows) + len(self.others)
 
     def columnCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(COLUMNS)
+        return 0 if parent.isValid() else len(self.columns())
 
     def headerData(self, section: int, orientation, role=Qt.ItemDataRole.DisplayRole) -> Any:
         if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return COLUMNS[section]
+            return self.columns()[section]
         return None
+
+    def row_of(self, n: int) -> tuple[int, dict]:
+        """(set index, row) of the table's ``n``-th row."""
+        return (0, self.rows[n]) if n < len(self.rows) else self.others[n - len(self.rows)]
 
     def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
-        row = self.rows[index.row()]
-        col = COLUMNS[index.column()]
-        value = row.get(col, float("nan"))   # a column added after this row was made
+        set_index, row = self.row_of(index.row())
+        col = self.columns()[index.column()]
+        if col == "set":
+            value = self.labels[set_index] if set_index < len(self.labels) else ""
+        else:
+            value = row.get(col, float("nan"))   # a column added after this row was made
         if role == Qt.ItemDataRole.DisplayRole:
             if col in ("h2d_s", "d2h_s") and not row["host_memory"]:
                 return "-"                      # CPU backends have no transfer phase
@@ -61,15 +75,40 @@ class ResultsModel(QAbstractTableModel):
         return None
 
     def append(self, row: dict) -> None:
+        """A point of the main set (the live sweep's): after its others, before the compared sets'."""
         n = len(self.rows)
         self.beginInsertRows(QModelIndex(), n, n)
         self.rows.append(row)
         self.endInsertRows()
 
     def clear(self) -> None:
+        """The main set's rows go; compared sets stay."""
+        if self.rows:
+            self.beginRemoveRows(QModelIndex(), 0, len(self.rows) - 1)
+            self.rows = []
+            self.endRemoveRows()
+
+    def show_sets(self, rows: list[dict], others: list[list[dict]], labels: list[str]) -> None:
+        """Every row at once: the main set's, and each compared set's (``labels``: one per set, or [])."""
         self.beginResetModel()
-        self.rows = []
+        self.rows = list(rows)
+        self.others = [(i, r) for i, set_rows in enumerate(others, start=1) for r in set_rows]
+        self.labels = list(labels) if others else []
         self.endResetModel()
+
+    def set_labels(self, labels: list[str]) -> None:
+        """The sets' labels changed (a live set's facets are known once its first points are in)."""
+        labels = list(labels) if self.others else []
+        if labels == self.labels:
+            return
+        if bool(labels) != bool(self.labels):
+            self.beginResetModel()
+            self.labels = labels
+            self.endResetModel()
+        else:
+            self.labels = labels
+            if self.rowCount():
+                self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, 0))
 
 
 def _display(col: str, value: Any) -> str:
@@ -95,6 +134,8 @@ class ResultsTable(QTableView):
         self.proxy.setSortRole(Qt.ItemDataRole.UserRole)
         self.setModel(self.proxy)
         self.setSortingEnabled(True)
+        # Rows in the order they were measured (and the sets in theirs) until a header is clicked.
+        self.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         self.setAlternatingRowColors(True)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)

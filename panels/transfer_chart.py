@@ -1,7 +1,7 @@
 """Where GPU end-to-end time goes: for each size and GPU backend, h2d / compute / d2h in %.
 
 Bars stand at log10(size) (so the size axis reads like the other charts'), one bar
-per GPU backend side by side, outlined in the backend's colour; the phases are
+per GPU backend (and compared set) side by side, outlined in the backend's colour; the phases are
 filled with colours no backend uses (their key is in the panel's legend strip).
 """
 from __future__ import annotations
@@ -9,16 +9,19 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF
+from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QFont
 
 from panels import axes, style
 from panels.charts import MIN_CHART, Titled
 from panels.style import Look
+from workbench.compare import Overlay
 from workbench.results import human_seconds
 from workbench.sizes import fmt_size
 
 PHASES = ("h2d", "compute", "d2h")
+#: A compared set's bars are outlined in a line style of their own (the exports hatch them).
+SET_LINES = (Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine, Qt.PenStyle.DashDotLine)
 
 
 class TransferChart(Titled, pg.PlotWidget):
@@ -46,22 +49,25 @@ class TransferChart(Titled, pg.PlotWidget):
         self.hint.setPos(0.5, 50)
         self.addItem(self.hint)
         self.data = pd.DataFrame()
-        self.describe = lambda row: ""
+        self.describe = lambda row, set_index: ""
+        self.kind = "transfer"
         self._rows: list[dict] = []
         self._x = np.array([])
         self._width = 0.0
         self.scene().sigMouseMoved.connect(self._mouse_moved)
         self.apply_look(self.look)
 
-    def update_from(self, frame: pd.DataFrame) -> None:
-        ok = frame[(frame["status"] == "ok") & (frame["host_memory"] != "")]
-        ok = ok[np.isfinite(ok[["h2d_s", "compute_median_s", "d2h_s"]].to_numpy(float)).all(axis=1)]
+    def update_from(self, overlay: Overlay) -> None:
+        parts = [s.rows.assign(series=s.label, set_index=s.set_index) for s in overlay.series if s.moves_data]
+        ok = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+        if not ok.empty:
+            ok = ok[np.isfinite(ok[["h2d_s", "compute_median_s", "d2h_s"]].to_numpy(float)).all(axis=1)]
         self.hint.setVisible(ok.empty)
         self.getAxis("bottom").setStyle(showValues=not ok.empty)   # no sizes to name without bars
         if ok.empty:
             self.clear_series()
             return
-        key = ok["backend"] + ok["variant"].map(lambda v: f" ({v})" if v else "")
+        key = ok["series"]
         series = list(dict.fromkeys(key))
         where = np.log10(ok["size"].to_numpy(float))
         distinct = np.unique(where)
@@ -77,10 +83,12 @@ class TransferChart(Titled, pg.PlotWidget):
             self.bars[phase].setOpts(x=x, height=share, y0=base, width=width * 0.9)
             base = base + share
         self.outline.setOpts(x=x, height=base, y0=np.zeros_like(base), width=width * 0.9,
-                             pens=[pg.mkPen(style.color(b, self.look), width=self.look.line_px) for b in ok["backend"]])
+                             pens=[pg.mkPen(style.color(b, self.look), width=self.look.line_px,
+                                            style=SET_LINES[i % len(SET_LINES)] if overlay.compare else SET_LINES[0])
+                                   for b, i in zip(ok["backend"], ok["set_index"])])
         self.data = pd.DataFrame({"series": key.to_numpy(), "size": ok["size"].to_numpy(), "h2d_pct": parts[0],
                                   "compute_pct": parts[1], "d2h_pct": parts[2]})
-        self._rows, self._x, self._width = ok.to_dict("records"), x, width
+        self._rows, self._x, self._width = ok.drop(columns="series").to_dict("records"), x, width
         self.getAxis("bottom").set_format(*axes.size_format(ok["size"].to_numpy(), self._unit))
         self.setXRange(distinct[0] - gap / 2, distinct[-1] + gap / 2, padding=0)
 
@@ -94,10 +102,10 @@ class TransferChart(Titled, pg.PlotWidget):
             self._labels()
 
     def clear_series(self) -> None:
-        for item in list(self.bars.values()) + [self.outline]:
-            # y0 too: the last sweep's bases against no bars cannot be broadcast (a second sweep after
-            # one with GPU rows raised here)
+        # Every per-bar option at once: a y0 (or pens) left from more bars breaks the next layout.
+        for item in self.bars.values():
             item.setOpts(x=[], height=[], y0=[])
+        self.outline.setOpts(x=[], height=[], y0=[], pens=None)
         self.data = pd.DataFrame()
         self._rows, self._x = [], np.array([])
 
@@ -113,7 +121,7 @@ class TransferChart(Titled, pg.PlotWidget):
         total = r["h2d_s"] + r["compute_median_s"] + r["d2h_s"]
         shares = ", ".join(f"{style.PHASE_LABELS[ph]} {100 * r[c] / total:.0f} % ({human_seconds(r[c])})"
                            for ph, c in zip(PHASES, ("h2d_s", "compute_median_s", "d2h_s")))
-        return f"<b>{r['backend']}</b> at {fmt_size(r['size'])}: {shares}<br>{self.describe(r)}"
+        return f"<b>{r['backend']}</b> at {fmt_size(r['size'])}: {shares}<br>{self.describe(r, r['set_index'])}"
 
     def apply_look(self, look: Look) -> None:
         self.look = look

@@ -4,9 +4,15 @@ The window only describes sweeps and shows results; the sweep runs in the
 worker thread of ``panels.worker`` and arrives here as signals carrying plain
 data. Plot updates are coalesced by a timer so that fast points never flood
 the GUI thread.
+
+What is on screen is held here once: the main set's rows (the live sweep's, or
+the file opened) with where they come from, and the sets compared with it.
+Plots, table and every export read ``result_sets()``; the File menu
+(``panels.files``) opens and writes them.
 """
 from __future__ import annotations
 
+import dataclasses
 import gc
 import logging
 import sys
@@ -20,6 +26,8 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QMainWind
                                QTabWidget)
 
 from panels.experiment import ExperimentPanel
+from panels.files import FileActions
+from panels.notice import NoticeBar
 from panels.restore import RestoreBar
 from panels.info import EnvironmentPanel, LogPanel, QtLogHandler
 from panels.plots import PlotsPanel
@@ -27,8 +35,10 @@ from panels.presentation import Presentation
 from panels.toolbar import RunToolBar
 from panels.table import ResultsTable
 from panels.worker import SweepController
-from workbench import engine, journal, lessons, protocol, results
+from workbench import engine, journal, lessons, protocol, provenance, result_files, results
 from workbench.backends import BACKENDS, probe_all
+from workbench.result_files import ResultSet
+from workbench.session_file import EXPERIMENT_FIELDS
 from workbench.sizes import fmt_size
 
 log = logging.getLogger(__name__)
@@ -42,6 +52,7 @@ class MainWindow(QMainWindow):
     sweepCompleted = Signal(bool)     # cancelled?
     restored = Signal(int)            # an interrupted session's points are shown again (how many)
     lessonCompleted = Signal(object)  # a lesson's statement (lessons.Statement) is shown
+    busyChanged = Signal(bool)        # a sweep began (True) or its last points are drawn (False)
 
     def __init__(self, settings: QSettings | None = None, plugins: tuple[str, ...] = ()) -> None:
         super().__init__()
@@ -54,7 +65,13 @@ class MainWindow(QMainWindow):
         self.journal = journal.Journal(journal_path)
         self.journal.begin()
         self.controller = SweepController(self, plugins, self.journal)   # the engine loads the plug-ins too
-        self.rows: list[dict] = []
+        self.rows: list[dict] = []        # the main set's: the live sweep's, or the file opened
+        # Where the main rows come from: None for a sweep measured here (this machine's record and
+        # the sweep's settings), else the header of the file or session they were read from.
+        self.origin: ResultSet | None = None
+        self.sweep_settings: dict = {}     # the live sweep's, as files keep them
+        self.compared: list[ResultSet] = []   # the sets overlaid on the main one
+        self._wanted_backends: list[str] = []   # ticked again once the deep probe says which can run
         self._troubles: list[str] = []     # what went wrong during the sweep (engine refused, died, failed)
         self._ready = False
         self.total = 0
@@ -83,6 +100,9 @@ class MainWindow(QMainWindow):
         self.restoreBar = RestoreBar(self)
         self.addToolBarBreak()
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.restoreBar)
+        self.notice = NoticeBar(self)
+        self.addToolBarBreak()
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.notice)
         self.restoreBar.restoreRequested.connect(self.restore_interrupted)
         self.restoreBar.discardRequested.connect(self.discard_interrupted)
 
@@ -166,8 +186,6 @@ class MainWindow(QMainWindow):
         self.runAction = action("&Run sweep", self.run, "Ctrl+R", "runAction")
         self.stopAction = action("&Stop", self.stop, "Esc", "stopAction")
         self.stopAction.setEnabled(False)
-        self.exportAction = action("&Export results...", self.export_results, "Ctrl+E", "exportAction")
-        self.exportChartAction = action("Export &charts as PNG...", self.export_charts, "Ctrl+Shift+E")
         quit_action = action("&Quit", self.close, QKeySequence.StandardKey.Quit, "quitAction")
         full = action("&Full screen", self.toggle_full_screen, "F11", "fullScreenAction")
         about = action("&About", self.about)
@@ -181,9 +199,12 @@ class MainWindow(QMainWindow):
         larger = action("&Larger text", p.larger, QKeySequence.StandardKey.ZoomIn, "largerTextAction")
         smaller = action("&Smaller text", p.smaller, QKeySequence.StandardKey.ZoomOut, "smallerTextAction")
 
+        self.files = FileActions(self)
+        self.busyChanged.connect(self.files.update_enabled)
         file_menu = self.menuBar().addMenu("&File")
-        file_menu.addActions([self.exportAction, self.exportChartAction])
-        file_menu.addSeparator()
+        for group in self.files.menu_groups():
+            file_menu.addActions(group)
+            file_menu.addSeparator()
         file_menu.addAction(quit_action)
         run_menu = self.menuBar().addMenu("&Run")
         run_menu.addActions([self.runAction, self.stopAction])
@@ -204,6 +225,12 @@ class MainWindow(QMainWindow):
             a.setToolTip(ls.claim)
             a.setStatusTip(ls.claim)
             self.lessonsMenu.addAction(a)
+        self.lessonsMenu.addSeparator()
+        # Its data stays empty: on_lesson_chosen runs only the actions that name a lesson.
+        self.exportLessonAction = action("&Export the lesson's chart and text...", self.ask_export_lesson,
+                                         None, "exportLessonAction")
+        self.exportLessonAction.setEnabled(False)
+        self.lessonsMenu.addAction(self.exportLessonAction)
         self.lessonsMenu.triggered.connect(self.on_lesson_chosen)
         self.menuBar().addMenu("&Help").addAction(about)
 
@@ -242,13 +269,20 @@ class MainWindow(QMainWindow):
         """Start a sweep; ``first`` False: the next run of a lesson, whose rows join the last run's."""
         if first:
             self.rows = []
+            self.origin = None                 # measured here: compared sets stay, the main set is this sweep
+            self.sweep_settings = engine.settings_of(spec)
             self._troubles = []
             self.lesson_statement = None
+            self.exportLessonAction.setEnabled(False)
             self.resultsTable.results.clear()
             self.plots.clear()
+            if self.compared:                  # they stay on screen while the new set is measured
+                self._schedule()
             self.save_settings()
             self.restoreBar.hide()             # a new sweep: the old session's points are not this one's
-            self.journal.sweep(journal_settings or engine.settings_of(spec))
+            self.notice.hide()
+            self._show_environments(self.compared, provenance.labels(self.result_sets())[1:])
+            self.journal.sweep(journal_settings or self.sweep_settings)
         self._run_start = len(self.rows)       # a lesson's later runs add to its earlier rows
         # The experiment is fixed while it runs: a workload switch now would be half-applied
         # (new sizes and unit on screen, the old sweep's points arriving), so it is refused.
@@ -266,6 +300,7 @@ class MainWindow(QMainWindow):
         log.info("sweep: %s on %s, sizes %s, %s", spec.workload, ", ".join(spec.backends),
                  list(spec.sizes), spec.dtype)
         self.controller.start(spec)
+        self.busyChanged.emit(True)
 
     # --- lessons -----------------------------------------------------------------------------------
 
@@ -342,6 +377,8 @@ class MainWindow(QMainWindow):
         frame = results.to_frame(self.rows)
         statement = lessons.explain(p, frame, stopped=self._cancelled)
         self.lesson_statement = statement
+        # In the sweep's settings, every export of this set (results, charts, report) carries it.
+        self.sweep_settings = dict(self.sweep_settings, lesson=statement.as_settings())
         verdict = {True: "#1b7a1b", False: "#b00020"}.get(statement.holds, "#666")
         html = (f"<b>Lesson: {escape(statement.title)}</b><br><span style='color: {verdict}'><b>"
                 f"{escape(statement.verdict)}</b></span><br>"
@@ -349,6 +386,7 @@ class MainWindow(QMainWindow):
         self.plots.set_lesson(html, statement.marks)
         self.status.showMessage(f"Lesson {statement.title}: {statement.verdict}")
         log.info("lesson %s: %s %s", statement.lesson, statement.verdict, statement.text)
+        self.exportLessonAction.setEnabled(bool(self.rows))
         self.lessonCompleted.emit(statement)
 
     @Slot()
@@ -401,7 +439,11 @@ class MainWindow(QMainWindow):
     @Slot()
     def refresh_plots(self) -> None:
         if self.rows:
-            self.plots.schedule(results.to_frame(self.rows))
+            self._schedule()
+
+    def _schedule(self) -> None:
+        self.plots.schedule(self.result_sets())
+        self.resultsTable.results.set_labels(list(self.plots.overlay.labels))
 
     def on_sweep_finished(self, message: protocol.SweepFinished) -> None:
         cancelled, elapsed = message.cancelled, message.elapsed_s
@@ -415,7 +457,7 @@ class MainWindow(QMainWindow):
         self._finishing = True
         if self.rows:
             self.plots.updated.connect(self._plots_final, Qt.ConnectionType.SingleShotConnection)
-            self.plots.schedule(results.to_frame(self.rows))
+            self._schedule()
         else:
             self._plots_final()
         failed = sum(r["status"] != "ok" for r in self.rows)
@@ -440,6 +482,7 @@ class MainWindow(QMainWindow):
         self.on_validity(self.experiment.validate(), self.experiment.problem)
         if self._lesson is not None:
             self._finish_lesson()
+        self.busyChanged.emit(False)
         self.sweepCompleted.emit(self._cancelled)
 
     def on_trouble(self, message) -> None:
@@ -473,41 +516,76 @@ class MainWindow(QMainWindow):
         bad = [f"{n}: {a.reason}" for n, a in availability.items() if not a.usable and BACKENDS[n].device == "gpu"]
         self.status.showMessage("GPU backends not usable here: " + "; ".join(bad) if bad else "All backends usable")
 
-    # --- exports -----------------------------------------------------------------------------------
+    # --- what is on screen ------------------------------------------------------------------
 
-    def export_results(self, path: str | None = None) -> Path | None:
-        if not path:
-            path, _ = QFileDialog.getSaveFileName(self, "Export results", "results.csv", "CSV (*.csv);;JSON (*.json)")
-            if not path:
-                return None
-        settings = {"lesson": self.lesson_statement.as_settings()} if self.lesson_statement else {}
-        return results.save(results.to_frame(self.rows), path, self.environment.record, settings)
+    def result_sets(self) -> list[ResultSet]:
+        """Every set on screen, the main one first: what the plots, the table and every export show."""
+        if not self.rows and self.origin is None and not self.compared:
+            return []
+        frame = results.to_frame(self.rows)
+        if self.origin is None:        # measured here: this machine's record, the sweep's settings
+            main = result_files.live(frame, self.environment.record, self.sweep_settings)
+        else:
+            main = dataclasses.replace(self.origin, frame=frame)
+        return [main] + self.compared
 
-    def export_charts(self, folder: str | None = None) -> list[Path]:
-        """Each plot as a PNG (pyqtgraph's SVG exporter fails on PySide6 6.12: docs/GPU.md)."""
-        import pyqtgraph.exporters as exporters
-        if not folder:
-            folder = QFileDialog.getExistingDirectory(self, "Export charts to")
-            if not folder:
-                return []
-        out = []
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        for plot in self.plots.plots():
-            path = Path(folder) / f"{plot.objectName()}.png"
-            exp = exporters.ImageExporter(plot.getPlotItem())
-            exp.parameters()["width"] = 1200
-            exp.export(str(path))
-            out.append(path)
-        if self.lesson_statement is not None and self.rows:
-            out += self._export_lesson(Path(folder))
-        return out
+    def show_sets(self, sets: list[ResultSet]) -> None:
+        """Show result sets as if they had just been measured: the first is the main set (its rows in
+        the table and the plots as a sweep's), the others compared with it."""
+        if self.busy or not sets:
+            return
+        main, self.compared = sets[0], list(sets[1:])
+        self.rows = main.frame.to_dict("records")
+        self.origin = main                 # its header: environment, settings, host, time, file
+        self.plots.clear()
+        self.plots.update_from(self.result_sets())
+        labels = list(self.plots.overlay.labels)
+        self.resultsTable.results.show_sets(self.rows, [rs.frame.to_dict("records") for rs in self.compared],
+                                            labels)
+        self.resultsTable.resizeColumnsToContents()
+        self._show_environments(sets, labels)
+        self.progressBar.setRange(0, 1)
+        self.progressBar.setValue(1 if self.rows else 0)
+        self.progressBar.setFormat(f"{len(self.rows)} points shown")
+        self.progressLabel.setText(f"Showing {_where(main)}" + (f" and {len(self.compared)} compared set(s)"
+                                                                   if self.compared else ""))
+        self.etaLabel.setText("")
+        self.files.update_enabled()
 
-    def _export_lesson(self, folder: Path) -> list[Path]:
+    def _show_environments(self, sets: list[ResultSet], labels: list[str]) -> None:
+        """The records the sets were measured with, where they are not this machine's."""
+        self.environment.show_sources([(f"{label or 'Results'} ({_where(rs)})", rs.environment)
+                                       for rs, label in zip(sets, labels)
+                                       if rs.environment != self.environment.record])
+
+    def show_session(self, experiment: dict, sets: list[ResultSet], view: dict) -> list[str]:
+        """A saved session as it was: the experiment's settings, its sets, the baseline; what could not
+        be chosen here (a backend not usable on this machine), in words."""
+        unmet = self.experiment.apply_settings(experiment)
+        if isinstance(experiment.get("backends"), list):
+            self._wanted_backends = list(experiment["backends"])
+        if sets:
+            self.show_sets(sets)
+            index = self.plots.baselineCombo.findData(view.get("baseline", ""))
+            if index >= 0:
+                self.plots.baselineCombo.setCurrentIndex(index)
+        return unmet
+
+    def ask_export_lesson(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Export the lesson to")
+        if folder:
+            try:
+                self.export_lesson(folder)
+            except OSError as exc:          # a folder we may not write in: said where the user looks
+                self.status.showMessage(f"Could not export the lesson to {folder}: {exc.strerror or exc}")
+
+    def export_lesson(self, folder: str | Path) -> list[Path]:
         """The lesson's statement as text, and its chart with the statement as caption and the
         break-even marked (matplotlib: the same figure ``gpu-workbench lesson --chart`` writes)."""
         from workbench import charts
         from workbench.result_files import live
-        st = self.lesson_statement
+        st, folder = self.lesson_statement, Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
         text = folder / "lesson.txt"
         text.write_text(f"{st.caption()}\n", encoding="utf-8")
         ls = lessons.get(st.lesson)
@@ -523,16 +601,8 @@ class MainWindow(QMainWindow):
         s = self.settings
         s.setValue("geometry", self.saveGeometry())
         s.setValue("state", self.saveState())
-        e = self.experiment
-        s.setValue("workload", e.workload_name() or "")
-        s.setValue("backends", ",".join(e.checked_backends()))
-        s.setValue("sizeFrom", e.sizeFrom.text())
-        s.setValue("sizeTo", e.sizeTo.text())
-        s.setValue("sizeSteps", e.sizeSteps.value())
-        s.setValue("dtype", e.dtypeCombo.currentText())
-        s.setValue("repeats", e.repeatsSpin.value())
-        s.setValue("budget", e.budgetSpin.value())
-        s.setValue("hostMemory", e.hostMemoryCombo.currentText())
+        for key, value in self.experiment.settings().items():
+            s.setValue(f"experiment/{key}", ",".join(value) if key == "backends" else value)
         self.presentation.save(s)
         s.sync()
 
@@ -543,24 +613,19 @@ class MainWindow(QMainWindow):
             self.restoreState(s.value("state"))
         else:
             self.resize(1600, 1000)
-        e = self.experiment
-        if not e.select_workload(str(s.value("workload", "source_terms"))):
-            e.select_workload("source_terms")
-        if s.value("sizeFrom"):
-            e.sizeFrom.setText(str(s.value("sizeFrom")))
-            e.sizeTo.setText(str(s.value("sizeTo")))
-            e.sizeSteps.setValue(int(s.value("sizeSteps", 8)))
-        e.dtypeCombo.setCurrentText(str(s.value("dtype", "float32")))
-        e.repeatsSpin.setValue(int(s.value("repeats", e.repeatsSpin.value())))
-        e.budgetSpin.setValue(float(s.value("budget", e.budgetSpin.value())))
-        e.hostMemoryCombo.setCurrentText(str(s.value("hostMemory", "pageable")))
+        stored = {key: s.value(f"experiment/{key}") for key in EXPERIMENT_FIELDS
+                  if s.value(f"experiment/{key}") is not None}
+        self.experiment.apply_settings(stored)
+        if self.experiment.workload_name() is None:      # a first start, or a plug-in's workload gone
+            self.experiment.select_workload("source_terms")
+        backends = stored.get("backends") or ""
+        self._wanted_backends = backends.split(",") if isinstance(backends, str) else list(backends)
         self.presentation.restore(s)
         self.restore_backends()
 
     def restore_backends(self) -> None:
-        saved = self.settings.value("backends")
-        if saved:
-            self.experiment.set_checked_backends(str(saved).split(","))
+        if any(self._wanted_backends):
+            self.experiment.set_checked_backends(self._wanted_backends)
 
     @Slot()
     def restore_interrupted(self) -> None:
@@ -572,10 +637,11 @@ class MainWindow(QMainWindow):
             self.experiment.select_workload(str(settings["workload"]))
         frame = results.to_frame(rows)
         self.rows = frame.to_dict("records")
+        self.origin, self.sweep_settings = None, dict(settings)
         self.resultsTable.results.clear()
         for row in self.rows:
             self.resultsTable.results.append(row)
-        self.plots.update_from(frame)
+        self.plots.update_from(self.result_sets())
         self.restoreBar.hide()
         self.status.showMessage(f"Restored {len(self.rows)} point(s) of the interrupted session")
         self.restored.emit(len(self.rows))
@@ -591,9 +657,17 @@ class MainWindow(QMainWindow):
         self.save_settings()
         self.refresh_timer.stop()
         self.plots.stagger.stop()
+        self.files.job.wait()              # an export being written finishes first
         self.controller.shutdown()
         logging.getLogger().removeHandler(self.log_handler)
         super().closeEvent(event)
+
+
+def _where(rs: ResultSet) -> str:
+    """Where a set comes from, in a few words: its file, else its host and date."""
+    if rs.source:
+        return Path(rs.source).name
+    return ", ".join(x for x in (rs.host, rs.written[:10]) if x) or "this sweep"
 
 
 def main(argv: list[str] | None = None, plugins: tuple[str, ...] = ()) -> int:

@@ -178,10 +178,10 @@ def result_set(dtype: str = "float32", scale: float = 1.0, libraries: dict | Non
                 total_q3_s=compute + h2d + d2h, peak_host_bytes=8.0 * size,
                 peak_device_bytes=16.0 * size if gpu_row else float("nan"), gflops=1.0, gbps=1.0,
                 max_rel_error=0.0, verified=True, status="ok"))
-    rows.append(results.empty_row(workload="source_terms", backend="numba", size=2 ** 18, dtype=dtype,
-                                  status="error", message="MemoryError"))
-    rows.append(results.empty_row(workload="source_terms", backend="cupy", size=2 ** 18, dtype=dtype,
-                                  host_memory="pageable", status="implausible", message="too fast",
+    rows.append(results.empty_row(workload="source_terms", backend="numba", device="CPU: Test CPU", size=2 ** 18,
+                                  dtype=dtype, status="error", message="MemoryError"))
+    rows.append(results.empty_row(workload="source_terms", backend="cupy", device=f"GPU: {gpu}", size=2 ** 18,
+                                  dtype=dtype, host_memory="pageable", status="implausible", message="too fast",
                                   compute_median_s=1e-12, total_median_s=1e-12))
     env = {"cpu": "Test CPU", "libraries": libraries or {"numpy": "2.0.0", "numba": "0.60.0",
                                                          "cupy-cuda12x": "13.3.0", "pandas": "2.2.0"}}

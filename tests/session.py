@@ -11,6 +11,7 @@ import random
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 from PySide6.QtCore import QEventLoop, Qt, QTimer
@@ -42,13 +43,15 @@ class LoopWaiter:
     def signal(self, sig, timeout: int = TIMEOUT_MS):
         loop = QEventLoop()
         got: list = []
+        blocker = SimpleNamespace(args=None)     # as qtbot's blocker: the signal's arguments
 
         def caught(*args):
             got.append(args)
+            blocker.args = list(args)
             loop.quit()
         sig.connect(caught)
         try:
-            yield
+            yield blocker
             if not got:
                 QTimer.singleShot(timeout, loop.quit)
                 loop.exec()
@@ -176,9 +179,11 @@ class Session:
         from workbench import results
         w = self.window
         for suffix in ("csv", "json"):
-            frame, env = results.load(w.export_results(str(folder / f"r{self.sweeps}.{suffix}")))
+            frame, env = results.load(w.files.export_results(str(folder / f"r{self.sweeps}.{suffix}")))
             assert len(frame) == len(w.rows) and list(frame["size"]) == [r["size"] for r in w.rows]
-        charts = w.export_charts(str(folder))
+        with self.wait.signal(w.files.exported) as written:
+            assert w.files.export_chart(folder / f"c{self.sweeps}.svg")
+        charts = written.args[0]
         assert len(charts) == 5 and all(p.stat().st_size > 1000 for p in charts)
 
     # --- what must hold after every sweep ----------------------------------------------------

@@ -116,15 +116,16 @@ def test_export_writes_what_the_table_shows(qtbot, window, tmp_path):
     with qtbot.waitSignal(w.sweepCompleted, timeout=60_000):
         w.run()
     from workbench import results
-    frame, env = results.load(w.export_results(str(tmp_path / "r.json")))
+    frame, env = results.load(w.files.export_results(str(tmp_path / "r.json")))
     assert list(frame["size"]) == [1000, 4000] and (frame["status"] == "ok").all()
     assert env["cpu"]
-    pngs = w.export_charts(str(tmp_path))
-    assert len(pngs) == 5
+    with qtbot.waitSignal(w.files.exported, timeout=60_000) as written:
+        assert w.files.export_chart(tmp_path / "chart.png")
+    assert len(written.args[0]) == 5
     from PySide6.QtGui import QImage
-    for p in pngs:
+    for p in written.args[0]:
         img = QImage(str(p))
-        assert img.width() >= 1000 and not img.isNull()
+        assert (img.width(), img.height()) == (1920, 1080)
 
 
 def test_stop_in_the_middle_keeps_the_points_measured(qtbot, window):
@@ -210,7 +211,9 @@ def test_menu_actions_have_standard_shortcuts(qtbot, window):
     acts = {a.objectName(): a for a in window.findChildren(QAction) if a.objectName()}
     assert acts["runAction"].shortcut() == QKeySequence("Ctrl+R")
     assert acts["stopAction"].shortcut() == QKeySequence("Esc")
-    assert acts["exportAction"].shortcut() == QKeySequence("Ctrl+E")
+    assert acts["exportChartAction"].shortcut() == QKeySequence("Ctrl+E")
+    assert acts["openResultsAction"].shortcut() == QKeySequence(QKeySequence.StandardKey.Open)
+    assert acts["saveSessionAction"].shortcut() == QKeySequence(QKeySequence.StandardKey.Save)
     assert acts["quitAction"].shortcut() == QKeySequence(QKeySequence.StandardKey.Quit)
 
 

@@ -106,12 +106,12 @@ def test_a_lesson_on_a_gpu_shows_its_statement_marks_the_break_even_and_exports_
         assert size == pytest.approx(st.break_even) and label == "break-even cupy vs numpy"
     assert not w.busy and w.runButton.isEnabled()
 
-    csv = w.export_results(str(tmp_path / "lesson.csv"))
+    csv = w.files.export_results(str(tmp_path / "lesson.csv"))
     told = json.loads(csv.with_name("lesson.meta.json").read_text())["settings"]["lesson"]
     assert told["statement"] == st.text and told["marks"][0][0] == pytest.approx(st.break_even)
-    exported = w.export_charts(str(tmp_path / "charts"))
-    names = {p.name for p in exported}
-    assert {"lesson.txt", "lesson.png", "runtimePlot.png"} <= names
+    assert w.exportLessonAction.isEnabled()
+    exported = w.export_lesson(str(tmp_path / "charts"))
+    assert {p.name for p in exported} == {"lesson.txt", "lesson.png"}
     assert st.text in (tmp_path / "charts" / "lesson.txt").read_text()
 
     # A plain sweep afterwards is no lesson: the statement and its marks go.

@@ -29,14 +29,14 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
 from workbench import palette, provenance
+from workbench.compare import (DEFAULT_BASELINES, Baseline, Series, baseline, is_baseline, series,  # noqa: F401 - the API
+                               speedups)
 from workbench.chart_presets import FORMATS, KINDS, PAPER, Preset, output_paths, parse_size, preset  # noqa: F401 - the API
 from workbench.result_files import ResultSet
 
 log = logging.getLogger(__name__)
 
-#: Baselines tried in this order when none is named: the CPU library people start from.
-DEFAULT_BASELINES = ("numpy", "pandas", "numba")
-SET_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
+SET_MARKERS = palette.SET_MARKERS
 SET_HATCHES = ("", "//", "..", "xx", "\\\\", "++")
 VARIANT_MARKERS = {"": "o", "random": "o", "sorted": "^", "pageable": "o", "pinned": "^", "float32": "o", "float64": "^"}
 
@@ -60,40 +60,7 @@ def _rc(p: Preset) -> dict:
     }
 
 
-# Which series to draw ------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class _Series:
-    """The ok rows of one backend (and variant) of one result set, sorted by size."""
-
-    backend: str
-    variant: str
-    set_index: int
-    label: str
-    rows: pd.DataFrame
-
-    @property
-    def color(self) -> str:
-        return palette.color(self.backend)
-
-
-def _series(sets: Sequence[ResultSet], labels: Sequence[str]) -> list[_Series]:
-    out = []
-    for i, (rs, set_label) in enumerate(zip(sets, labels)):
-        ok = rs.frame[rs.frame["status"] == "ok"]
-        for (backend, variant), rows in ok.groupby(["backend", "variant"], sort=False):
-            name = f"{backend} ({variant})" if variant else backend
-            out.append(_Series(backend, variant, i, f"{name}, {set_label}" if set_label else name,
-                               rows.sort_values("size")))
-    return out
-
-
-def _moves_data(s: _Series) -> bool:
-    """A GPU series: its rows name the host memory its transfers used (CPU rows leave it empty)."""
-    return bool((s.rows["host_memory"] != "").any())
-
-
-def _marker(s: _Series, compare: bool) -> str:
+def _marker(s: Series, compare: bool) -> str:
     return SET_MARKERS[s.set_index % len(SET_MARKERS)] if compare else VARIANT_MARKERS.get(s.variant, "o")
 
 
@@ -105,52 +72,6 @@ def _left_out(sets: Sequence[ResultSet]) -> str:
         return ""
     n = int(counts.sum())
     return f"{n} point{'s' if n > 1 else ''} not drawn (" + ", ".join(f"{c} {s}" for s, c in counts.items()) + ")"
-
-
-@dataclass(frozen=True)
-class Baseline:
-    """The speedup chart's baseline: a backend, of one set (``set_index``) or of each set itself."""
-
-    backend: str
-    set_index: int | None = None
-
-    def describe(self, labels: Sequence[str]) -> str:
-        if self.set_index is None:
-            return f"{self.backend} (each set's own)" if len(labels) > 1 else self.backend
-        return f"{self.backend} ({labels[self.set_index]})" if labels[self.set_index] else self.backend
-
-
-def baseline(sets: Sequence[ResultSet], text: str | None = None, labels: Sequence[str] | None = None) -> Baseline:
-    """Read ``numpy``, ``numpy@2`` (the second set) or ``numpy@float64`` (the set so labelled).
-
-    Without a name: the first of numpy, pandas, numba in the results, else the first backend.
-    ValueError names what is there when the baseline is not.
-    """
-    labels = list(labels) if labels is not None else provenance.labels(sets)
-    present = list(dict.fromkeys(b for rs in sets for b in rs.frame.loc[rs.frame["status"] == "ok", "backend"]))
-    if not text:
-        for name in DEFAULT_BASELINES:
-            if name in present:
-                return Baseline(name)
-        return Baseline(present[0] if present else "")
-    backend, _, which = text.partition("@")
-    index = None
-    if which:
-        stems = [Path(rs.source).stem if rs.source else "" for rs in sets]
-        if which.isdigit() and 1 <= int(which) <= len(sets):
-            index = int(which) - 1
-        elif which in labels:
-            index = labels.index(which)
-        elif which in stems:
-            index = stems.index(which)
-        else:
-            raise ValueError(f"baseline {text}: no result set {which!r}; give its number 1 to {len(sets)}"
-                             + (f" or its label ({', '.join(labels)})" if any(labels) else ""))
-    where = [rs for rs in sets] if index is None else [sets[index]]
-    if not any(((rs.frame["backend"] == backend) & (rs.frame["status"] == "ok")).any() for rs in where):
-        raise ValueError(f"baseline {text}: no ok point of {backend!r} there; the backends are: "
-                         f"{', '.join(present) or 'none'}")
-    return Baseline(backend, index)
 
 
 # Axes: log scales with ticks people read ------------------------------------------------------
@@ -284,7 +205,7 @@ class _Chart:
     handles: list = None   # legend entries after the series': what solid and dashed mean
     zeros: int = 0         # values of 0 a log axis cannot show (a peak that did not rise)
 
-    def line(self, s: _Series, role: str, x, y, dashed: bool = False, legend: bool = True) -> np.ndarray:
+    def line(self, s: Series, role: str, x, y, dashed: bool = False, legend: bool = True) -> np.ndarray:
         """A curve of ``s``: solid with filled markers, or dashed with hollow ones; the values it drew."""
         self.zeros += int((np.asarray(y, dtype=float) == 0).sum())
         y = _positive(y)    # NaN where a log axis cannot go: the line breaks there rather than bridging the gap
@@ -313,14 +234,14 @@ def _runtime(c: _Chart) -> None:
     c.ax.set_title("Runtime")
     c.ax.set_ylabel("time per call")
     ys, any_device = [], False
-    for s in _series(c.sets, c.labels):
+    for s in series(c.sets, c.labels):
         x, r = s.rows["size"].to_numpy(float), s.rows
         ys.append(c.line(s, "compute", x, r["compute_median_s"]))
         q1, q3 = _positive(r["compute_q1_s"]), _positive(r["compute_q3_s"])
         band = np.isfinite(q1) & np.isfinite(q3)
         c.ax.fill_between(x[band], q1[band], q3[band], color=s.color, alpha=0.18, linewidth=0,
                           gid=_gid(c.kind, "spread", s.label))
-        if _moves_data(s):   # a device backend: end-to-end adds the transfers
+        if s.moves_data:   # a device backend: end-to-end adds the transfers
             any_device = True
             ys.append(c.line(s, "total", x, r["total_median_s"], dashed=True, legend=False))
     c.key("compute (median; band: q1 to q3)", "end-to-end, with transfers" if any_device else None)
@@ -332,16 +253,12 @@ def _speedup(c: _Chart) -> None:
     c.ax.set_title(f"Speedup over {b.describe(c.labels)}")
     c.ax.set_ylabel(f"times faster than {b.backend}")
     ys, any_device = [], False
-    for s in _series(c.sets, c.labels):
-        ref = _baseline_rows(c.sets, b, s.set_index)
-        if ref is None or (s.backend == b.backend and (b.set_index is None or b.set_index == s.set_index)):
+    for s, joined in speedups(c.sets, b, c.labels):
+        if is_baseline(s, b):
             continue                            # the baseline itself: the line at 1
-        joined = s.rows.merge(ref, on=["size", "variant"], suffixes=("", "_base"))
-        if joined.empty:
-            continue
         x = joined["size"].to_numpy(float)
         ys.append(c.line(s, "total", x, joined["total_median_s_base"] / joined["total_median_s"]))
-        if _moves_data(s):   # on a CPU backend compute is end-to-end: one line, not two on top of each other
+        if s.moves_data:   # on a CPU backend compute is end-to-end: one line, not two on top of each other
             any_device = True
             ys.append(c.line(s, "compute", x, joined["compute_median_s_base"] / joined["compute_median_s"],
                              dashed=True, legend=False))
@@ -350,23 +267,11 @@ def _speedup(c: _Chart) -> None:
     _axes(c, ys, lambda v: f"{v:.3g}×", also=(1.0,))
 
 
-def _baseline_rows(sets: Sequence[ResultSet], b: Baseline, set_index: int) -> pd.DataFrame | None:
-    """The baseline's ok rows for the series of ``set_index``: its own set's, else the named set's,
-    else the first set that has the backend."""
-    order = [b.set_index] if b.set_index is not None else [set_index] + list(range(len(sets)))
-    for i in order:
-        f = sets[i].frame
-        rows = f[(f["backend"] == b.backend) & (f["status"] == "ok")]
-        if not rows.empty:
-            return rows[["size", "variant", "total_median_s", "compute_median_s"]].drop_duplicates(["size", "variant"])
-    return None
-
-
 def _memory(c: _Chart) -> None:
     c.ax.set_title("Peak memory")
     c.ax.set_ylabel("peak above the point's start")
     ys, any_device = [], False
-    for s in _series(c.sets, c.labels):
+    for s in series(c.sets, c.labels):
         x = s.rows["size"].to_numpy(float)
         ys.append(c.line(s, "host", x, s.rows["peak_host_bytes"]))
         device = _positive(s.rows["peak_device_bytes"])
@@ -381,7 +286,7 @@ def _first_call(c: _Chart) -> None:
     c.ax.set_title("First call vs steady call")
     c.ax.set_ylabel("time per call")
     ys = []
-    for s in _series(c.sets, c.labels):
+    for s in series(c.sets, c.labels):
         x = s.rows["size"].to_numpy(float)
         ys.append(c.line(s, "steady", x, s.rows["total_median_s"]))
         ys.append(c.line(s, "first", x, s.rows["first_call_s"], dashed=True, legend=False))
@@ -409,15 +314,15 @@ def _transfer(c: _Chart) -> None:
     c.ax.set_title("Where GPU end-to-end time goes")
     phases = ("h2d", "compute", "d2h")
     columns = {"h2d": "h2d_s", "compute": "compute_median_s", "d2h": "d2h_s"}
-    series = [s for s in _series(c.sets, c.labels) if _moves_data(s)]
-    series = [s for s in series
+    drawn = [s for s in series(c.sets, c.labels) if s.moves_data]
+    drawn = [s for s in drawn
               if np.isfinite(s.rows[list(columns.values())].to_numpy(float)).all(axis=1).any()]
-    if not series:
+    if not drawn:
         c.empty("No GPU backend in these results:\nCPU backends move no data, all their time is compute.")
         return
-    sizes = sorted({int(v) for s in series for v in s.rows["size"]})
-    width = 0.84 / len(series)
-    for j, s in enumerate(series):
+    sizes = sorted({int(v) for s in drawn for v in s.rows["size"]})
+    width = 0.84 / len(drawn)
+    for j, s in enumerate(drawn):
         r = s.rows[np.isfinite(s.rows[list(columns.values())].to_numpy(float)).all(axis=1)]
         parts = {p: r[columns[p]].to_numpy(float) for p in phases}
         total = sum(parts.values())
@@ -440,7 +345,7 @@ def _transfer(c: _Chart) -> None:
     c.ax.set_xlim(-0.6, len(sizes) - 0.4)
     c.handles = [Patch(facecolor=palette.PHASE_COLORS[p], label=palette.PHASE_LABELS[p]) for p in phases]
     c.handles += [Patch(facecolor="white", edgecolor=s.color, linewidth=c.preset.line_pt * 0.8,
-                        hatch=SET_HATCHES[s.set_index % len(SET_HATCHES)] or None, label=s.label) for s in series]
+                        hatch=SET_HATCHES[s.set_index % len(SET_HATCHES)] or None, label=s.label) for s in drawn]
 
 
 _DRAW = {"runtime": _runtime, "speedup": _speedup, "transfer": _transfer, "memory": _memory,

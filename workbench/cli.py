@@ -7,9 +7,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import logging
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Sequence
 
@@ -399,24 +397,11 @@ def _check_out(args: argparse.Namespace) -> None:
 
 
 def check_writable(path: Path, what: str) -> None:
-    """Refuse an output path before any work is done: a missing folder, a folder, a place we cannot write.
-
-    Tried by creating a file beside it, since ``os.access`` says yes to root on a read-only file system.
-    """
-    folder = path.parent
-    try:
-        if path.is_dir():
-            raise UsageError(f"{what} {path}: is a folder, not a file name")
-        if not folder.is_dir():
-            raise UsageError(f"{what} {path}: the folder {folder} does not exist")
-        if path.exists() and not os.access(path, os.W_OK):
-            raise UsageError(f"{what} {path}: the file is not writable")
-        tempfile.TemporaryFile(dir=folder).close()
-        if len(path.name.encode()) > os.pathconf(folder, "PC_NAME_MAX"):
-            raise OSError(36, "File name too long")
-    except OSError as exc:     # a name too long, a folder we may not enter or write in
-        raise UsageError(f"{what} {str(path)[:80]}: cannot write in {str(folder)[:80]} "
-                         f"({exc.strerror or exc})") from None
+    """Refuse an output path before any work is done (``workbench.writable`` says why)."""
+    from workbench.writable import problem
+    why = problem(path)
+    if why:      # the path cut short: an over-long name is not echoed whole
+        raise UsageError(f"{what} {str(path)[:80]}: {why}")
 
 
 def _chart_plan(args: argparse.Namespace):

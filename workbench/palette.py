@@ -40,6 +40,11 @@ FALLBACK_MARKERS = ("+", "x", "arrow_up", "arrow_down", "crosshair")
 PHASE_COLORS = {"h2d": "#F0E442", "compute": "#7A7A7A", "d2h": "#882255"}
 PHASE_LABELS = {"h2d": "host to device", "compute": "compute", "d2h": "device to host"}
 
+# Result sets compared on one chart keep their backends' colours and take a marker each: the
+# same shapes in the same order in matplotlib's names (the exports) and pyqtgraph's (the window).
+SET_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
+SET_SYMBOLS = ("o", "s", "t1", "d", "t", "+", "x")
+
 
 def _stable_pick(backend: str, n: int) -> int:
     """``zlib.crc32`` rather than ``hash``: Python salts string hashes per process, so a plug-in's

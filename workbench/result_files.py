@@ -74,10 +74,10 @@ class ResultSet:
 
 def live(frame: pd.DataFrame, environment: Mapping[str, Any], settings: Mapping[str, Any] | None = None) -> ResultSet:
     """A result set for rows measured here and now (the window's, or the command line's sweep)."""
-    return ResultSet(frame, dict(environment), dict(settings or {}), _now(), socket.gethostname())
+    return ResultSet(frame, dict(environment), dict(settings or {}), utc_now(), socket.gethostname())
 
 
-def _now() -> str:
+def utc_now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
@@ -91,33 +91,50 @@ def sidecar_path(csv_path: str | Path) -> Path:
 
 def save(frame: pd.DataFrame, path: str | Path, environment: Mapping[str, Any],
          settings: Mapping[str, Any] | None = None) -> Path:
-    """Write ``frame`` as CSV (with its sidecar) or JSON, chosen by the file name's suffix."""
+    """Write ``frame``, measured here and now, as CSV (with its sidecar) or JSON, by the file name's suffix."""
+    return write(live(frame, environment, settings), path)
+
+
+def write(rs: ResultSet, path: str | Path) -> Path:
+    """Write a result set as CSV (with its sidecar) or JSON, chosen by the file name's suffix.
+
+    The set's own time and host are kept: a file opened here and written again still says
+    where it was measured.
+    """
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in (".csv", ".json"):
         raise ValueError(f"cannot write {path.name}: the file name must end in .csv or .json")
-    header = {"format": FORMAT, "schema": SCHEMA, "written": _now(), "host": socket.gethostname(),
-              "environment": _plain(dict(environment)), "settings": _plain(dict(settings or {})),
-              "columns": list(frame.columns)}
     if suffix == ".json":
-        rows = [{k: _plain(v) for k, v in r.items()} for r in frame.to_dict("records")]
-        _write_atomic(path, json.dumps({**header, "rows": rows}, indent=1, allow_nan=False))
+        write_atomic(path, json.dumps(document(rs), indent=1, allow_nan=False))
     else:
         # The sidecar first: a reader that finds the CSV finds its environment too.
-        _write_atomic(sidecar_path(path), json.dumps({**header, "data": path.name}, indent=1, allow_nan=False))
-        _write_atomic(path, frame.to_csv(index=False, lineterminator="\n"))
+        write_atomic(sidecar_path(path), json.dumps({**_head(rs), "data": path.name}, indent=1, allow_nan=False))
+        write_atomic(path, rs.frame.to_csv(index=False, lineterminator="\n"))
     return path
 
 
-def _plain(value: Any) -> Any:
+def document(rs: ResultSet) -> dict[str, Any]:
+    """The set as the JSON format holds it, strict JSON (a saved session holds these too)."""
+    rows = [{k: strict_json(v) for k, v in r.items()} for r in rs.frame.to_dict("records")]
+    return {**_head(rs), "rows": rows}
+
+
+def _head(rs: ResultSet) -> dict[str, Any]:
+    return {"format": FORMAT, "schema": SCHEMA, "written": rs.written or utc_now(), "host": rs.host,
+            "environment": strict_json(dict(rs.environment)), "settings": strict_json(dict(rs.settings)),
+            "columns": list(rs.frame.columns)}
+
+
+def strict_json(value: Any) -> Any:
     """Strict JSON: NaN becomes null and an infinity the string "inf", which the reader parses back.
 
     ``max_rel_error`` is infinite when a result holds NaN: that must survive a round trip.
     """
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): strict_json(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [strict_json(v) for v in value]
     if hasattr(value, "item") and not isinstance(value, (str, bytes)):   # NumPy scalars
         value = value.item()
     if isinstance(value, float) and not math.isfinite(value):
@@ -125,7 +142,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str) -> None:
     """Write-and-rename: a reader never sees half a file, and a failed write leaves the old one."""
     tmp = path.with_name(f".{path.name}.tmp")
     try:
@@ -148,13 +165,33 @@ def open_results(path: str | Path) -> ResultSet:
             if not isinstance(data["data"], str) or not data["data"]:
                 raise ResultsFileError(path, "the sidecar does not name its CSV file")
             return _from_csv(path.with_name(Path(data["data"]).name), (schema, header))
-        rows = data.get("rows" if schema >= 2 else "results")
-        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
-            raise ResultsFileError(path, "not a GPU Workbench results file (no list of rows)")
-        return ResultSet(_table(path, pd.DataFrame.from_records(rows) if rows else pd.DataFrame()),
-                         source=str(path), schema=schema, **header)
+        return _from_rows(path, data, (schema, header))
     sidecar = sidecar_path(path)
     return _from_csv(path, _header(sidecar, _parse_json(sidecar, _read_text(sidecar))) if sidecar.is_file() else None)
+
+
+def read_json(path: str | Path) -> dict:
+    """A JSON object from a file, or :class:`ResultsFileError` saying in one line why not
+    (missing, a folder, empty, binary, truncated, not JSON, not an object)."""
+    path = Path(path)
+    return _parse_json(path, _read_text(path))
+
+
+def from_document(path: str | Path, data: Any) -> ResultSet:
+    """A set from the JSON form of :func:`document` (``path`` names where it was read, for errors)."""
+    path = Path(path)
+    if not isinstance(data, dict):
+        raise ResultsFileError(path, "not a GPU Workbench results file (a JSON object was expected)")
+    return _from_rows(path, data, _header(path, data))
+
+
+def _from_rows(path: Path, data: dict, meta: tuple[int, dict[str, Any]]) -> ResultSet:
+    schema, header = meta
+    rows = data.get("rows" if schema >= 2 else "results")
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        raise ResultsFileError(path, "not a GPU Workbench results file (no list of rows)")
+    return ResultSet(_table(path, pd.DataFrame.from_records(rows) if rows else pd.DataFrame()),
+                     source=str(path), schema=schema, **header)
 
 
 def _read_text(path: Path) -> str:
@@ -181,7 +218,8 @@ def _parse_json(path: Path, text: str) -> dict:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        if exc.pos >= len(text.rstrip()):
+        # The end came inside a string, or before the last bracket: the file was cut short.
+        if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string"):
             raise ResultsFileError(path, "the JSON is truncated (it ends before its last bracket)") from None
         raise ResultsFileError(path, f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
     except RecursionError:
@@ -194,14 +232,12 @@ def _parse_json(path: Path, text: str) -> dict:
 def _header(path: Path, data: dict) -> tuple[int, dict[str, Any]]:
     """The schema and the ResultSet fields a JSON file (results or sidecar) carries besides the rows."""
     if data.get("format") == FORMAT:
-        schema = data.get("schema")
-        if not isinstance(schema, int) or isinstance(schema, bool) or schema < 2:
-            raise ResultsFileError(path, f"the results schema is unreadable ({schema!r})")
-        if schema > SCHEMA:
-            raise ResultsFileError(path, f"written by a newer GPU Workbench (results schema {schema}; "
-                                         f"this version reads up to {SCHEMA}): update to open it")
+        schema = check_schema(path, data.get("schema"), "results", 2, SCHEMA)
     elif "environment" in data and "results" in data:
         schema = 1
+    elif isinstance(data.get("format"), str) and data["format"].startswith("gpu-workbench-"):
+        raise ResultsFileError(path, f"a {data['format'][len('gpu-workbench-'):]} file of GPU Workbench, "
+                                     "not a results file")
     else:
         raise ResultsFileError(path, "not a GPU Workbench results file (no format marker)")
     header = {"environment": data.get("environment", {}), "settings": data.get("settings", {}),
@@ -210,6 +246,16 @@ def _header(path: Path, data: dict) -> tuple[int, dict[str, Any]]:
         if not isinstance(header[key], kind):
             raise ResultsFileError(path, f"its {key} is a {type(header[key]).__name__}, not a {kind.__name__}")
     return schema, header
+
+
+def check_schema(path: Path, schema: Any, what: str, oldest: int, newest: int) -> int:
+    """``schema`` as a number this version reads; ResultsFileError for an odd one or a newer one."""
+    if not isinstance(schema, int) or isinstance(schema, bool) or schema < oldest:
+        raise ResultsFileError(path, f"the {what} schema is unreadable ({schema!r})")
+    if schema > newest:
+        raise ResultsFileError(path, f"written by a newer GPU Workbench ({what} schema {schema}; "
+                                     f"this version reads up to {newest}): update to open it")
+    return schema
 
 
 def _from_csv(path: Path, meta: tuple[int, dict[str, Any]] | None) -> ResultSet:

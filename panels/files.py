@@ -1,0 +1,359 @@
+"""The File menu: open results, compare sets, export charts, reports and results, sessions.
+
+Every file is read and written by the core (``workbench.result_files``, ``session_file``,
+``charts``, ``report``): this module adds the dialogs, the refusal while a sweep runs, and
+where a problem is said: the notice bar under the toolbar and the status bar, never a
+dialog that blocks, never silence. Charts and reports take seconds of matplotlib, so they
+are drawn in a ``panels.jobs.Job`` off the GUI thread, from a copy of the sets on screen.
+"""
+from __future__ import annotations
+
+import logging
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
+
+from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QFileDialog
+
+from panels.chart_export import ChartExport, ChartExportDialog
+from panels.jobs import Job
+from workbench import result_files, session_file, writable
+from workbench.result_files import ResultSet, ResultsFileError
+
+if TYPE_CHECKING:
+    from panels.window import MainWindow
+
+log = logging.getLogger(__name__)
+# matplotlib's PDF backend subsets fonts with fontTools, which logs a line per font table at INFO:
+# dozens of lines in the log panel for every PDF.
+logging.getLogger("fontTools").setLevel(logging.WARNING)
+RESULT_FILTER = "Results (*.csv *.json);;All files (*)"
+BUSY = "a sweep is running: wait until it ends, or press Stop (Esc)"
+
+
+class FileActions(QObject):
+    """The File menu's actions and what they do; the window holds what is on screen."""
+
+    exported = Signal(list)     # the files an export wrote
+    problem = Signal(str)       # a problem just shown to the user
+
+    def __init__(self, window: "MainWindow") -> None:
+        super().__init__(window)
+        self.window = window
+        self.job = Job(self)
+        self.job.done.connect(self._written)
+        self.job.failed.connect(self._write_failed)
+        self._writing = ""          # what the job in flight writes, for its messages
+
+        def action(text: str, slot, shortcut=None, name: str = "") -> QAction:
+            a = QAction(text, window, objectName=name)
+            if shortcut is not None:
+                a.setShortcut(QKeySequence(shortcut))
+            a.triggered.connect(slot)
+            return a
+
+        self.openAction = action("&Open results...", self.ask_open_results, QKeySequence.StandardKey.Open,
+                                 "openResultsAction")
+        self.compareAction = action("&Compare with results...", self.ask_compare, "Ctrl+Shift+O", "compareAction")
+        self.closeCompareAction = action("C&lose compared results", self.close_compared, None,
+                                         "closeCompareAction")
+        self.exportChartAction = action("&Export chart...", self.ask_export_chart, "Ctrl+E", "exportChartAction")
+        self.exportReportAction = action("Export re&port...", self.ask_export_report, None, "exportReportAction")
+        self.exportResultsAction = action("Export &results...", self.ask_export_results, "Ctrl+Shift+E",
+                                          "exportResultsAction")
+        self.saveSessionAction = action("&Save session...", self.ask_save_session, QKeySequence.StandardKey.Save,
+                                        "saveSessionAction")
+        self.openSessionAction = action("Open sess&ion...", self.ask_open_session, None, "openSessionAction")
+        self.openAction.setToolTip("Open results written by this window or by gpu-workbench run --out")
+        self.compareAction.setToolTip("Overlay other result sets on the plots, each labelled by what differs")
+        # Each chart's right-click menu: ours in place of pyqtgraph's "Export...", whose SVG fails here.
+        self.chartActions = {}
+        for chart in window.plots.plots():
+            a = QAction("Export this chart...", chart, objectName=f"exportThisChart-{chart.kind}")
+            a.triggered.connect(partial(self.ask_export_chart, chart.kind))
+            chart.scene().contextMenu = [a]
+            self.chartActions[chart.kind] = a
+        self.dialog: ChartExportDialog | None = None
+        self.update_enabled()
+
+    def menu_groups(self) -> list[list[QAction]]:
+        """The actions in the File menu's order, one list between separators."""
+        return [[self.openAction, self.compareAction, self.closeCompareAction],
+                [self.exportChartAction, self.exportReportAction, self.exportResultsAction],
+                [self.saveSessionAction, self.openSessionAction]]
+
+    @Slot()
+    def update_enabled(self) -> None:
+        """Nothing opens or is written while a sweep runs; one export at a time."""
+        idle = not self.window.busy
+        for a in (self.openAction, self.compareAction, self.openSessionAction, self.saveSessionAction,
+                  self.exportResultsAction):
+            a.setEnabled(idle)
+        self.closeCompareAction.setEnabled(idle and bool(self.window.compared))
+        for a in (self.exportChartAction, self.exportReportAction, *self.chartActions.values()):
+            a.setEnabled(idle and not self.job.running)
+
+    # --- saying what went wrong --------------------------------------------------------------
+
+    def say_problem(self, text: str) -> None:
+        """Where the user looks: the notice bar and the status bar; and the log."""
+        log.warning("%s", text)
+        self.window.notice.show_problem(text)
+        self.window.status.showMessage(text)
+        self.problem.emit(text)
+
+    def _refused(self, what: str) -> bool:
+        """True (and said) when ``what`` cannot happen now."""
+        if self.window.busy:
+            self.say_problem(f"Cannot {what}: {BUSY}.")
+            return True
+        return False
+
+    def _nothing_shown(self, what: str) -> bool:
+        if not self.window.result_sets():
+            self.say_problem(f"Nothing to {what} yet: run a sweep (Ctrl+R) or open results (Ctrl+O).")
+            return True
+        return False
+
+    def _unwritable(self, path: Path) -> bool:
+        why = writable.problem(path)
+        if why:
+            self.say_problem(f"Cannot write {path}: {why}. Choose another folder or name.")
+        return bool(why)
+
+    # --- opening -----------------------------------------------------------------------------
+
+    def ask_open_results(self) -> None:
+        paths, _ = QFileDialog.getOpenFileNames(self.window, "Open results", "", RESULT_FILTER)
+        if paths:
+            self.open_results(paths)
+
+    def ask_compare(self) -> None:
+        paths, _ = QFileDialog.getOpenFileNames(self.window, "Compare with results", "", RESULT_FILTER)
+        if paths:
+            self.compare_with(paths)
+
+    def _read(self, paths: Sequence[str | Path]) -> list[ResultSet] | None:
+        """Every file read, or None and one message: a bad file changes nothing on screen."""
+        try:
+            return [result_files.open_results(p) for p in paths]
+        except ResultsFileError as exc:
+            self.say_problem(f"{exc}. Nothing on screen has changed.")
+            return None
+
+    def open_results(self, paths: Sequence[str | Path]) -> bool:
+        """Show result files as a sweep's results; several: the first, compared with the others."""
+        if self._refused("open results") or not paths:
+            return False
+        sets = self._read(paths)
+        if sets is None:
+            return False
+        self.window.show_sets(sets)
+        self._opened(sets, "Opened")
+        return True
+
+    def compare_with(self, paths: Sequence[str | Path]) -> bool:
+        """Overlay result files on what is on screen, each set labelled by what differs."""
+        if self._refused("compare results") or not paths:
+            return False
+        sets = self._read(paths)
+        if sets is None:
+            return False
+        self.window.show_sets(self.window.result_sets() + sets)
+        self._opened(sets, "Comparing with")
+        return True
+
+    @Slot()
+    def close_compared(self) -> None:
+        if self._refused("close the compared results") or not self.window.compared:
+            return
+        self.window.show_sets(self.window.result_sets()[:1])
+        self.window.status.showMessage("Closed the compared results")
+
+    def _opened(self, sets: list[ResultSet], verb: str) -> None:
+        points = sum(len(rs.frame) for rs in sets)
+        names = ", ".join(Path(rs.source).name for rs in sets)
+        self.window.notice.hide()
+        self.window.status.showMessage(f"{verb} {names}: {points} point(s)")
+        log.info("%s %s: %d point(s)", verb.lower(), names, points)
+        self.update_enabled()
+
+    # --- charts and reports, drawn off the GUI thread ----------------------------------------------
+
+    def ask_export_chart(self, kind: str = "all", *_) -> ChartExportDialog | None:
+        """The export dialog, for one chart or every one; it exports when its file can be written."""
+        if not isinstance(kind, str):       # QAction.triggered passes its checked state
+            kind = "all"
+        if self._refused("export charts") or self._nothing_shown("export"):
+            return None
+        if self.dialog is not None:         # one at a time: the last one asked goes
+            self.dialog.close()
+            self.dialog.setParent(None)
+            self.dialog.deleteLater()
+        self.dialog = ChartExportDialog(self.window, self.window.settings, kind)
+        self.dialog.exportRequested.connect(self._chart_requested)
+        self.dialog.open()
+        return self.dialog
+
+    @Slot(object)
+    def _chart_requested(self, req: ChartExport) -> None:
+        self.export_chart(req.path, req.kind, req.preset, req.stamp)
+
+    def export_chart(self, path: str | Path, kind: str = "all", preset: str = "slide", stamp: bool = True) -> bool:
+        """Draw one chart (``kind``) or all of them from the sets on screen into ``path`` (.png, .svg,
+        .pdf), at the preset's size; ``exported`` fires with the files written. False: refused, and said."""
+        from workbench.chart_presets import output_paths, preset as make_preset
+        if self._refused("export charts") or self._nothing_shown("export") or self._in_flight():
+            return False
+        if Path(path).is_dir() and self._unwritable(Path(path)):     # a folder: say so, not "no suffix"
+            return False
+        try:
+            p = make_preset(preset)
+            out = output_paths(path, kind)
+        except ValueError as exc:
+            self.say_problem(f"Cannot export the chart: {exc}.")
+            return False
+        if any(self._unwritable(o) for o in out):
+            return False
+        sets, baseline = self.window.result_sets(), self._baseline()
+        return self._start(partial(_draw_charts, sets, Path(path), kind, p, stamp, baseline),
+                           f"{kind} chart" if kind != "all" else "the charts")
+
+    def ask_export_report(self) -> None:
+        if self._refused("export a report") or self._nothing_shown("report"):
+            return
+        path, chosen = QFileDialog.getSaveFileName(self.window, "Export report", "report.html",
+                                                   "Self-contained HTML (*.html);;PDF (*.pdf)")
+        if path:
+            if Path(path).suffix.lower() not in (".html", ".pdf"):
+                path += ".pdf" if "pdf" in chosen.lower() else ".html"
+            self.export_report(path)
+
+    def export_report(self, path: str | Path, stamp: bool = True) -> bool:
+        """The one-file report (HTML, or PDF) of the sets on screen; ``exported`` fires when written."""
+        path = Path(path)
+        if self._refused("export a report") or self._nothing_shown("report") or self._in_flight():
+            return False
+        if path.suffix.lower() not in (".html", ".pdf"):
+            self.say_problem(f"Cannot write {path.name}: a report must end in .html or .pdf.")
+            return False
+        if self._unwritable(path):
+            return False
+        return self._start(partial(_write_report, self.window.result_sets(), path, stamp, self._baseline()),
+                           "the report")
+
+    def _baseline(self) -> str | None:
+        """The window's speedup baseline, as the exports read it ("numpy", "numpy@2")."""
+        return self.window.plots.baseline_choice().text or None
+
+    def _in_flight(self) -> bool:
+        if self.job.running:
+            self.say_problem(f"Still writing {self._writing}: wait until it is written.")
+        return self.job.running
+
+    def _start(self, fn, what: str) -> bool:
+        self._writing = what
+        self.job.start(fn)
+        self.window.status.showMessage(f"Writing {what}...")
+        self.update_enabled()
+        return True
+
+    @Slot(object)
+    def _written(self, paths: list[Path]) -> None:
+        self.update_enabled()
+        names = ", ".join(p.name for p in paths)
+        folder = paths[0].parent if paths else ""
+        self.window.status.showMessage(f"Wrote {names} in {folder}")
+        log.info("wrote %s", ", ".join(map(str, paths)))
+        self.exported.emit(list(paths))
+
+    @Slot(object)
+    def _write_failed(self, exc: BaseException) -> None:
+        self.update_enabled()
+        text = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        where = f" ({exc.filename})" if isinstance(exc, OSError) and exc.filename else ""
+        self.say_problem(f"Could not write {self._writing}: {type(exc).__name__}: {text}{where}.")
+
+    # --- results and sessions: small, written at once ------------------------------------------
+
+    def ask_export_results(self) -> None:
+        if self._refused("export results") or self._nothing_shown("export"):
+            return
+        path, chosen = QFileDialog.getSaveFileName(self.window, "Export results", "results.csv",
+                                                   "CSV, with a .meta.json beside it (*.csv);;JSON (*.json)")
+        if path:
+            if Path(path).suffix.lower() not in (".csv", ".json"):
+                path += ".json" if "json" in chosen.lower() else ".csv"
+            self.export_results(path)
+
+    def export_results(self, path: str | Path) -> Path | None:
+        """The main set (the sweep's, or the file opened) as CSV (and its sidecar) or JSON."""
+        if self._refused("export results") or self._nothing_shown("export"):
+            return None
+        return self._write_now(partial(result_files.write, self.window.result_sets()[0], Path(path)),
+                               Path(path), "the results")
+
+    def ask_save_session(self) -> None:
+        if self._refused("save the session"):
+            return
+        path, _ = QFileDialog.getSaveFileName(self.window, "Save session", "session.json", "Session (*.json)")
+        if path:
+            self.save_session(path if path.lower().endswith(".json") else path + ".json")
+
+    def save_session(self, path: str | Path) -> Path | None:
+        """The experiment's settings, every set on screen and the baseline chosen, in one JSON file."""
+        if self._refused("save the session"):
+            return None
+        w = self.window
+        return self._write_now(partial(session_file.save, Path(path), w.experiment.settings(), w.result_sets(),
+                                       {"baseline": w.plots.baseline_choice().text}), Path(path), "the session")
+
+    def _write_now(self, write, path: Path, what: str) -> Path | None:
+        """A small file, written at once: ``write()``'s path, or None and one message saying why not."""
+        if self._unwritable(path):
+            return None
+        try:
+            out = write()
+        except (OSError, ValueError) as exc:
+            self.say_problem(f"Could not write {what} to {path}: {exc}.")
+            return None
+        self.window.status.showMessage(f"Wrote {what} to {out}")
+        return out
+
+    def ask_open_session(self) -> None:
+        if self._refused("open a session"):
+            return
+        path, _ = QFileDialog.getOpenFileName(self.window, "Open session", "", "Session (*.json);;All files (*)")
+        if path:
+            self.open_session(path)
+
+    def open_session(self, path: str | Path) -> bool:
+        """Restore a saved session: the experiment's settings, its sets, its baseline."""
+        if self._refused("open a session"):
+            return False
+        try:
+            saved = session_file.load(path)
+        except ResultsFileError as exc:
+            self.say_problem(f"{exc}. Nothing on screen has changed.")
+            return False
+        unmet = self.window.show_session(saved.experiment, list(saved.sets), saved.view)
+        self.window.status.showMessage(f"Opened the session {Path(path).name}: {len(saved.sets)} result set(s)")
+        if unmet:
+            self.say_problem(f"The session {Path(path).name} is open, but not all of its experiment could be "
+                             f"chosen here: {'; '.join(unmet)}.")
+        self.update_enabled()
+        return True
+
+
+def _draw_charts(sets: list[ResultSet], path: Path, kind: str, preset, stamp: bool,
+                 baseline: str | None) -> list[Path]:
+    """In the job's thread: matplotlib is imported on the first export, not with the window."""
+    from workbench import charts
+    return charts.export(sets, path, kind, preset, stamp=stamp, baseline_name=baseline)
+
+
+def _write_report(sets: list[ResultSet], path: Path, stamp: bool, baseline: str | None) -> list[Path]:
+    from workbench import report
+    return [report.write(sets, path, stamp=stamp, baseline_name=baseline)]
