@@ -107,7 +107,7 @@ def main() -> None:
             recorder.stop_when, recorder.delay_ms = stop_after, stop_after.delay_ms
         with wait.signal(w.sweepCompleted, timeout=600_000):
             w.run()
-            if stop_after is STOP_AT_ONCE:
+            if stop_after is not None and stop_after is STOP_AT_ONCE:
                 pressed.append(time.perf_counter())
                 w.stop()
         recorder.stop_when = None
@@ -120,7 +120,7 @@ def main() -> None:
         arrivals.clear()
         sweep(SweepSpec("misbehaving", ("numpy",), (1,) * 49 + (2,), "float64", min_repeats=1, budget_s=0.0))
         rows = [(t, m.row) for t, m in arrivals if isinstance(m, protocol.PointFinished)]
-        assert len(rows) == 50 and rows[-1][1]["status"] == "error", [r["status"] for _, r in rows]
+        assert len(rows) == 50 and rows[-1][1]["status"] == "error", [(type(m).__name__, getattr(m, "row", {}).get("message")) for _, m in arrivals]
         assert len(w.rows) == 50
         # the crash is the sweep's last point: time to the next point is the next sweep's first
         if k:
