@@ -142,3 +142,22 @@ def test_the_import_contract_breaks_when_a_core_module_imports_the_window(tmp_pa
         f.write("\nimport panels.window  # noqa\n")
     broken = subprocess.run([str(lint), "--no-cache"], capture_output=True, text=True, cwd=tmp_path, env=env)
     assert broken.returncode != 0 and "workbench.engine -> panels.window" in broken.stdout
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("8GiB", 8 * 2 ** 30), ("8 GiB", 8 * 2 ** 30), ("8gib", 8 * 2 ** 30), ("512MiB", 512 * 2 ** 20),
+    ("64KiB", 65536), ("1.5GiB", 3 * 2 ** 29), ("8GB", 8 * 10 ** 9), ("100MB", 10 ** 8), ("2^33", 2 ** 33),
+    ("2000000000", 2_000_000_000), ("4096B", 4096), ("8G", 8 * 2 ** 30), ("1TiB", 2 ** 40),
+])
+def test_parse_bytes(text, expected):
+    from workbench.sizes import parse_bytes
+    assert parse_bytes(text) == expected
+
+
+@pytest.mark.parametrize("text", ["", "GiB", "8 GiBs", "eight GiB", "8XB", "-8GiB", "0", "0GiB", "8 Gi B",
+                                  "1e400", "8GiB;rm"])
+def test_parse_bytes_refuses_junk_in_one_line(text):
+    from workbench.sizes import parse_bytes
+    with pytest.raises(ValueError) as err:
+        parse_bytes(text)
+    assert "\n" not in str(err.value) and str(err.value)
