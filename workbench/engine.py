@@ -26,6 +26,7 @@ import psutil
 
 from workbench import backends as backends_mod
 from workbench import limits
+from workbench.gpu import cap, driver
 from workbench.measure import HostPeak, mean_stages, summarize, typical_stages
 from workbench.protocol import PointFinished, PointStarted, SweepError, SweepFinished, SweepStarted
 from workbench.registry import REGISTRY, Context, Phases, Workload
@@ -65,6 +66,7 @@ class SweepSpec:
     budget_s: float = DEFAULT_BUDGET_S
     max_repeats: int = DEFAULT_MAX_REPEATS
     seed: int = 0
+    device_memory_limit: int = 0            # bytes the GPU backends may use (0: no cap): workbench.gpu.cap
 
 
 class StopFlag:
@@ -128,6 +130,8 @@ def validate(spec: SweepSpec) -> Workload:
         raise PlanError(f"the budget must be between 0 and {MAX_BUDGET_S:.0f} seconds per point, not {spec.budget_s}")
     if spec.max_repeats < spec.min_repeats:
         raise PlanError("the repeat cap must not be below the minimum repeats")
+    if not isinstance(spec.device_memory_limit, int) or spec.device_memory_limit < 0:
+        raise PlanError(f"the device memory limit must be a number of bytes, not {spec.device_memory_limit!r}")
     check_memory(workload, max(spec.sizes), spec.dtype)
     return workload
 
@@ -139,6 +143,41 @@ def check_memory(workload: Workload, size: int, dtype: str) -> None:
     if need > MEMORY_SHARE * avail:
         raise PlanError(f"{workload.name} at size {size} ({dtype}) needs about {_gib(need)} of host memory; "
                         f"{_gib(avail)} is available")
+
+
+_ASK = object()
+
+
+def device_memory_notes(spec: SweepSpec, workload: Workload | None = None, free: Any = _ASK) -> list[str]:
+    """The sizes whose estimated device footprint passes the sweep's device memory cap, or the
+    device memory free now (``free``: bytes, None where unknown; asked of the driver by default),
+    one line per reason. Said before the sweep, never refused: the user may want to see the wall."""
+    workload = workload or REGISTRY.get(spec.workload)
+    if not any(backends_mod.is_gpu(b) for b in spec.backends if b in backends_mod.BACKENDS):
+        return []
+    if free is _ASK:
+        free = driver.free_memory()
+    itemsize = np.dtype(spec.dtype).itemsize
+    over_cap, over_free = [], []
+    for size in sorted(set(spec.sizes)):
+        need = workload.device_bytes(size, itemsize)
+        if spec.device_memory_limit and need > spec.device_memory_limit:
+            over_cap.append((size, need))
+        elif free is not None and need > free:
+            over_free.append((size, need))
+    from workbench.results import human_bytes
+    from workbench.sizes import fmt_size
+
+    def line(points: list, against: str) -> str:
+        where = ", ".join(f"{fmt_size(size)} (about {human_bytes(need)})" for size, need in points)
+        return (f"{workload.name} in {spec.dtype} at size{'s' if len(points) > 1 else ''} {where} needs more device memory than {against}: "
+                "expect out-of-memory rows there (the memory wall)")
+    notes = []
+    if over_cap:
+        notes.append(line(over_cap, f"the {human_bytes(spec.device_memory_limit)} cap"))
+    if over_free:
+        notes.append(line(over_free, f"the {human_bytes(free)} free on the device now"))
+    return notes
 
 
 def _gib(n: float) -> str:
@@ -232,11 +271,15 @@ def _measure_point(workload: Workload, backend: str, sessions: dict, inputs: Any
                    host_peak: HostPeak) -> dict:
     phases = None
     session = None
+    out_of_memory = False
+    # The cap holds for the point's own work only, not for the device limits measured in _row.
+    limit = spec.device_memory_limit if backends_mod.is_gpu(backend) else 0
     try:
         session = _session(sessions, backend)
         # Everything the point does runs with its own session current (its stream, for CuPy),
         # whatever other sessions of the sweep were opened before or after it.
-        with session.activate(), host_peak.scope() as host_bytes, session.device_memory() as device_bytes:
+        with cap.capped(limit), session.activate(), host_peak.scope() as host_bytes, \
+                session.device_memory() as device_bytes:
             ctx = Context(size=base["size"], dtype=dtype, variant=base["variant"],
                           host_memory=spec.host_memory, session=session)
             made = workload.implementations[backend].factory(inputs, ctx)
@@ -249,8 +292,14 @@ def _measure_point(workload: Workload, backend: str, sessions: dict, inputs: Any
         return _row(workload, base, session, reference, timings, peak_host, peak_device)
     except Exception as exc:  # noqa: BLE001 - one failing point never ends the sweep
         log.warning("%s on %s at size %s failed: %s", workload.name, backend, base["size"], exc)
-        return empty_row(**base, device=getattr(session, "device", ""), status="error",
-                         message=f"{type(exc).__name__}: {exc}")
+        message = f"{type(exc).__name__}: {exc}"
+        if backends_mod.is_gpu(backend) and cap.is_device_oom(exc):
+            # The wall: said in numbers, and the sweep goes on with the next point.
+            out_of_memory = True
+            what = f"{workload.name} on {backend} at size {base['size']:,} ({base['dtype']})"
+            message = cap.describe(exc, what, workload.device_bytes(base["size"], dtype.itemsize), limit,
+                                   driver.free_memory())
+        return empty_row(**base, device=getattr(session, "device", ""), status="error", message=message)
     finally:
         if phases is not None and phases.close is not None:
             try:
@@ -258,6 +307,8 @@ def _measure_point(workload: Workload, backend: str, sessions: dict, inputs: Any
             except Exception:  # noqa: BLE001
                 log.exception("closing %s on %s failed", workload.name, backend)
         phases = None
+        if out_of_memory:
+            cap.release_after_oom()
         if session is not None:
             try:
                 session.release()

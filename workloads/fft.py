@@ -27,6 +27,7 @@ W = register(Workload(
     reference=lambda inp: np.fft.fft(inp[0].astype(np.complex128)),
     flops=lambda n: 5.0 * n * np.log2(max(n, 2)),
     bytes_moved=lambda n, isz: 2.0 * n * 2 * isz,
+    device_footprint=lambda n, isz: n * (isz + 3 * 2 * isz),   # input, complex output, plan work area
     footprint=lambda n, isz: n * (2 * 2 * isz + 3 * 16) * 1.2,
     tolerance={"float32": 1e-4, "float64": 1e-11},
 ))

@@ -32,6 +32,7 @@ W = register(Workload(
     reference=lambda inp: _op(inp[0].astype({"value": np.float64})),
     flops=lambda n: 0.0,
     bytes_moved=lambda n, isz: 2.0 * frame_bytes(n, isz),
+    device_footprint=lambda n, isz: frame_bytes(n, isz) * 3,     # the frame, the order, the sorted copy
     footprint=lambda n, isz: frame_bytes(n, isz) * 5,
     tolerance={"float32": 0.0, "float64": 0.0},
     compare=_compare,

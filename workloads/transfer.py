@@ -26,6 +26,7 @@ W = register(Workload(
     reference=lambda inp: inp[0].astype(np.float64),
     flops=lambda n: 0.0,
     bytes_moved=lambda n, isz: 2.0 * n,          # N bytes up + N bytes down (CPU: N read + N written)
+    device_footprint=lambda n, isz: 1.0 * n,     # one device buffer of N bytes
     footprint=lambda n, isz: n * (3 + 8 / isz) * 1.2,
     tolerance={"float32": 0.0, "float64": 0.0},  # a copy is exact
     throughput_on="total",
