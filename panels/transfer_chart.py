@@ -94,8 +94,10 @@ class TransferChart(Titled, pg.PlotWidget):
             self._labels()
 
     def clear_series(self) -> None:
-        for item in list(self.bars.values()) + [self.outline]:
-            item.setOpts(x=[], height=[])
+        # y0 and the per-bar pens too: left at the last sweep's length, they fail against no bars.
+        for item in self.bars.values():
+            item.setOpts(x=[], height=[], y0=[])
+        self.outline.setOpts(x=[], height=[], y0=[], pens=None)
         self.data = pd.DataFrame()
         self._rows, self._x = [], np.array([])
 
