@@ -20,6 +20,7 @@ from PySide6.QtGui import QFont, QFontMetrics
 
 from panels import axes, style
 from panels.style import Look
+from workbench.results import memory_walls
 
 log = logging.getLogger(__name__)
 HOVER_PX = 14            # how close the pointer must be to a point to show its values
@@ -129,6 +130,7 @@ class Chart(Titled, pg.PlotWidget):
         self.series: dict = {}          # key -> item
         self.meta: dict = {}            # key -> (backend, dashed, dotted)
         self.rows: dict = {}            # key -> the rows behind the drawn points, in order
+        self.walls: dict = {}           # (backend, variant) -> the vertical line at its memory wall
         self.describe: Callable[[dict], str] = lambda row: ""
         self.scene().sigMouseMoved.connect(self._mouse_moved)
         self.apply_look(self.look)
@@ -170,6 +172,42 @@ class Chart(Titled, pg.PlotWidget):
         for item in self.series.values():
             item.setData([], [])
         self.rows.clear()
+        self._hide_walls()
+
+    def _hide_walls(self) -> None:
+        for line in self.walls.values():
+            line.hide()
+
+    def mark_walls(self, frame: pd.DataFrame) -> None:
+        """A dashed vertical line in the series' colour at each series' first out-of-memory size
+        (the memory wall), labelled at the top; one item per series, moved, never re-made."""
+        walls = memory_walls(frame)
+        for key, line in self.walls.items():
+            line.setVisible(key in walls)
+        for key, size in walls.items():
+            line = self.walls.get(key)
+            if line is None:
+                backend, variant = key
+                name = f"{backend} ({variant})" if variant else backend
+                line = pg.InfiniteLine(angle=90, movable=False, label=f"{name}: out of memory",
+                                       labelOpts={"position": 0.92 - 0.08 * (len(self.walls) % 4),
+                                                  "anchors": [(0, 0.5), (0, 0.5)]})
+                self.addItem(line)
+                self.walls[key] = line
+                self._style_wall(key)
+            line.setValue(math.log10(size))       # the view's coordinates are log10 of the values
+
+    def walls_drawn(self) -> dict:
+        """{(backend, variant): size} of the walls shown, for tests."""
+        return {key: round(10 ** line.value()) for key, line in self.walls.items() if line.isVisible()}
+
+    def _style_wall(self, key) -> None:
+        line, c = self.walls[key], style.color(key[0], self.look)
+        line.setPen(pg.mkPen(c, width=self.look.line_px, style=Qt.PenStyle.DashLine))
+        font = QFont()
+        font.setPointSize(max(6, self.look.font_pt - 1))
+        line.label.setColor(c)
+        line.label.setFont(font)
 
     def points(self) -> dict:
         """What each series draws: {key: (x, y)}, for tests and exports."""
@@ -210,6 +248,8 @@ class Chart(Titled, pg.PlotWidget):
         for key in self.series:
             if key in self.meta:
                 self._style_curve(key)
+        for key in self.walls:
+            self._style_wall(key)
 
     # --- hover --------------------------------------------------------------------------------
 
@@ -242,6 +282,7 @@ class RuntimeChart(Chart):
             self._spread(backend, variant, g)
             if (g["host_memory"] != "").any():   # a device backend: transfers make end-to-end differ
                 self.draw(("total", backend, variant), backend, g, positive(g["total_median_s"]), dashed=True)
+        self.mark_walls(frame)
 
     def _spread(self, backend: str, variant: str, g: pd.DataFrame) -> None:
         """An error bar from the first to the third quartile, in log coordinates."""
@@ -267,6 +308,7 @@ class RuntimeChart(Chart):
             else:
                 item.setData([], [])
         self.rows.clear()
+        self._hide_walls()
 
 
 class MemoryChart(Chart):
@@ -279,6 +321,7 @@ class MemoryChart(Chart):
             dev = positive(g["peak_device_bytes"])
             if np.isfinite(dev).any():
                 self.draw(("device", backend, variant), backend, g, dev, dashed=True)
+        self.mark_walls(frame)
 
 
 class SpeedupChart(Chart):
