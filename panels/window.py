@@ -235,6 +235,11 @@ class MainWindow(QMainWindow):
         self.t_start = time.perf_counter()
         log.info("sweep: %s on %s, sizes %s, %s", spec.workload, ", ".join(spec.backends),
                  list(spec.sizes), spec.dtype)
+        notes = self.experiment.memory_notes()     # the wall, announced: the sweep still runs every size
+        for note in notes:
+            log.warning("%s", note)
+        if notes:
+            self.status.showMessage(notes[0])
         self.controller.start(spec)
 
     @Slot()
@@ -390,6 +395,7 @@ class MainWindow(QMainWindow):
         s.setValue("repeats", e.repeatsSpin.value())
         s.setValue("budget", e.budgetSpin.value())
         s.setValue("hostMemory", e.hostMemoryCombo.currentText())
+        s.setValue("deviceMemoryLimit", e.deviceMemoryLimit.text())
         self.presentation.save(s)
         s.sync()
 
@@ -411,6 +417,7 @@ class MainWindow(QMainWindow):
         e.repeatsSpin.setValue(int(s.value("repeats", e.repeatsSpin.value())))
         e.budgetSpin.setValue(float(s.value("budget", e.budgetSpin.value())))
         e.hostMemoryCombo.setCurrentText(str(s.value("hostMemory", "pageable")))
+        e.deviceMemoryLimit.setText(str(s.value("deviceMemoryLimit", "")))
         self.presentation.restore(s)
         self.restore_backends()
 
