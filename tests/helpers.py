@@ -221,3 +221,31 @@ def result_set(dtype: str = "float32", scale: float = 1.0, libraries: dict | Non
                                                          "cupy-cuda12x": "13.3.0", "pandas": "2.2.0"}}
     return ResultSet(results.to_frame(rows), env, {"dtype": dtype}, "2026-01-02T03:04:05+00:00", "testhost",
                      source)
+
+
+# An engine process of a backend's own, as cudf-pandas needs, without cuDF ---------------------------
+
+ENGINE_MARK = "GPU_WORKBENCH_TEST_ENGINE"
+
+
+def mark_engine() -> None:
+    """A dedicated engine's preparation for the tests: it says it ran, and whether it ran before
+    pandas was imported (cudf.pandas.install() must)."""
+    import os
+    import sys
+    os.environ[ENGINE_MARK] = f"prepared, pandas imported before: {'pandas' in sys.modules}"
+
+
+def fail_to_prepare() -> None:
+    raise RuntimeError("no accelerator on this machine")
+
+
+class ProcessNamingSession:
+    """A CPU session whose device names the process it runs in and what prepared that process."""
+
+    def __new__(cls, backend=None):
+        import os
+        from workbench.measure import CpuSession
+        session = CpuSession(backend)
+        session.device = f"CPU: pid {os.getpid()}, {os.environ.get(ENGINE_MARK, 'shared')}"
+        return session

@@ -8,6 +8,11 @@ real computation in a child process: a library that imports but cannot work
 (numba-cuda 0.30 under NumPy 2.5 says ``is_available()`` and compiles no
 kernel) is caught there, and neither a crash nor cuDF's takeover of the
 allocators can reach the process that asked.
+
+A backend that changes what a library *is* for the whole process (cuDF's pandas
+accelerator replaces ``pandas`` itself, and must be installed before pandas is
+first imported) names an ``engine``: a ``module:function`` run first thing in an
+engine process of its own, which the supervisor starts for that backend's points.
 """
 from __future__ import annotations
 
@@ -36,6 +41,9 @@ class Backend:
     distributions: tuple[str, ...]   # pip names that provide it, for versions and CUDA majors
     session: str           # "module:function" that opens a session in the calling thread
     description: str
+    # "module:function" that prepares a dedicated engine process before anything else is imported
+    # there (cudf.pandas.install()); '' runs the backend in the shared engine process.
+    engine: str = ""
 
 
 @dataclass(frozen=True)
@@ -102,6 +110,11 @@ def get_backend(name: str) -> Backend:
 def is_gpu(name: str) -> bool:
     """Whether backend ``name`` runs on a GPU (and so moves data over PCIe): asked in this one place."""
     return get_backend(name).device == "gpu"
+
+
+def engine_of(name: str) -> str:
+    """The dedicated engine a backend's points run in ('' for the shared one): asked in this one place."""
+    return get_backend(name).engine
 
 
 def _version(backend: Backend) -> str:

@@ -19,7 +19,7 @@ import math
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 import psutil
@@ -67,6 +67,16 @@ class SweepSpec:
     max_repeats: int = DEFAULT_MAX_REPEATS
     seed: int = 0
     device_memory_limit: int = 0            # bytes the GPU backends may use (0: no cap): workbench.gpu.cap
+
+
+def _same(inputs: Any) -> Any:
+    return inputs
+
+
+#: What the float64 reference is computed from: the inputs themselves, except in an engine process
+#: whose library is replaced under the workloads (cudf.pandas), whose preparation sets it so that the
+#: reference stays the real library's (``workbench.gpu.cudf_pandas.real_pandas``).
+reference_inputs: Callable[[Any], Any] = _same
 
 
 class StopFlag:
@@ -193,9 +203,12 @@ def plan(spec: SweepSpec, workload: Workload) -> list[tuple[int, str, str]]:
     return [(size, variant, backend) for size in spec.sizes for variant in variants for backend in spec.backends]
 
 
-def run_sweep(spec: SweepSpec, stop: StopFlag | None = None, first: int = 0) -> Iterator[Any]:
-    """Run the points of ``spec`` from index ``first`` on, yielding protocol messages; never raises
-    for a failing point. (A supervisor resumes a sweep at ``first`` after its engine died.)"""
+def run_sweep(spec: SweepSpec, stop: StopFlag | None = None, first: int = 0, last: int | None = None,
+              unavailable: str = "") -> Iterator[Any]:
+    """Run the points of ``spec`` with index in [``first``, ``last``), yielding protocol messages;
+    never raises for a failing point. (A supervisor resumes a sweep at ``first`` after its engine
+    died, and gives an engine of its own the points of a backend that needs one.) ``unavailable``:
+    why this process cannot run them (its preparation failed): each point becomes an error row."""
     stop = stop or StopFlag()
     t_sweep = time.perf_counter()
     try:
@@ -216,18 +229,20 @@ def run_sweep(spec: SweepSpec, stop: StopFlag | None = None, first: int = 0) -> 
     made_for = None
     try:
         for index, (size, variant, backend) in enumerate(points):
-            if index < first:
+            if index < first or (last is not None and index >= last):
                 continue
             if stop.is_set():
                 cancelled = True
                 break
-            if made_for != (size, variant):
+            if unavailable:
+                setup_error = unavailable
+            elif made_for != (size, variant):
                 inputs = reference = None          # free the last inputs before making the next
                 made_for = (size, variant)
                 rng = np.random.default_rng(spec.seed)
                 try:
                     inputs = workload.make_inputs(size, dtype, variant, rng)
-                    reference = workload.reference(inputs)
+                    reference = workload.reference(reference_inputs(inputs))
                 except Exception as exc:  # noqa: BLE001 - e.g. MemoryError: the sweep goes on
                     inputs = reference = None
                     setup_error = f"could not make inputs: {type(exc).__name__}: {exc}"
@@ -289,7 +304,11 @@ def _measure_point(workload: Workload, backend: str, sessions: dict, inputs: Any
             # into pinned memory returns before its copy has landed.
             session.synchronize()
             peak_host, peak_device = host_bytes(), device_bytes()
-        return _row(workload, base, session, reference, timings, peak_host, peak_device)
+            note = _diagnose(session, phases, timings)
+        row = _row(workload, base, session, reference, timings, peak_host, peak_device)
+        if note:       # what the session saw beside the figures (cudf.pandas: calls that fell back to the CPU)
+            row["message"] = "; ".join(m for m in (row["message"], note) if m)
+        return row
     except Exception as exc:  # noqa: BLE001 - one failing point never ends the sweep
         log.warning("%s on %s at size %s failed: %s", workload.name, backend, base["size"], exc)
         message = f"{type(exc).__name__}: {exc}"
@@ -314,6 +333,18 @@ def _measure_point(workload: Workload, backend: str, sessions: dict, inputs: Any
                 session.release()
             except Exception:  # noqa: BLE001 - a poisoned CUDA context fails here too: the row stands
                 log.exception("releasing %s after the point failed", backend)
+
+
+def _diagnose(session: Any, phases: Phases, timings: "_Timings") -> str:
+    """A session's note on the point it just measured (``Session.diagnose``), '' if it has none."""
+    diagnose = getattr(session, "diagnose", None)
+    if diagnose is None or timings.cancelled:
+        return ""
+    try:
+        return str(diagnose(phases.compute))
+    except Exception as exc:  # noqa: BLE001 - a note is never worth the point
+        log.warning("diagnosing the point failed: %s", exc)
+        return ""
 
 
 def _execute(phases: Phases, timed) -> tuple[float, float, float, Any]:
