@@ -26,7 +26,7 @@ ERROR_STYLE = "color: #b00020;"
 NOTE_STYLE = "color: #8a5a00;"      # a warning that does not block Run: amber, not red
 FREE_MEMORY_TTL_S = 5.0             # how long a reading of the free device memory is reused
 #: Ticked when a workload is chosen and none of the ticked backends runs it.
-DEFAULT_BACKENDS = ("numpy", "numba", "pandas", "cupy", "numba-cuda", "cudf")
+DEFAULT_BACKENDS = ("numpy", "numba", "pandas", "cupy", "numba-cuda", "cudf", "cudf-pandas")
 
 
 class ExperimentPanel(QWidget):

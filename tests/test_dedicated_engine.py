@@ -73,3 +73,68 @@ def test_a_dedicated_engine_that_dies_is_an_error_row_and_the_sweep_goes_on(supe
     assert [(r["size"], r["backend"]) for r in rows] == [(s, b) for s in (4, 8, 16) for b in ("plain", "marked")]
     assert all(r["status"] == "ok" for r in rows)          # it died between points: a fresh one took the next
     assert len({pid(r) for r in rows if r["backend"] == "marked"}) == 2
+
+
+# The cudf-pandas backend, as far as a machine without cuDF can see it -----------------------------
+
+FRAMES = ("groupby", "merge", "filter", "sort")
+
+
+@pytest.mark.parametrize("name", FRAMES)
+def test_cudf_pandas_runs_the_pandas_implementation_unchanged(name):
+    from workbench.registry import REGISTRY
+    w = REGISTRY.get(name)
+    assert w.implementations["cudf-pandas"].factory is w.implementations["pandas"].factory
+    assert w.backends.index("cudf") < w.backends.index("cudf-pandas")     # one engine switch per size
+
+
+def test_cudf_pandas_asks_for_an_engine_prepared_with_the_accelerator():
+    assert backends.engine_of("cudf-pandas") == "workbench.gpu.cudf_pandas:install"
+    assert all(backends.engine_of(b) == "" for b in backends.BACKENDS if b != "cudf-pandas")
+    assert backends.is_gpu("cudf-pandas")
+
+
+def test_cudf_pandas_says_why_it_cannot_run_here_like_the_other_gpu_backends():
+    cudf, accelerated = backends.probe("cudf"), backends.probe("cudf-pandas")
+    if cudf.usable:
+        pytest.skip("cuDF is installed here")
+    assert not accelerated.usable and accelerated.reason
+    assert accelerated.reason == cudf.reason                      # the same library is missing
+
+
+def test_the_fallback_note_counts_calls_and_names_what_fell_back():
+    from workbench.gpu.cudf_pandas import fallback_note
+    assert fallback_note({"DataFrame.groupby": {"gpu": [0.1]}, "GroupBy.mean": {"gpu": [0.2], "cpu": []}}) == \
+        "cudf.pandas: 2 pandas calls on the GPU, none fell back to the CPU"
+    note = fallback_note({"DataFrame.merge": {"gpu": [], "cpu": [0.5, 0.4]}, "DataFrame.__getitem__": {"gpu": [1e-3]}})
+    assert note.startswith("cudf.pandas: 1 pandas call on the GPU, 2 fell back to the CPU (DataFrame.merge)")
+    assert fallback_note({}) == "cudf.pandas: the profiler saw no pandas call"
+
+
+def test_a_session_note_goes_into_the_rows_message(registry, monkeypatch):
+    """Session.diagnose (cudf.pandas: where the calls ran) after the timing, into the row."""
+    from helpers import synthetic
+    from workbench.engine import run_sweep
+    from workbench.measure import CpuSession
+    calls = []
+    monkeypatch.setattr(CpuSession, "diagnose", lambda self, compute: calls.append(compute()) or "ran twice",
+                        raising=False)
+    w = registry.add(synthetic())
+    w.implement("numpy")(lambda inputs, ctx: (lambda: inputs[0] * 2))
+    (row,) = protocol.rows(run_sweep(SweepSpec("synthetic", ("numpy",), (8,), "float64", min_repeats=1,
+                                               budget_s=0.0)))
+    assert row["status"] == "ok" and row["message"] == "ran twice" and len(calls) == 1
+
+
+def test_the_cli_refuses_cudf_pandas_where_it_cannot_run_and_leaves_it_out_by_default():
+    import subprocess
+    import sys
+    if backends.probe("cudf-pandas").usable:
+        pytest.skip("cudf.pandas is usable here")
+    proc = subprocess.run([sys.executable, "-m", "workbench", "run", "-w", "groupby", "-b", "pandas,cudf-pandas",
+                           "-s", "1000"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "backend cudf-pandas is not usable here:" in proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "workbench", "run", "-w", "groupby", "-s", "1000", "-r", "1",
+                           "--budget", "0", "-q"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "cudf-pandas" not in proc.stdout and " ok" in proc.stdout

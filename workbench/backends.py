@@ -84,6 +84,11 @@ BACKENDS: dict[str, Backend] = {b.name: b for b in (
     Backend("cudf", "cuDF", "gpu", "cudf", ("cudf-cu13", "cudf-cu12", "cudf"),
             "workbench.gpu.cudf_session:CudfSession",
             "cuDF DataFrames on the GPU (pandas in, cuDF on the device, pandas out)."),
+    Backend("cudf-pandas", "cudf.pandas", "gpu", "cudf.pandas", ("cudf-cu13", "cudf-cu12", "cudf"),
+            "workbench.gpu.cudf_pandas:CudfPandasSession",
+            "The pandas code unchanged, run under cuDF's pandas accelerator (cudf.pandas): each call runs in "
+            "cuDF on the GPU where it can and falls back to pandas on the CPU where it cannot.",
+            engine="workbench.gpu.cudf_pandas:install"),
     # Whole stacks, for workloads that chain a dataframe, an array and a kernel library (pipeline).
     # The GPU ones need CuPy and numba-cuda too: both are dependencies of cuDF.
     Backend("cpu-stack", "pandas + NumPy + Numba", "cpu", "numba", ("pandas", "numba"),
@@ -156,6 +161,12 @@ _PROBES = {
         "d = cuda.to_device(np.zeros(8, np.int64)); k[1, 8](d); v = int(d.copy_to_host().sum())\n"
         "assert v == 56, v"),
     "cudf": "import cudf; v = int(cudf.DataFrame({'a': [1, 1, 2]}).groupby('a').size().sum()); assert v == 3, v",
+    # Installed before pandas is imported, as the dedicated engine does; the frame must be cuDF's proxy.
+    "cudf.pandas": (
+        "import cudf.pandas\ncudf.pandas.install()\nimport pandas as pd\n"
+        "df = pd.DataFrame({'a': [1, 1, 2]})\n"
+        "assert cudf.pandas.is_proxy_object(df), f'pandas is not accelerated: {type(df)}'\n"
+        "v = int(df.groupby('a').size().sum()); assert v == 3, v"),
 }
 
 

@@ -139,6 +139,9 @@ def summary_table(frame: pd.DataFrame) -> str:
             f"{r.backend} size {r.size}: "
             + ", ".join(f"{k} {human_seconds(v)}" for k, v in decode_stages(r.stages).items())
             for r in staged.itertuples())
+    noted = frame[(frame["status"] == "ok") & (frame["message"].astype(str) != "")]
+    if not noted.empty:        # what a session saw beside the figures (cudf.pandas: calls that fell back)
+        text += "\n\n" + "\n".join(f"{r.backend} size {r.size}: {r.message}" for r in noted.itertuples())
     failed = frame[frame["status"] != "ok"]
     if not failed.empty:
         text += "\n\n" + "\n".join(f"{r.backend} size {r.size}: {r.status}: {r.message}" for r in failed.itertuples())

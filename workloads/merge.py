@@ -59,3 +59,7 @@ def _pandas(inputs, ctx):
 @W.implement("cudf")
 def _cudf(inputs, ctx):
     return cudf_phases(inputs, _op, ctx)
+
+
+# The pandas implementation itself, run in an engine process whose pandas is cuDF's accelerator.
+W.implement("cudf-pandas", note="the pandas code, unchanged, under cudf.pandas")(_pandas)

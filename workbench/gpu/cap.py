@@ -99,7 +99,8 @@ def _apply_rmm(nbytes: int) -> None:
 # Telling a point that ran out of device memory from one that failed otherwise --------------------
 
 _DEVICE_LIBRARIES = ("cupy", "cupy_backends", "rmm", "cudf", "pylibcudf", "numba", "numba_cuda")
-_OOM_WORDS = ("out of memory", "out_of_memory", "cudaerrormemoryallocation", "cuda_error_out_of_memory")
+#: Words only a device allocator says, whoever raised them (RMM's bad_alloc, CUDA's error names).
+_DEVICE_OOM_WORDS = ("out_of_memory", "cudaerrormemoryallocation", "cuda_error_out_of_memory")
 
 
 def is_device_oom(exc: BaseException) -> bool:
@@ -112,10 +113,10 @@ def is_device_oom(exc: BaseException) -> bool:
             return True
         module = type(exc).__module__.split(".")[0]
         text = str(exc).lower()
-        if module in _DEVICE_LIBRARIES and (isinstance(exc, MemoryError) or any(w in text for w in _OOM_WORDS)):
+        if any(w in text for w in _DEVICE_OOM_WORDS):
+            return True          # RMM's bad_alloc surfaces as a plain MemoryError, or wrapped by cuDF
+        if module in _DEVICE_LIBRARIES and (isinstance(exc, MemoryError) or "out of memory" in text):
             return True
-        if isinstance(exc, MemoryError) and ("out_of_memory" in text or "device" in text or "cuda" in text):
-            return True          # RMM's bad_alloc surfaces as a plain MemoryError
         exc = exc.__cause__ or exc.__context__
         seen += 1
     return False
