@@ -70,7 +70,8 @@ def test_the_cap_holds_during_the_point_and_only_for_gpu_backends(fake_device):
 def test_float64_hits_the_wall_at_half_the_size_of_float32(fake_device):
     sizes = tuple(2 ** k for k in range(10, 17))
     limit = 3 * 4 * 2 ** 13                     # three float32 buffers of 2^13 fit exactly
-    walls = {dt: results.memory_walls(results.to_frame(rows_of(spec(sizes, dt, limit)))) for dt in ("float32", "float64")}
+    walls = {dt: results.memory_walls(results.to_frame(rows_of(spec(sizes, dt, limit))))
+             for dt in ("float32", "float64")}
     assert walls == {"float32": {("fake-a", ""): 2 ** 14}, "float64": {("fake-a", ""): 2 ** 13}}
 
 

@@ -240,8 +240,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             if state["bar"] is not None:
                 state["bar"].close()
     frame = results.to_frame(rows)
+    capped = f", device memory capped at {results.human_bytes(spec.device_memory_limit)}"
     print(f"{spec.workload}, {spec.dtype}" + (", pinned host memory" if spec.host_memory == "pinned" else "")
-          + (f", device memory capped at {results.human_bytes(spec.device_memory_limit)}" if spec.device_memory_limit else ""))
+          + (capped if spec.device_memory_limit else ""))
     print(results.summary_table(frame))
     if args.out:
         path = results.save(frame, args.out, env, settings)

@@ -180,7 +180,8 @@ def device_memory_notes(spec: SweepSpec, workload: Workload | None = None, free:
 
     def line(points: list, against: str) -> str:
         where = ", ".join(f"{fmt_size(size)} (about {human_bytes(need)})" for size, need in points)
-        return (f"{workload.name} in {spec.dtype} at size{'s' if len(points) > 1 else ''} {where} needs more device memory than {against}: "
+        sizes = "sizes" if len(points) > 1 else "size"
+        return (f"{workload.name} in {spec.dtype} at {sizes} {where} needs more device memory than {against}: "
                 "expect out-of-memory rows there (the memory wall)")
     notes = []
     if over_cap:

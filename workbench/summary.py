@@ -137,8 +137,8 @@ def accelerator_sentences(ok: pd.DataFrame) -> list[str]:
              f"{human_seconds(c['compute_median_s'])}, both on frames already on the GPU)."]
     fell = ok[(ok["backend"] == "cudf-pandas") & ok["message"].astype(str).str.contains("fell back to the CPU")]
     if not fell.empty:
-        lines.append(f"cudf.pandas fell back to the CPU for some calls at {', '.join(fmt_size(s) for s in fell['size'])} "
-                     "(the points' messages say which).")
+        where = ", ".join(fmt_size(s) for s in fell["size"])
+        lines.append(f"cudf.pandas fell back to the CPU for some calls at {where} (the points' messages say which).")
     return lines
 
 
