@@ -11,7 +11,7 @@ Run: gpu-workbench --plugin benchmarks/faults_plugin.py run -w faults -s 1,2,3,4
 import numpy as np
 
 from workbench.registry import Workload, register
-from workloads._common import BLOCK, device_phases, grid, numba_cuda
+from workloads._common import BLOCK, device_phases, grid, kernel_builder
 
 cuda = None
 
@@ -37,9 +37,8 @@ def _cupy(inputs, ctx):
     return device_phases(ctx, inputs, inputs[0].shape, inputs[0].dtype, double)
 
 
+@kernel_builder
 def _kernels():
-    global cuda
-    cuda = numba_cuda()
 
     @cuda.jit
     def double(x, out, offset):

@@ -33,7 +33,7 @@ class Driver(QObject):
         e.set_checked_backends(["cupy", "numba-cuda"])
         e.sizeFrom.setText("1")
         e.sizeTo.setText("5")
-        e.sizeSteps.setValue(5)
+        e.sizeSteps.setValue(7)          # log spacing: 1, 2, 3, 4, 5 (5 steps would skip 4)
         print("checked:", e.checked_backends(), "sizes:", e.sizes(), flush=True)
         self.window.run()
 

@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from workbench.engine import PointFinished, PointStarted, SweepSpec, run_sweep  # noqa: E402
 from workbench.measure import cpu_name  # noqa: E402
+from workbench import protocol  # noqa: E402
 from workbench.registry import REGISTRY, Workload  # noqa: E402
 
 ROUNDS = 21
@@ -34,7 +35,7 @@ CASES = [("matmul", 256), ("matmul", 1024), ("fft", 2 ** 16), ("fft", 2 ** 20),
 
 def engine_median(workload: str, size: int, budget: float) -> float:
     spec = SweepSpec(workload, ("numpy",), (size,), "float32", min_repeats=10, budget_s=budget, max_repeats=20_000)
-    (row,) = [e.row for e in run_sweep(spec) if isinstance(e, PointFinished)]
+    (row,) = protocol.rows(run_sweep(spec))
     assert row["status"] == "ok", row["message"]
     return row["compute_median_s"]
 

@@ -27,7 +27,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from workbench.backends import probe  # noqa: E402
-from workbench.engine import PointFinished, SweepSpec, run_sweep  # noqa: E402
+from workbench.engine import SweepSpec, run_sweep  # noqa: E402
+from workbench import protocol  # noqa: E402
 from workbench.environment import record  # noqa: E402
 from _lines import say, write_lines  # noqa: E402
 
@@ -38,7 +39,7 @@ DATA: dict = {}
 def rows(workload, backends, size, dtype, **kw):
     spec = SweepSpec(workload, tuple(backends), (size,), dtype, min_repeats=kw.pop("min_repeats", 10),
                      budget_s=kw.pop("budget_s", 0.3), **kw)
-    out = [e.row for e in run_sweep(spec) if isinstance(e, PointFinished)]
+    out = protocol.rows(run_sweep(spec))
     for r in out:
         if r["status"] != "ok":
             say(f"  ! {workload} {r['backend']} {size} {dtype}: {r['status']}: {r['message']}")

@@ -11,10 +11,12 @@ company of other backends makes. For every point where the kernel takes at least
 mixed figure is compared with the alone one (target: within 5 %). Writes OUTDIR/mixed_vs_alone.md,
 OUTDIR/crossover.csv (the first mixed sweep) and prints the tables.
 
-Run: python benchmarks/mixed_vs_alone.py OUTDIR
+Run: python benchmarks/mixed_vs_alone.py OUTDIR [--rounds N] [--tables WORKLOAD:DTYPE,...] [--no-crossover]
+(--tables none: only the crossover; a run cut short by a time limit can be finished piece by piece)
 """
 from __future__ import annotations
 
+import argparse
 import datetime
 import statistics
 import sys
@@ -27,21 +29,28 @@ from _lines import say, write_lines  # noqa: E402
 from crossover import crossover  # noqa: E402
 from workbench import limits, results  # noqa: E402
 from workbench.backends import probe  # noqa: E402
-from workbench.engine import PointFinished, SweepSpec, run_sweep  # noqa: E402
+from workbench.engine import SweepSpec, run_sweep  # noqa: E402
+from workbench import protocol  # noqa: E402
 from workbench.environment import record  # noqa: E402
 
-OUT = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(".")
+ARGS = argparse.ArgumentParser()
+ARGS.add_argument("out", nargs="?", default=".")
+ARGS.add_argument("--rounds", type=int, default=2)
+ARGS.add_argument("--tables", default="all", help="WORKLOAD:DTYPE,... of the bandwidth table, or all, or none")
+ARGS.add_argument("--no-crossover", action="store_true")
+OPTS = ARGS.parse_args()
+OUT = Path(OPTS.out)
 GPU = tuple(b for b in ("cupy", "cupy-fused", "cupy-raw", "numba-cuda", "numba-cuda-x4") if probe(b).usable)
 CPU = ("numpy", "numba")
 TARGET = 0.05
 LONG_ENOUGH_S = 100e-6
-ROUNDS = 2
+ROUNDS = OPTS.rounds
 T0 = time.perf_counter()
 
 
 def rows(workload, backends, sizes, dtype):
     spec = SweepSpec(workload, tuple(backends), tuple(sizes), dtype, min_repeats=3, budget_s=0.02)
-    return [e.row for e in run_sweep(spec) if isinstance(e, PointFinished)]
+    return protocol.rows(run_sweep(spec))
 
 
 def rounds(workload, mixed_backends, sizes, dtype, keep=lambda r: True):
@@ -103,10 +112,14 @@ def main() -> None:
     say("## 1. The bandwidth table from mixed sweeps\n")
     for workload, small, large in (("source_terms", 2 ** 22, 2 ** 26), ("flux", 2048, 8192), ("stencil", 2048, 8192)):
         for dtype in ("float32", "float64"):
+            if OPTS.tables != "all" and f"{workload}:{dtype}" not in OPTS.tables.split(","):
+                continue
             both, _ = rounds(workload, GPU, (small, large), dtype, keep=lambda r: r["size"] == large)
             all_diffs += compare(both["mixed"], both["alone"], copy, f"{workload} {large} {dtype}")
             write_lines(OUT / "mixed_vs_alone.md")          # what is done so far survives a time limit
 
+    if OPTS.no_crossover:
+        return verdict(all_diffs)
     sizes = [2 ** k for k in range(10, 27, 2)]
     both, mixed = rounds("source_terms", CPU + GPU, sizes, "float32")
     frame = results.to_frame(mixed)
@@ -122,6 +135,10 @@ def main() -> None:
     all_diffs += compare([r for r in both["mixed"] if r["backend"] in GPU], both["alone"], copy,
                          "source_terms float32, 2^10 to 2^26")
 
+    verdict(all_diffs)
+
+
+def verdict(all_diffs: list[float]) -> None:
     write_lines(OUT / "mixed_vs_alone.md")
     worst = max(abs(d) for d in all_diffs)
     say(f"## Verdict\n\n{len(all_diffs)} kernels of 100 us or more compared; the largest difference between "

@@ -299,12 +299,16 @@ class RuntimeChart(Chart):
         # x, y, top and bottom always together: bars with old top/bottom crash a paint.
         bars.setData(x=np.log10(g["size"].to_numpy(float)[ok]), y=lm, top=np.log10(q3[ok]) - lm,
                      bottom=lm - np.log10(q1[ok]))
+        bars.setVisible(bool(ok.any()))
 
     def clear_series(self) -> None:
         for key, item in self.series.items():
             if isinstance(item, pg.ErrorBarItem):
                 empty = np.array([])
                 item.setData(x=empty, y=empty, top=empty, bottom=empty)
+                # Hidden while empty: an empty path's bounds are the point (0, 0), and a backend of the
+                # last sweep that this one lacks stretched the size axis down to 2^0.
+                item.setVisible(False)
             else:
                 item.setData([], [])
         self.rows.clear()

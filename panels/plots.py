@@ -8,6 +8,7 @@ on a double click.
 from __future__ import annotations
 
 import logging
+import math
 
 import pandas as pd
 import pyqtgraph as pg
@@ -60,6 +61,8 @@ class PlotsPanel(QWidget):
         self.baselineCombo.currentTextChanged.connect(self._baseline_changed)
         self.frame = pd.DataFrame()
         self._axis = None              # (sizes, unit) of the size axes, set per chart as it is drawn
+        self.lesson_html = ""          # a lesson's statement, above the summary, until the next sweep
+        self.marks: list = []          # (chart, pg.InfiniteLine): a break-even, a memory wall
         self.legendStrip = LegendStrip()
         self.summary = QLabel(EMPTY_MESSAGE, wordWrap=True, objectName="plotSummary")
         self.summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
@@ -119,6 +122,7 @@ class PlotsPanel(QWidget):
         self._pending = []
         self.stagger.stop()
         self.legendStrip.show_backends([], False, self.look)
+        self.set_lesson("", ())
         self.summary.setText("Measuring the first point...")
 
     def schedule(self, frame: pd.DataFrame) -> None:
@@ -136,7 +140,7 @@ class PlotsPanel(QWidget):
             return
         item = self._pending.pop(0)
         if item is None:
-            self.summary.setText(summarize(self.frame, self.speedupPlot.baseline))
+            self._say()
         else:
             self._draw(item)
 
@@ -145,7 +149,7 @@ class PlotsPanel(QWidget):
         self._prepare(frame)
         for chart in self.plots():
             self._draw(chart)
-        self.summary.setText(summarize(frame, self.speedupPlot.baseline))
+        self._say()
 
     def _prepare(self, frame: pd.DataFrame) -> None:
         self.frame = frame
@@ -179,7 +183,42 @@ class PlotsPanel(QWidget):
         self.speedupPlot.set_baseline(name)
         if not self.frame.empty:
             self.speedupPlot.update_from(self.frame)
-            self.summary.setText(summarize(self.frame, name))
+            self._say()
+
+    def _say(self) -> None:
+        """The summary: a lesson's statement first, where one was run, then what the points show."""
+        text = summarize(self.frame, self.speedupPlot.baseline) if not self.frame.empty else ""
+        self.summary.setText(self.lesson_html + ("<hr>" if self.lesson_html and text else "") + text)
+
+    # --- a lesson's statement and its marks on the size axis ------------------------------------
+
+    def set_lesson(self, html: str, marks) -> None:
+        """Show a lesson's statement above the summary, and each (size, label) of ``marks`` as a
+        labelled vertical line on the charts whose x axis is the size; empty ones take them away."""
+        for chart, line in self.marks:
+            chart.removeItem(line)
+        self.marks = []
+        self.lesson_html = html
+        sizes = self.frame["size"].to_numpy(float) if not self.frame.empty else None
+        for size, label in marks:
+            if sizes is None or not sizes.min() <= size <= sizes.max():
+                continue          # a line off the measured range would stretch the axis to reach it
+            for chart in (self.runtimePlot, self.speedupPlot, self.memoryPlot, self.firstCallPlot):
+                line = pg.InfiniteLine(pos=math.log10(size), angle=90, movable=False, label=label,
+                                       pen=pg.mkPen(self.look.foreground, width=max(1.5, self.look.line_px / 2),
+                                                    style=Qt.PenStyle.DashLine),
+                                       labelOpts={"position": 0.97, "anchors": [(0, 0), (0, 0)],
+                                                  "color": self.look.foreground, "fill": self.look.background})
+                line.setObjectName(f"mark:{label}")
+                line.setZValue(-5)
+                chart.addItem(line, ignoreBounds=True)
+                self.marks.append((chart, line))
+        if self.lesson_html or not self.frame.empty:
+            self._say()
+
+    def mark_positions(self, chart) -> list[tuple[float, str]]:
+        """The marks a chart shows, as (size, label): for tests and exports."""
+        return [(10 ** line.value(), line.label.toPlainText()) for c, line in self.marks if c is chart]
 
     # --- what a point says when the pointer is on it -------------------------------------------
 

@@ -16,8 +16,9 @@ from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
 from workbench.palette import BACKEND_COLORS, BACKEND_STYLE, OKABE_ITO, PHASE_COLORS, PHASE_LABELS  # noqa: F401
 from workbench import palette
 
-# A second variant of a workload (divergence: sorted input) is drawn dotted, the first solid.
-VARIANT_DOTTED = {"sorted"}
+# A second variant of a workload (divergence: sorted input), or the second run of a lesson (pinned host
+# memory, float64), is drawn dotted, the first solid.
+VARIANT_DOTTED = {"sorted", "pinned", "float64"}
 
 
 @dataclass(frozen=True)

@@ -94,10 +94,11 @@ class TransferChart(Titled, pg.PlotWidget):
             self._labels()
 
     def clear_series(self) -> None:
-        # y0 and the per-bar pens too: left at the last sweep's length, they fail against no bars.
-        for item in self.bars.values():
+        for item in list(self.bars.values()) + [self.outline]:
+            # y0 too: the last sweep's bases against no bars cannot be broadcast (a second sweep after
+            # one with GPU rows raised here)
             item.setOpts(x=[], height=[], y0=[])
-        self.outline.setOpts(x=[], height=[], y0=[], pens=None)
+        self.outline.setOpts(pens=None)      # and the last sweep's pen per bar
         self.data = pd.DataFrame()
         self._rows, self._x = [], np.array([])
 

@@ -7,11 +7,11 @@ the GUI thread.
 """
 from __future__ import annotations
 
-import dataclasses
 import gc
 import logging
 import sys
 import time
+from html import escape
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal, Slot
@@ -27,7 +27,7 @@ from panels.presentation import Presentation
 from panels.toolbar import RunToolBar
 from panels.table import ResultsTable
 from panels.worker import SweepController
-from workbench import journal, protocol, results
+from workbench import engine, journal, lessons, protocol, results
 from workbench.backends import BACKENDS, probe_all
 from workbench.sizes import fmt_size
 
@@ -41,6 +41,7 @@ class MainWindow(QMainWindow):
     pointAdded = Signal(object)       # a row is in the table
     sweepCompleted = Signal(bool)     # cancelled?
     restored = Signal(int)            # an interrupted session's points are shown again (how many)
+    lessonCompleted = Signal(object)  # a lesson's statement (lessons.Statement) is shown
 
     def __init__(self, settings: QSettings | None = None, plugins: tuple[str, ...] = ()) -> None:
         super().__init__()
@@ -61,6 +62,14 @@ class MainWindow(QMainWindow):
         self.current = ""
         self._cancelled = False
         self._finishing = False
+        self._run_start = 0
+        # A lesson in progress: its plan and the run being measured; then the statement shown.
+        self._lesson: lessons.Plan | None = None
+        self._lesson_run = 0
+        self._lesson_t0 = 0.0
+        self.lesson_statement: lessons.Statement | None = None
+        #: Instead of a lesson's own sizes, repeats or budget (a quick try, a test): plan()'s keywords.
+        self.lesson_overrides: dict = {}
 
         # Widgets -----------------------------------------------------------------------------------
         self.experiment = ExperimentPanel()
@@ -184,6 +193,18 @@ class MainWindow(QMainWindow):
         view.addActions([self.presentationAction, self.darkAction, larger, smaller, self.zoomAction])
         view.addSeparator()
         view.addAction(full)
+        # Lessons: one click sets up the experiment and runs it; the statement follows the sweep.
+        self.lessonsMenu = self.menuBar().addMenu("&Lessons")
+        self.lessonsMenu.setObjectName("lessonsMenu")
+        self.lessonsMenu.setToolTipsVisible(True)
+        for ls in lessons.LESSONS.values():
+            a = QAction(ls.title, self)
+            a.setObjectName(f"lesson:{ls.name}")
+            a.setData(ls.name)
+            a.setToolTip(ls.claim)
+            a.setStatusTip(ls.claim)
+            self.lessonsMenu.addAction(a)
+        self.lessonsMenu.triggered.connect(self.on_lesson_chosen)
         self.menuBar().addMenu("&Help").addAction(about)
 
     def toggle_full_screen(self) -> None:
@@ -199,6 +220,7 @@ class MainWindow(QMainWindow):
         idle = not self.busy
         self.runButton.setEnabled(ok and idle)
         self.runAction.setEnabled(ok and idle)
+        self.lessonsMenu.setEnabled(idle)       # a lesson sets its own experiment up: only the busy matter
         self.runButton.setToolTip(problem or "Run the sweep (Ctrl+R)")
 
     @property
@@ -213,25 +235,33 @@ class MainWindow(QMainWindow):
         spec = self.experiment.spec()
         if spec is None:
             return
-        self.rows = []
-        self._troubles = []
-        self.resultsTable.results.clear()
-        self.plots.clear()
-        self.save_settings()
-        self.restoreBar.hide()             # a new sweep: the old session's points are not this one's
-        self.journal.sweep({k: list(v) if isinstance(v, tuple) else v
-                            for k, v in dataclasses.asdict(spec).items()})
+        self._lesson = None
+        self._start(spec)
+
+    def _start(self, spec, first: bool = True, journal_settings: dict | None = None) -> None:
+        """Start a sweep; ``first`` False: the next run of a lesson, whose rows join the last run's."""
+        if first:
+            self.rows = []
+            self._troubles = []
+            self.lesson_statement = None
+            self.resultsTable.results.clear()
+            self.plots.clear()
+            self.save_settings()
+            self.restoreBar.hide()             # a new sweep: the old session's points are not this one's
+            self.journal.sweep(journal_settings or engine.settings_of(spec))
+        self._run_start = len(self.rows)       # a lesson's later runs add to its earlier rows
         # The experiment is fixed while it runs: a workload switch now would be half-applied
         # (new sizes and unit on screen, the old sweep's points arriving), so it is refused.
         self.experiment.set_locked(True)
         self.runButton.setEnabled(False)
         self.runAction.setEnabled(False)
+        self.lessonsMenu.setEnabled(False)
         self.stopButton.setEnabled(True)
         self.stopAction.setEnabled(True)
         self.progressBar.setRange(0, 0)   # busy until the worker says how many points
         self.progressBar.setFormat("starting...")
         self.etaLabel.setText("")
-        self.progressLabel.setText("Starting the engine...")
+        self.progressLabel.setText(self._lesson_prefix() + "Starting the engine...")
         self.t_start = time.perf_counter()
         log.info("sweep: %s on %s, sizes %s, %s", spec.workload, ", ".join(spec.backends),
                  list(spec.sizes), spec.dtype)
@@ -241,6 +271,90 @@ class MainWindow(QMainWindow):
         if notes:
             self.status.showMessage(notes[0])
         self.controller.start(spec)
+
+    # --- lessons -----------------------------------------------------------------------------------
+
+    @Slot(QAction)
+    def on_lesson_chosen(self, action: QAction) -> None:
+        if action.data():
+            self.run_lesson(str(action.data()))
+
+    def run_lesson(self, name: str) -> bool:
+        """Set the experiment up as the lesson declares it and run its sweeps; when they end, the
+        statement is shown (and ``lessonCompleted`` fires). False when a sweep is running."""
+        if self.busy:
+            return False
+        ls = lessons.get(name)
+        availability = self.experiment.availability or probe_all(deep=False)
+        plan = lessons.plan(ls, availability, **self.lesson_overrides)
+        self._show_plan(plan)
+        self._lesson, self._lesson_run, self._lesson_t0 = plan, 0, time.perf_counter()
+        log.info("lesson %s: %d sweep(s)%s", name, len(plan.specs),
+                 "".join(f"; {b} not run: {why}" for b, why in plan.skipped))
+        if not plan.specs:                     # nothing of it runs here: say what a GPU would show
+            self.rows = []
+            self._cancelled = False
+            self.resultsTable.results.clear()
+            self.plots.clear()
+            self._finish_lesson()
+            return True
+        if ls.fresh_engine:
+            self.controller.worker.engine.renew()
+        self._start(plan.specs[0], journal_settings={**engine.settings_of(plan.specs[0]), "lesson": name})
+        return True
+
+    def _show_plan(self, plan: lessons.Plan) -> None:
+        """The experiment panel shows the lesson's (first) sweep: what is about to run."""
+        e = self.experiment
+        e.select_workload(plan.lesson.workload)
+        spec = plan.specs[0] if plan.specs else None
+        sizes = spec.sizes if spec else plan.lesson.sizes
+        e.sizeFrom.setText(fmt_size(sizes[0]))
+        e.sizeTo.setText(fmt_size(sizes[-1]))
+        e.sizeSteps.setValue(len(sizes))
+        if spec is not None:
+            e.set_checked_backends(list(spec.backends))
+            e.dtypeCombo.setCurrentText(spec.dtype)
+            e.hostMemoryCombo.setCurrentText(spec.host_memory)
+            e.repeatsSpin.setValue(spec.min_repeats)
+            e.budgetSpin.setValue(spec.budget_s)
+
+    def _lesson_prefix(self) -> str:
+        p = self._lesson
+        if p is None:
+            return ""
+        label = p.run_label(self._lesson_run)
+        return f"Lesson {p.lesson.title}" + (f", run {self._lesson_run + 1} of {len(p.specs)} ({label})"
+                                             if label else "") + ": "
+
+    def _next_lesson_run(self) -> bool:
+        """Start the lesson's next sweep, if it has one; the rows so far stay."""
+        p = self._lesson
+        if p is None or self._lesson_run + 1 >= len(p.specs):
+            return False
+        self._lesson_run += 1
+        spec = p.specs[self._lesson_run]
+        self.experiment.dtypeCombo.setCurrentText(spec.dtype)
+        self.experiment.hostMemoryCombo.setCurrentText(spec.host_memory)
+        self._start(spec, first=False)
+        return True
+
+    def _finish_lesson(self) -> None:
+        """The lesson's statement, with the numbers just measured, above the summary; its marks on
+        the plots; ``lessonCompleted`` for whoever waits on it."""
+        p = self._lesson
+        self._lesson = None
+        frame = results.to_frame(self.rows)
+        statement = lessons.explain(p, frame, stopped=self._cancelled)
+        self.lesson_statement = statement
+        verdict = {True: "#1b7a1b", False: "#b00020"}.get(statement.holds, "#666")
+        html = (f"<b>Lesson: {escape(statement.title)}</b><br><span style='color: {verdict}'><b>"
+                f"{escape(statement.verdict)}</b></span><br>"
+                + "<br>".join(escape(s) for s in statement.sentences))
+        self.plots.set_lesson(html, statement.marks)
+        self.status.showMessage(f"Lesson {statement.title}: {statement.verdict}")
+        log.info("lesson %s: %s %s", statement.lesson, statement.verdict, statement.text)
+        self.lessonCompleted.emit(statement)
 
     @Slot()
     def stop(self) -> None:
@@ -262,9 +376,9 @@ class MainWindow(QMainWindow):
 
     def on_point_started(self, event: protocol.PointStarted) -> None:
         self.current = f"{event.backend} at {fmt_size(event.size)}" + (f", {event.variant}" if event.variant else "")
-        done = len(self.rows)
+        done = len(self.rows) - self._run_start
         self.progressBar.setFormat(f"{done} / {self.total} points")
-        self.progressLabel.setText(f"Measuring {self.current}")
+        self.progressLabel.setText(f"{self._lesson_prefix()}Measuring {self.current}")
         self.etaLabel.setText(self._eta(done))
 
     def _eta(self, done: int) -> str:
@@ -275,10 +389,13 @@ class MainWindow(QMainWindow):
 
     def on_point_finished(self, message: protocol.PointFinished) -> None:
         row = message.row
+        if self._lesson is not None:      # a lesson's runs are series of their own
+            row = lessons.tag(row, self._lesson, self._lesson_run)
         self.rows.append(row)
         self.resultsTable.results.append(row)
-        self.progressBar.setValue(len(self.rows))
-        self.progressBar.setFormat(f"{len(self.rows)} / {self.total} points")
+        done = len(self.rows) - self._run_start
+        self.progressBar.setValue(done)
+        self.progressBar.setFormat(f"{done} / {self.total} points")
         if row["status"] != "ok":
             self.status.showMessage(f"{row['backend']} at size {row['size']:,}: {row['status']}: {row['message']}")
             log.warning("%s at size %s: %s: %s", row["backend"], row["size"], row["status"], row["message"])
@@ -293,6 +410,11 @@ class MainWindow(QMainWindow):
 
     def on_sweep_finished(self, message: protocol.SweepFinished) -> None:
         cancelled, elapsed = message.cancelled, message.elapsed_s
+        if not cancelled and self._next_lesson_run():
+            return                        # the lesson goes on: the window stays busy
+        what = "Sweep"
+        if self._lesson is not None:      # (gone once the last points are drawn: read it now)
+            what, elapsed = f"Lesson {self._lesson.lesson.title!r}", time.perf_counter() - self._lesson_t0
         self.refresh_timer.stop()
         self._cancelled = cancelled
         self._finishing = True
@@ -306,9 +428,10 @@ class MainWindow(QMainWindow):
         word = "stopped" if cancelled else ("failed" if self._troubles and not self.rows else
                                             "done with problems" if self._troubles else "done")
         self.progressBar.setRange(0, max(self.total, 1))
-        self.progressBar.setValue(len(self.rows))
-        self.progressBar.setFormat(f"{word}: {len(self.rows)} / {self.total} points")
-        self.progressLabel.setText(f"Sweep {word} in {elapsed:.1f} s" + (f"; {failed} point(s) failed" if failed else ""))
+        done = len(self.rows) - self._run_start
+        self.progressBar.setValue(done)
+        self.progressBar.setFormat(f"{word}: {done} / {self.total} points")
+        self.progressLabel.setText(f"{what} {word} in {elapsed:.1f} s" + (f"; {failed} point(s) failed" if failed else ""))
         self.etaLabel.setText("")
         self.stopButton.setEnabled(False)
         self.stopAction.setEnabled(False)
@@ -320,6 +443,8 @@ class MainWindow(QMainWindow):
         self._finishing = False
         self.experiment.set_locked(False)
         self.on_validity(self.experiment.validate(), self.experiment.problem)
+        if self._lesson is not None:
+            self._finish_lesson()
         self.sweepCompleted.emit(self._cancelled)
 
     def on_trouble(self, message) -> None:
@@ -360,7 +485,8 @@ class MainWindow(QMainWindow):
             path, _ = QFileDialog.getSaveFileName(self, "Export results", "results.csv", "CSV (*.csv);;JSON (*.json)")
             if not path:
                 return None
-        return results.save(results.to_frame(self.rows), path, self.environment.record)
+        settings = {"lesson": self.lesson_statement.as_settings()} if self.lesson_statement else {}
+        return results.save(results.to_frame(self.rows), path, self.environment.record, settings)
 
     def export_charts(self, folder: str | None = None) -> list[Path]:
         """Each plot as a PNG (pyqtgraph's SVG exporter fails on PySide6 6.12: docs/GPU.md)."""
@@ -377,7 +503,24 @@ class MainWindow(QMainWindow):
             exp.parameters()["width"] = 1200
             exp.export(str(path))
             out.append(path)
+        if self.lesson_statement is not None and self.rows:
+            out += self._export_lesson(Path(folder))
         return out
+
+    def _export_lesson(self, folder: Path) -> list[Path]:
+        """The lesson's statement as text, and its chart with the statement as caption and the
+        break-even marked (matplotlib: the same figure ``gpu-workbench lesson --chart`` writes)."""
+        from workbench import charts
+        from workbench.result_files import live
+        st = self.lesson_statement
+        text = folder / "lesson.txt"
+        text.write_text(f"{st.caption()}\n", encoding="utf-8")
+        ls = lessons.get(st.lesson)
+        rs = live(results.to_frame(self.rows), self.environment.record, {"lesson": st.as_settings()})
+        measured = set(rs.frame.loc[rs.frame["status"] == "ok", "backend"])
+        baseline = ls.baseline if ls.baseline in measured else None
+        chart = charts.export([rs], folder / "lesson.png", ls.chart, baseline_name=baseline)
+        return [text, *chart]
 
     # --- settings ----------------------------------------------------------------------------------
 

@@ -304,3 +304,40 @@ def test_matplotlib_is_not_imported_by_the_engine_the_command_line_or_the_window
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={"QT_QPA_PLATFORM": "offscreen", "PATH": ""}).stdout
     assert out.strip() == "False"
+
+
+def _lesson_set(marks=((2 ** 13, "break-even cupy vs numpy"),)):
+    rs = result_set()
+    rs.settings["lesson"] = {"name": "small-problems", "title": "Small problems lose",
+                             "verdict": "Measured here: as the lesson says.",
+                             "statement": "cupy loses to numpy up to 2^12 and wins from 2^14 on.",
+                             "marks": [list(m) for m in marks]}
+    return rs
+
+
+def test_a_lessons_statement_is_the_caption_and_its_break_even_a_labelled_line():
+    root = svg_tree(charts.render("speedup", [_lesson_set()], "svg"))
+    texts = " ".join(svg_texts(root))
+    assert "Lesson: Small problems lose. Measured here: as the lesson says. cupy loses to numpy up to 2^12" \
+        in texts
+    assert "break-even cupy vs numpy" in texts
+    assert [g.get("id") for g in root.iter(f"{SVG}g") if g.get("id") == "series-speedup-mark-break-even_cupy_vs_numpy"]
+    fig = charts.figure("speedup", [_lesson_set()])
+    x, _ = lines_by_gid(fig)["series-speedup-mark-break-even_cupy_vs_numpy"]
+    assert list(x) == [2 ** 13, 2 ** 13]                  # a vertical line at the break-even size
+
+
+def test_marks_off_the_size_axis_or_on_the_transfer_bars_are_left_out_and_captions_can_be_given():
+    fig = charts.figure("runtime", [_lesson_set(marks=((2 ** 30, "far away"),))])
+    assert not [g for g in lines_by_gid(fig) if "mark" in g]
+    fig = charts.figure("transfer", [_lesson_set()])
+    assert not [t for t in fig.axes[0].texts if "break-even" in t.get_text()]
+    fig = charts.figure("runtime", [result_set()], caption="Said here.", marks=[(2 ** 12, "here")])
+    assert "series-runtime-mark-here" in lines_by_gid(fig)
+    assert any(t.get_text() == "Said here." for sub in fig.subfigs for t in sub.texts)
+
+
+def test_a_long_caption_grows_the_figure_rather_than_crush_the_chart():
+    fig = charts.figure("runtime", [result_set()], charts.PAPER, caption="A long lesson. " * 80)
+    assert fig.get_figheight() > charts.PAPER.height_in
+    assert charts.figure("runtime", [result_set()], charts.PAPER).get_figheight() == charts.PAPER.height_in

@@ -253,3 +253,50 @@ def test_bad_chart_and_report_input_is_refused_in_one_line_before_any_work(args,
     assert len(lines) == 1 and lines[0].startswith("gpu-workbench: error:")
     assert expect in lines[0], lines[0]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["folder.png", "foreign.csv"]   # nothing written
+
+
+def test_lesson_without_a_name_lists_the_lessons():
+    proc = cli("lesson")
+    assert proc.returncode == 0, proc.stderr
+    for name in ("small-problems", "transfers", "first-call", "float32-float64", "divergence", "kernel-style",
+                 "memory-wall", "pipeline", "dataframes"):
+        assert f"  {name} " in proc.stdout
+
+
+def test_an_unknown_lesson_is_one_line_and_exit_2():
+    proc = cli("lesson", "warp-speed")
+    assert proc.returncode == 2
+    assert proc.stderr.strip().count("\n") == 0 and "unknown lesson 'warp-speed'" in proc.stderr
+    assert "small-problems" in proc.stderr
+
+
+def test_a_lesson_runs_what_it_can_and_says_it_with_the_numbers(tmp_path):
+    from workbench.backends import probe
+    csv, svg = tmp_path / "lesson.csv", tmp_path / "lesson.svg"
+    proc = cli("lesson", "small-problems", "--sizes", "2^10,2^14", "-r", "1", "--budget", "0", "-q",
+               "--out", str(csv), "--chart", str(svg), "--kind", "speedup")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert out.startswith("Lesson: Small problems lose; the break-even size")
+    assert re.search(r"Measured here: (as|not as) the lesson says\.", out)
+    frame = pd.read_csv(csv)
+    assert {"numpy", "numba"} <= set(frame["backend"]) and sorted(frame["size"].unique()) == [1024, 16384]
+    told = json.loads((tmp_path / "lesson.meta.json").read_text())["settings"]["lesson"]
+    assert told["name"] == "small-problems" and told["statement"]
+    printed = " ".join(line[2:].strip() for line in out.splitlines() if line.startswith(("- ", "  ")))
+    assert told["statement"] in " ".join(printed.split())          # what was printed is what was kept
+    if not probe("cupy").usable:
+        assert "No GPU backend could run here. On a GPU: cupy and numba-cuda lose to numpy" in out
+        assert "Not run: cupy" in out
+    assert "Lesson: Small problems lose" in svg.read_text()          # the chart's caption
+
+
+def test_a_lesson_of_two_runs_labels_each_and_a_bad_size_is_refused(tmp_path):
+    proc = cli("lesson", "float32-float64", "--sizes", "2^10", "-r", "1", "--budget", "0", "-q",
+               "--out", str(tmp_path / "p.csv"))
+    assert proc.returncode == 0, proc.stderr
+    frame = pd.read_csv(tmp_path / "p.csv", keep_default_na=False)
+    assert set(frame["variant"]) == {"float32", "float64"} and set(frame["dtype"]) == {"float32", "float64"}
+    assert "numpy: float64 took" in proc.stdout
+    proc = cli("lesson", "divergence", "--sizes", "zero")
+    assert proc.returncode == 2 and "--sizes" in proc.stderr

@@ -9,12 +9,12 @@ from workbench.engine import (PointFinished, PointStarted, StopFlag, SweepError,
                               SweepSpec, run_sweep)
 from workbench.measure import summarize
 from workbench.registry import Phases
-from workbench.protocol import rows
+from workbench import protocol
 from workbench.results import COLUMNS
 
 
 def rows_of(spec, stop=None):
-    return [e.row for e in run_sweep(spec, stop) if isinstance(e, PointFinished)]
+    return protocol.rows(run_sweep(spec, stop))
 
 
 @pytest.fixture
@@ -127,7 +127,7 @@ def test_stop_is_honoured_between_repeats(registry):
 
     events = list(run_sweep(SweepSpec("synthetic", ("numpy",), (4, 8, 16), "float64",
                                       min_repeats=100, budget_s=0.0), stop))
-    rows = [e.row for e in events if isinstance(e, PointFinished)]
+    rows = protocol.rows(events)
     assert len(rows) == 1 and rows[0]["status"] == "cancelled"
     assert rows[0]["repeats"] == 3          # first call + 3 repeats, then the flag was seen
     assert len(calls) == 4
@@ -147,7 +147,7 @@ def test_events_are_plain_data_in_order(registry):
     from workbench.results import to_frame
     back = pickle.loads(pickle.dumps(events))                # crosses a process unchanged
     assert [type(e) for e in back] == [type(e) for e in events] and back[-1] == events[-1]
-    assert to_frame(rows(back)).equals(to_frame(rows(events)))      # (NaN != NaN: compare as frames)
+    assert to_frame(protocol.rows(back)).equals(to_frame(protocol.rows(events)))      # (NaN != NaN: compare as frames)
     assert events[-1].points == 2 and not events[-1].cancelled
 
 

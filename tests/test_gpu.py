@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from workbench.backends import probe
-from workbench.engine import PointFinished, SweepSpec, run_sweep
+from workbench.engine import SweepSpec, run_sweep
 from workbench.registry import REGISTRY
 
 pytestmark = pytest.mark.gpu
@@ -34,7 +34,7 @@ def need(backend: str) -> None:
 def sweep(workload, backend, dtype, sizes=None, **kw):
     spec = SweepSpec(workload, (backend,), sizes or SMALL.get(workload, (100, 5000)), dtype,
                      min_repeats=kw.pop("min_repeats", 2), budget_s=0.0, **kw)
-    return [e.row for e in run_sweep(spec) if isinstance(e, PointFinished)]
+    return protocol.rows(run_sweep(spec))
 
 
 def in_a_worker_thread(fn):
@@ -292,7 +292,7 @@ def test_the_device_limits_are_the_h200s_own():
 
 
 def rows_of(spec):
-    return [e.row for e in run_sweep(spec) if isinstance(e, PointFinished)]
+    return protocol.rows(run_sweep(spec))
 
 
 # The memory wall: a real cap on a large GPU -------------------------------------------------------

@@ -9,12 +9,13 @@ import pytest
 import helpers
 from helpers import FakeGpuSession, FakeStreams, fake_backends, fake_gpu_workload, synthetic
 from workbench import backends, limits, results
-from workbench.engine import PointFinished, SweepSpec, run_sweep
+from workbench.engine import SweepSpec, run_sweep
+from workbench import protocol
 from workbench.limits import DeviceLimits
 
 
 def rows_of(spec):
-    return [e.row for e in run_sweep(spec) if isinstance(e, PointFinished)]
+    return protocol.rows(run_sweep(spec))
 
 
 @pytest.fixture

@@ -5,8 +5,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from workbench.engine import PointFinished, SweepSpec, run_sweep
+from workbench.engine import SweepSpec, run_sweep
 from workbench.registry import REGISTRY
+from workbench import protocol
 from workbench.results import decode_stages
 from workloads import pipeline as P
 
@@ -85,7 +86,7 @@ def test_a_wrong_report_is_caught():
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_cpu_stack_times_every_stage_and_they_add_up(dtype):
     spec = SweepSpec("pipeline", ("cpu-stack",), (1000, 20_000), dtype, min_repeats=3, budget_s=0.0)
-    rows = [e.row for e in run_sweep(spec) if isinstance(e, PointFinished)]
+    rows = protocol.rows(run_sweep(spec))
     assert len(rows) == 2
     for row in rows:
         assert row["status"] == "ok", row["message"]

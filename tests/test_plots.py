@@ -94,12 +94,22 @@ def test_exported_charts_mark_the_wall_too(tmp_path):
     assert 'id="series-speedup-wall' not in charts.render("speedup", [rs], "svg").decode()
 
 
-def test_a_new_sweep_after_a_gpu_sweep_empties_the_transfer_bars(plots):
-    """Stacked bars keep their offsets (y0) and per-bar pens: cleared without them, they failed."""
-    rows = [row("cupy", s, 1e-4, host_memory="pageable", h2d_s=1e-4, d2h_s=1e-4) for s in (1024, 2048)]
-    plots.update_from(results.to_frame(rows))
-    assert len(plots.transferPlot.data) == 2
+def test_a_second_sweep_without_a_backend_of_the_first_keeps_the_size_axis_on_its_sizes(plots):
+    """The first sweep's numba error bars, emptied, must not pull the size axis down to 2^0; a GPU
+    sweep's transfer bars must clear without their old bases."""
+    gpu = dict(host_memory="pageable", h2d_s=1e-4, d2h_s=1e-4, total_median_s=1.2e-3)
+    plots.update_from(results.to_frame([row(b, s, 1e-3, **(gpu if b == "cupy" else {}))
+                                        for b in ("numpy", "numba", "cupy") for s in (2 ** 16, 2 ** 20)]))
     plots.clear()
-    assert plots.transferPlot.data.empty and plots.transferPlot.bars["h2d"].opts["x"] is not None
-    plots.update_from(results.to_frame(rows[:1]))
-    assert len(plots.transferPlot.data) == 1
+    plots.update_from(results.to_frame([row("numpy", s, 1e-3) for s in (2 ** 16, 2 ** 20)]))
+    (lo, hi), _ = plots.runtimePlot.getViewBox().childrenBounds()   # what auto-range fits
+    assert 4.0 < lo and hi < 6.5          # log10 of 2^16 is 4.8, of 2^20 is 6.0
+
+
+def test_a_lessons_marks_and_statement_come_and_go(plots):
+    plots.update_from(results.to_frame([row("numpy", s, 1e-3) for s in (2 ** 10, 2 ** 20)]))
+    plots.set_lesson("<b>Lesson: here</b>", [(2 ** 15, "break-even"), (2 ** 30, "off the axis")])
+    assert plots.mark_positions(plots.runtimePlot) == [(pytest.approx(2 ** 15), "break-even")]
+    assert plots.summary.text().startswith("<b>Lesson: here</b><hr>")
+    plots.clear()
+    assert plots.marks == [] and "Lesson" not in plots.summary.text()

@@ -101,3 +101,17 @@ def test_summary_never_claims_a_win_that_a_larger_size_contradicts():
     text = summary.sentences(results.to_frame(rows), "numpy")
     assert "numba beats numpy end-to-end only at 2^12 to 2^14; numpy is faster elsewhere." in text
     assert "Fastest end-to-end at 2^16: numpy (1 s)." in text
+
+
+def test_a_lessons_statement_goes_into_the_report(tmp_path):
+    rs = result_set()
+    rs.settings["lesson"] = {"name": "transfers", "title": "Transfers eat the speedup",
+                             "verdict": "Measured here: not as the lesson says.",
+                             "statement": "At 2^16, transfers took only 3 % of cupy's end-to-end time.", "marks": []}
+    doc = parse(report.write([rs], tmp_path / "r.html").read_text())
+    assert ("h2", {"id": "lesson"}) in doc.tags
+    text = " ".join(doc.text)
+    assert "Lesson: Transfers eat the speedup" in text
+    assert "Measured here: not as the lesson says. At 2^16, transfers took only 3 % of cupy's" in text
+    pdf = report.write([rs], tmp_path / "r.pdf").read_bytes()
+    assert pdf.startswith(b"%PDF")

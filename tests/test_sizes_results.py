@@ -14,6 +14,7 @@ from workbench.sizes import parse_int, parse_sizes, steps
 @pytest.mark.parametrize("text,expected", [
     ("1024", [1024]), ("2^10,2^12", [1024, 4096]), ("2^10:2^13", [1024, 2048, 4096, 8192]),
     ("16:256:x4", [16, 64, 256]), ("1e3,10_000", [1000, 10000]), ("3:10", [3, 6]),
+    ("2^10:2^11,2^11:2^12", [1024, 2048, 4096]), ("256,256,1024", [256, 1024]),
 ])
 def test_parse_sizes(text, expected):
     assert parse_sizes(text) == expected
@@ -89,9 +90,9 @@ def test_registry_loads_an_external_file(tmp_path, registry):
         W.implement("numpy")(lambda inputs, ctx: (lambda: inputs[0] * 3))
     """))
     assert registry.load_file(plugin) == ["triple"]
-    from workbench.engine import PointFinished, SweepSpec, run_sweep
-    rows = [e.row for e in run_sweep(SweepSpec("triple", ("numpy",), (8,), min_repeats=1, budget_s=0))
-            if isinstance(e, PointFinished)]
+    from workbench import protocol
+    from workbench.engine import SweepSpec, run_sweep
+    rows = protocol.rows(run_sweep(SweepSpec("triple", ("numpy",), (8,), min_repeats=1, budget_s=0)))
     assert rows[0]["status"] == "ok"
 
 
@@ -161,3 +162,15 @@ def test_parse_bytes_refuses_junk_in_one_line(text):
     with pytest.raises(ValueError) as err:
         parse_bytes(text)
     assert "\n" not in str(err.value) and str(err.value)
+
+
+def test_built_in_workloads_register_through_the_entry_point_group():
+    """The same door as external packages: the group lists every built-in module, and the registry
+    (which orders them as a user meets them) holds nothing else of ours."""
+    import importlib.metadata
+
+    from workbench.registry import BUILTIN_MODULES, ENTRY_POINT_GROUP, REGISTRY
+    points = {ep.name: ep.value for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
+    ours = {name: value for name, value in points.items() if value.startswith("workloads.")}
+    assert ours == {m: f"workloads.{m}" for m in BUILTIN_MODULES}
+    assert set(REGISTRY.names()) >= set(BUILTIN_MODULES)

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from scipy import sparse
 
-from workbench.engine import PointFinished, SweepSpec, run_sweep
+from workbench import protocol
+from workbench.engine import SweepSpec, run_sweep
 from workloads import spmv
 
 
@@ -58,7 +59,7 @@ def test_counts_are_those_of_the_matrix_built(variant, per_row):
 
 def test_the_engine_reports_each_variant_with_its_own_bytes():
     spec = SweepSpec("spmv", ("scipy",), (4096,), "float64", min_repeats=2, budget_s=0.0)
-    rows = {r["variant"]: r for r in (e.row for e in run_sweep(spec) if isinstance(e, PointFinished))}
+    rows = {r["variant"]: r for r in protocol.rows(run_sweep(spec))}
     assert set(rows) == {"2d", "3d"} and all(r["status"] == "ok" for r in rows.values())
     for variant, row in rows.items():
         moved = spmv.W.flops_and_bytes(4096, 8, variant)[1]

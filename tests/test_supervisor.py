@@ -159,3 +159,17 @@ def test_a_memory_limit_turns_an_over_large_point_into_one_error_row(registry, t
         sup.close()
     assert rows[0]["status"] == "error" and "MemoryError" in rows[0]["message"]    # 4 GiB asked
     assert rows[1]["status"] == "ok" and sup.restarts == 0                          # 1 GiB fits
+
+
+def test_renew_starts_the_next_sweep_in_a_fresh_engine_and_only_that_one(supervisor):
+    """A lesson about first calls needs an engine that has compiled nothing yet."""
+    assert statuses(list(supervisor.run(spec(1)))) == [(1, "ok")]
+    first = supervisor.pid()
+    assert statuses(list(supervisor.run(spec(1)))) == [(1, "ok")] and supervisor.pid() == first
+    supervisor.renew()
+    messages = list(supervisor.run(spec(1)))
+    assert statuses(messages) == [(1, "ok")] and not any(isinstance(m, protocol.EngineDied) for m in messages)
+    renewed = supervisor.pid()
+    assert renewed != first and supervisor.restarts == 0      # asked for: not counted as a crash
+    list(supervisor.run(spec(1)))
+    assert supervisor.pid() == renewed

@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 
 from workbench.backends import BACKENDS
-from workbench.engine import PointFinished, SweepSpec, run_sweep
+from workbench.engine import SweepSpec, run_sweep
+from workbench import protocol
 from workbench.registry import REGISTRY
 
 CPU = tuple(name for name, b in BACKENDS.items() if b.device == "cpu")
@@ -21,7 +22,7 @@ def test_every_workload_has_a_cpu_implementation():
 def test_cpu_point_is_verified(workload, backend, dtype):
     sizes = TINY.get(workload, (64, 1000))
     spec = SweepSpec(workload, (backend,), sizes, dtype, min_repeats=2, budget_s=0.0)
-    rows = [e.row for e in run_sweep(spec) if isinstance(e, PointFinished)]
+    rows = protocol.rows(run_sweep(spec))
     variants = REGISTRY.get(workload).variants
     assert len(rows) == len(sizes) * len(variants)
     for row in rows:

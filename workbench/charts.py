@@ -38,7 +38,7 @@ log = logging.getLogger(__name__)
 DEFAULT_BASELINES = ("numpy", "pandas", "numba")
 SET_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 SET_HATCHES = ("", "//", "..", "xx", "\\\\", "++")
-VARIANT_MARKERS = {"": "o", "random": "o", "sorted": "^"}
+VARIANT_MARKERS = {"": "o", "random": "o", "sorted": "^", "pageable": "o", "pinned": "^", "float32": "o", "float64": "^"}
 
 
 def _rc(p: Preset) -> dict:
@@ -473,9 +473,12 @@ _DRAW = {"runtime": _runtime, "speedup": _speedup, "transfer": _transfer, "memor
 # Figures and files ------------------------------------------------------------------------------
 
 def figure(kind: str, sets: Sequence[ResultSet], p: Preset = None, *, stamp: bool = True,
-           baseline_name: str | None = None, labels: Sequence[str] | None = None) -> Figure:
+           baseline_name: str | None = None, labels: Sequence[str] | None = None, caption: str | None = None,
+           marks: Sequence[tuple[float, str]] | None = None) -> Figure:
     """One chart of ``sets`` (several: overlaid, each labelled by what differs) as a matplotlib Figure.
 
+    ``caption`` is written under the chart, ``marks`` (size, label) are vertical lines on its size
+    axis; left out, both come from the lesson a single set's settings carry (``gpu-workbench lesson``).
     Call it inside :func:`style` (as :func:`render` and :func:`export` do) for the preset's fonts.
     """
     if kind not in _DRAW:
@@ -483,21 +486,65 @@ def figure(kind: str, sets: Sequence[ResultSet], p: Preset = None, *, stamp: boo
     p = p or preset()
     labels = list(labels) if labels is not None else provenance.labels(sets)
     b = baseline(sets, baseline_name, labels) if kind == "speedup" else None
+    told = lesson_of(sets)
+    if caption is None:
+        caption = lesson_caption(told) if told else ""
+    if marks is None:
+        marks = [(float(size), str(label)) for size, label in told.get("marks", [])] if told else []
     note = _left_out(sets)
     text = provenance.stamp(sets, note) if stamp else note
-    fig = Figure(figsize=(p.width_in, p.height_in), dpi=p.dpi, layout="constrained")
-    # The stamp gets a strip of its own below the chart and its legend, so neither covers it.
+    # The caption and the stamp get a strip of their own below the chart and its legend, so neither
+    # covers them. A caption too long for a slide's height makes the figure taller, not the chart tiny.
     lines = _stamp_lines(text, p)
-    strip = (len(lines) * 1.3 * _stamp_pt(p) + 6) / (p.height_in * 72) if lines else 0.0
-    top, bottom = fig.subfigures(2, 1, height_ratios=[1 - strip, strip]) if lines else (fig, None)
+    said = _wrap(caption, p, _caption_pt(p))
+    strip_in = ((len(lines) * 1.3 * _stamp_pt(p) + len(said) * 1.3 * _caption_pt(p) + 8) / 72
+                if lines or said else 0.0)
+    height = max(p.height_in, strip_in / 0.4) if said else p.height_in
+    fig = Figure(figsize=(p.width_in, height), dpi=p.dpi, layout="constrained")
+    strip = strip_in / height
+    top, bottom = fig.subfigures(2, 1, height_ratios=[1 - strip, strip]) if strip else (fig, None)
     ax = top.add_subplot()
     chart = _Chart(ax, sets, labels, p, b, kind, compare=len(sets) > 1)
     _DRAW[kind](chart)
+    _marks(chart, marks)
     _legend(top, ax, chart)
     if bottom is not None:
-        bottom.text(0.01, 0.5, "\n".join(lines), fontsize=_stamp_pt(p), color="#666", ha="left",
-                    va="center", linespacing=1.3, gid="stamp")
+        if said:
+            bottom.text(0.01, 0.98, "\n".join(said), fontsize=_caption_pt(p), color="#222", ha="left",
+                        va="top", linespacing=1.3, gid="caption")
+        if lines:
+            bottom.text(0.01, 0.02, "\n".join(lines), fontsize=_stamp_pt(p), color="#666", ha="left",
+                        va="bottom", linespacing=1.3, gid="stamp")
     return fig
+
+
+def lesson_of(sets: Sequence[ResultSet]) -> dict | None:
+    """The lesson statement a single result set carries in its settings, if any."""
+    if len(sets) != 1:
+        return None
+    told = sets[0].settings.get("lesson")
+    return told if isinstance(told, dict) and told.get("statement") else None
+
+
+def lesson_caption(told: dict) -> str:
+    """A lesson's statement as a caption: its title, the verdict, the sentences with their numbers."""
+    head = f"Lesson: {told.get('title') or told.get('name', '')}."
+    return " ".join(x for x in (head, told.get("verdict", ""), told.get("statement", "")) if x)
+
+
+def _marks(c: _Chart, marks: Sequence[tuple[float, str]]) -> None:
+    """Vertical lines at sizes (a break-even, a memory wall), labelled, on charts whose x axis is size."""
+    if c.kind == "transfer" or c.ax.get_xscale() != "log":
+        return
+    lo, hi = c.ax.get_xlim()
+    for size, label in marks:
+        if not lo <= size <= hi:
+            continue
+        c.ax.axvline(size, color="#222", linestyle=(0, (4, 3)), linewidth=c.preset.line_pt * 0.6, zorder=1.5,
+                     gid=_gid(c.kind, "mark", label))
+        c.ax.text(size, 0.98, f"{label} ", transform=c.ax.get_xaxis_transform(), rotation=90, ha="right",
+                  va="top", fontsize=0.7 * c.preset.font_pt, color="#222", gid=_gid(c.kind, "mark-label", label),
+                  bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.85, "pad": 1.5})
 
 
 def _legend(fig, ax: Axes, chart: _Chart) -> None:
@@ -517,8 +564,17 @@ def _stamp_pt(p: Preset) -> float:
 
 
 def _stamp_lines(text: str, p: Preset) -> list[str]:
-    """The stamp wrapped to the figure's width (DejaVu Sans averages about 0.55 em a character)."""
-    chars = max(20, int(p.width_in * 72 * 0.97 / (0.55 * _stamp_pt(p))))
+    """The stamp wrapped to the figure's width."""
+    return _wrap(text, p, _stamp_pt(p))
+
+
+def _caption_pt(p: Preset) -> float:
+    return max(5.5, 0.72 * p.font_pt)
+
+
+def _wrap(text: str, p: Preset, pt: float) -> list[str]:
+    """Text wrapped to the figure's width (DejaVu Sans averages about 0.55 em a character)."""
+    chars = max(20, int(p.width_in * 72 * 0.97 / (0.55 * pt)))
     return textwrap.wrap(text, chars) if text else []
 
 

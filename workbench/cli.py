@@ -61,6 +61,16 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--out", "-o", required=True, help="FILE.html or FILE.pdf")
     report.add_argument("--no-stamp", action="store_true", help="charts without where and when they were measured")
     report.add_argument("--baseline", help="speedup baseline: BACKEND, or BACKEND@N for the N-th result set")
+    lesson = sub.add_parser("lesson", help="without a name: the lessons; with one: run it and say what it shows")
+    lesson.add_argument("name", nargs="?", help="the lesson to run (see `gpu-workbench lesson`)")
+    lesson.add_argument("--sizes", "-s", help="instead of the lesson's sizes (as for run): a quick try")
+    lesson.add_argument("--repeats", "-r", type=int, default=None, help="minimum repeats per point")
+    lesson.add_argument("--budget", type=float, default=None, help="seconds of repeats per point, at least")
+    lesson.add_argument("--out", "-o", help="write the results and the lesson's statement to FILE.csv or FILE.json")
+    lesson.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    lesson.add_argument("--point-timeout", type=float, default=None, metavar="SECONDS",
+                        help="end a point that runs longer than this (default 300); it becomes an error row")
+    _chart_options(lesson, required=False)
     sub.add_parser("gui", help="open the workbench window (the default)")
     return p
 
@@ -96,6 +106,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_info()
         if args.command == "run":
             return cmd_run(args)
+        if args.command == "lesson":
+            return cmd_lesson(args)
         if args.command == "plot":
             return cmd_plot(args)
         if args.command == "report":
@@ -146,14 +158,14 @@ def _plan(args: argparse.Namespace):
     except KeyError as exc:
         raise UsageError(exc.args[0]) from None
     try:
-        sizes = tuple(parse_sizes(args.sizes)) if args.sizes else workload.default_sizes
+        sizes = tuple(parse_sizes(args.sizes)) if args.sizes is not None else workload.default_sizes
     except ValueError as exc:
         raise UsageError(f"--sizes: {exc}") from None
-    if args.backends:
+    if args.backends is not None:     # given but empty ("-b ''") is refused below, not taken as "all"
         names = tuple(b.strip() for b in args.backends.split(",") if b.strip())
     else:
         names = tuple(b for b in workload.backends if probe(b).usable)
-    variants = tuple(v.strip() for v in args.variants.split(",")) if args.variants else ()
+    variants = tuple(v.strip() for v in args.variants.split(",")) if args.variants is not None else ()
     try:
         limit = parse_bytes(args.device_memory_limit) if args.device_memory_limit is not None else 0
     except ValueError as exc:
@@ -169,10 +181,7 @@ def _plan(args: argparse.Namespace):
         engine.validate(spec)
     except engine.PlanError as exc:
         raise UsageError(str(exc)) from None
-    if args.out and not args.out.lower().endswith((".csv", ".json")):
-        raise UsageError(f"--out {args.out}: the file name must end in .csv or .json")
-    if args.out:
-        check_writable(Path(args.out), "--out")
+    _check_out(args)
     if args.baseline and args.baseline.partition("@")[0] not in names:
         raise UsageError(f"--baseline {args.baseline}: not among the backends of this sweep ({', '.join(names)})")
     for name in names:
@@ -183,36 +192,76 @@ def _plan(args: argparse.Namespace):
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
-    from workbench import protocol, results
+    from workbench import engine, results
     from workbench.environment import record
-    from workbench.supervisor import DEFAULT_POINT_TIMEOUT_S, InProcess, Supervisor
 
     spec = _plan(args)
     chart = _chart_plan(args) if args.chart else None
     for note in _memory_notes(spec):       # announced, never refused: the wall may be the point
         print(f"gpu-workbench: note: {note}", file=sys.stderr)
-    settings = _plain_settings(spec)
+    settings = engine.settings_of(spec)
     env = record() if args.out or chart else {}
-    timeout = args.point_timeout if args.point_timeout is not None else DEFAULT_POINT_TIMEOUT_S
-    if not timeout > 0:
-        raise UsageError(f"--point-timeout {args.point_timeout}: must be a positive number of seconds")
-    runner = InProcess() if args.in_process else Supervisor(plugins=tuple(args.plugin), point_timeout_s=timeout)
+    runner = _runner(args)
     rows: list[dict] = []
+
+    def keep(row: dict) -> None:
+        rows.append(row)
+        if args.out:      # a valid file after every point: an interrupted sweep loses nothing measured
+            results.save(results.to_frame(rows), args.out, env, settings)
+
+    with _StopOnSignals(runner) as signals:
+        try:
+            cancelled = _sweep(runner, spec, keep, args.quiet)
+        finally:
+            runner.close()
+    frame = results.to_frame(rows)
+    capped = f", device memory capped at {results.human_bytes(spec.device_memory_limit)}"
+    print(f"{spec.workload}, {spec.dtype}" + (", pinned host memory" if spec.host_memory == "pinned" else "")
+          + (capped if spec.device_memory_limit else ""))
+    print(results.summary_table(frame))
+    if args.out:
+        path = results.save(frame, args.out, env, settings)
+        print(f"\nwrote {path}")
+    if chart and rows:
+        from workbench.result_files import live
+        _write_charts(args, chart, [live(frame, env, settings)])
+    if signals.received:
+        print(f"gpu-workbench: interrupted by {signals.received}: {len(rows)} point(s) measured"
+              + (f", written to {args.out}" if args.out else ""), file=sys.stderr)
+        return EXIT_INTERRUPTED
+    failed = cancelled or bool((frame["status"] != "ok").any())
+    return EXIT_FAILED if failed else EXIT_OK
+
+
+def _runner(args: argparse.Namespace):
+    """The supervised engine (or, with --in-process, the engine in this process)."""
+    from workbench.supervisor import DEFAULT_POINT_TIMEOUT_S, InProcess, Supervisor
+    timeout = args.point_timeout if args.point_timeout is not None else DEFAULT_POINT_TIMEOUT_S
+    if not 0 < timeout < float("inf"):     # an endless limit would let a hung kernel hang the sweep
+        raise UsageError(f"--point-timeout {args.point_timeout}: must be a positive, finite number of seconds")
+    if getattr(args, "in_process", False):
+        return InProcess()
+    return Supervisor(plugins=tuple(args.plugin), point_timeout_s=timeout)
+
+
+def _sweep(runner, spec, keep, quiet: bool) -> bool:
+    """Run one sweep through ``runner``, a progress bar on stderr, each finished row handed to ``keep``;
+    True when it was cancelled. A plan the engine refuses is a UsageError."""
+    from tqdm import tqdm
+
+    from workbench import protocol
+
     state = {"bar": None, "cancelled": False}
 
     def started(m: protocol.SweepStarted) -> None:
-        state["bar"] = tqdm(total=m.total, unit="pt", disable=args.quiet, file=sys.stderr, leave=False)
+        state["bar"] = tqdm(total=m.total, unit="pt", disable=quiet, file=sys.stderr, leave=False)
 
     def point_started(m: protocol.PointStarted) -> None:
         if state["bar"] is not None:
             state["bar"].set_description(f"{m.backend} {m.size}" + (f" {m.variant}" if m.variant else ""))
 
     def point_finished(m: protocol.PointFinished) -> None:
-        rows.append(m.row)
-        if args.out:      # a valid file after every point: an interrupted sweep loses nothing measured
-            results.save(results.to_frame(rows), args.out, env, settings)
+        keep(m.row)
         if state["bar"] is not None:
             state["bar"].update(1)
 
@@ -231,31 +280,93 @@ def cmd_run(args: argparse.Namespace) -> int:
                 protocol.PointFinished: point_finished, protocol.SweepFinished: finished,
                 protocol.SweepError: error, protocol.EngineDied: say, protocol.EngineFailed: say,
                 protocol.LogLine: say}
-    with _StopOnSignals(runner) as signals:
-        try:
-            for message in runner.run(spec):
-                protocol.dispatch(handlers, message)
-        finally:
-            runner.close()
-            if state["bar"] is not None:
-                state["bar"].close()
+    try:
+        for message in runner.run(spec):
+            protocol.dispatch(handlers, message)
+    finally:
+        if state["bar"] is not None:
+            state["bar"].close()
+    return state["cancelled"]
+
+
+def cmd_lesson(args: argparse.Namespace) -> int:
+    """``lesson``: the lessons; ``lesson NAME``: its sweeps through the supervised engine, then its statement."""
+    import textwrap
+
+    from workbench import engine, lessons, results
+    from workbench.backends import BACKENDS, probe_all
+    from workbench.sizes import parse_sizes
+
+    if not args.name:
+        print("Lessons (gpu-workbench lesson NAME runs one):")
+        for ls in lessons.LESSONS.values():
+            print(f"  {ls.name:<16} {ls.title}")
+            print(textwrap.fill(ls.claim, 100, initial_indent=" " * 19, subsequent_indent=" " * 19))
+        return EXIT_OK
+    try:
+        ls = lessons.get(args.name)
+    except KeyError as exc:
+        raise UsageError(exc.args[0]) from None
+    try:
+        sizes = tuple(parse_sizes(args.sizes)) if args.sizes is not None else None
+    except ValueError as exc:
+        raise UsageError(f"--sizes: {exc}") from None
+    if args.repeats is not None and args.repeats < 1:
+        raise UsageError(f"--repeats {args.repeats}: must be at least 1")
+    _check_out(args)
+    chart = _chart_plan(args) if args.chart else None
+    p = lessons.plan(ls, probe_all([b for b in ls.backends if b in BACKENDS]), sizes=sizes,
+                     min_repeats=args.repeats, budget_s=args.budget)
+    print(f"Lesson: {ls.title}\n" + textwrap.fill(ls.claim, 100, initial_indent="  ", subsequent_indent="  "))
+    rows: list[dict] = []
+    env: dict = {}
+    signals = None
+    if p.specs:
+        from workbench.environment import record
+        env = record() if args.out or chart else {}
+        runner = _runner(args)
+        if ls.fresh_engine:
+            runner.renew()          # nothing compiled yet: the first call pays for it
+        with _StopOnSignals(runner) as signals:
+            try:
+                for index, spec in enumerate(p.specs):
+                    label = p.run_label(index)
+                    print(("\n" + (f"Run {index + 1} of {len(p.specs)} ({label}): " if label else "")
+                           + f"{spec.workload}, {spec.dtype}"
+                           + (", pinned host memory" if spec.host_memory == "pinned" else "")), flush=True)
+                    before = len(rows)
+                    cancelled = _sweep(runner, spec, lambda row, i=index: rows.append(lessons.tag(row, p, i)),
+                                       args.quiet)
+                    print(results.summary_table(results.to_frame(rows[before:])))
+                    if cancelled or signals.received:
+                        break
+            finally:
+                runner.close()
     frame = results.to_frame(rows)
-    capped = f", device memory capped at {results.human_bytes(spec.device_memory_limit)}"
-    print(f"{spec.workload}, {spec.dtype}" + (", pinned host memory" if spec.host_memory == "pinned" else "")
-          + (capped if spec.device_memory_limit else ""))
-    print(results.summary_table(frame))
-    if args.out:
-        path = results.save(frame, args.out, env, settings)
-        print(f"\nwrote {path}")
+    stopped = bool(signals and signals.received) or len(rows) < sum(_points(spec) for spec in p.specs)
+    statement = lessons.explain(p, frame, stopped=stopped)
+    print(f"\n{statement.verdict}")
+    for sentence in statement.sentences:
+        print(textwrap.fill(sentence, 100, initial_indent="- ", subsequent_indent="  "))
+    settings = {**(engine.settings_of(p.specs[0]) if p.specs else {}), "lesson": statement.as_settings()}
+    if args.out and rows:
+        print(f"\nwrote {results.save(frame, args.out, env, settings)}")
     if chart and rows:
         from workbench.result_files import live
+        measured = set(frame.loc[frame["status"] == "ok", "backend"])
+        if not args.baseline and ls.baseline in measured:
+            args.baseline = ls.baseline
         _write_charts(args, chart, [live(frame, env, settings)])
-    if signals.received:
-        print(f"gpu-workbench: interrupted by {signals.received}: {len(rows)} point(s) measured"
-              + (f", written to {args.out}" if args.out else ""), file=sys.stderr)
+    if signals is not None and signals.received:
+        print(f"gpu-workbench: interrupted by {signals.received}: {len(rows)} point(s) measured", file=sys.stderr)
         return EXIT_INTERRUPTED
-    failed = state["cancelled"] or bool((frame["status"] != "ok").any())
-    return EXIT_FAILED if failed else EXIT_OK
+    return EXIT_FAILED if stopped or len(lessons.unexpected_failures(p, frame)) else EXIT_OK
+
+
+def _points(spec) -> int:
+    """How many points a sweep has (its sizes, variants and backends)."""
+    from workbench import engine
+    return len(engine.plan(spec, engine.validate(spec)))
 
 
 def _memory_notes(spec) -> list[str]:
@@ -299,9 +410,13 @@ class _StopOnSignals:
             signal.signal(sig, handler)
 
 
-def _plain_settings(spec) -> dict:
-    """The sweep's settings as the result files keep them (tuples as lists)."""
-    return {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(spec).items()}
+def _check_out(args: argparse.Namespace) -> None:
+    """``--out`` is refused before any point runs: a name results.save would not take, a bad place."""
+    if args.out is None:
+        return
+    if Path(args.out).suffix.lower() not in (".csv", ".json"):
+        raise UsageError(f"--out {args.out!r}: the file name must end in .csv or .json")
+    check_writable(Path(args.out), "--out")
 
 
 def check_writable(path: Path, what: str) -> None:
@@ -309,17 +424,20 @@ def check_writable(path: Path, what: str) -> None:
 
     Tried by creating a file beside it, since ``os.access`` says yes to root on a read-only file system.
     """
-    if path.is_dir():
-        raise UsageError(f"{what} {path}: is a folder, not a file name")
     folder = path.parent
-    if not folder.is_dir():
-        raise UsageError(f"{what} {path}: the folder {folder} does not exist")
-    if path.exists() and not os.access(path, os.W_OK):
-        raise UsageError(f"{what} {path}: the file is not writable")
     try:
+        if path.is_dir():
+            raise UsageError(f"{what} {path}: is a folder, not a file name")
+        if not folder.is_dir():
+            raise UsageError(f"{what} {path}: the folder {folder} does not exist")
+        if path.exists() and not os.access(path, os.W_OK):
+            raise UsageError(f"{what} {path}: the file is not writable")
         tempfile.TemporaryFile(dir=folder).close()
-    except OSError as exc:
-        raise UsageError(f"{what} {path}: cannot write in {folder} ({exc.strerror or exc})") from None
+        if len(path.name.encode()) > os.pathconf(folder, "PC_NAME_MAX"):
+            raise OSError(36, "File name too long")
+    except OSError as exc:     # a name too long, a folder we may not enter or write in
+        raise UsageError(f"{what} {str(path)[:80]}: cannot write in {str(folder)[:80]} "
+                         f"({exc.strerror or exc})") from None
 
 
 def _chart_plan(args: argparse.Namespace):

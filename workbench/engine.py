@@ -18,7 +18,7 @@ import logging
 import math
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterator
 
 import numpy as np
@@ -29,7 +29,7 @@ from workbench import limits
 from workbench.gpu import cap, driver
 from workbench.measure import HostPeak, mean_stages, summarize, typical_stages
 from workbench.protocol import PointFinished, PointStarted, SweepError, SweepFinished, SweepStarted
-from workbench.registry import REGISTRY, Context, Phases, Workload
+from workbench.registry import REGISTRY, Context, Phases, Workload, shown
 from workbench.results import empty_row, encode_stages
 
 log = logging.getLogger(__name__)
@@ -79,6 +79,11 @@ def _same(inputs: Any) -> Any:
 reference_inputs: Callable[[Any], Any] = _same
 
 
+def settings_of(spec: SweepSpec) -> dict:
+    """A sweep's settings as result files and the journal keep them: plain values, tuples as lists."""
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(spec).items()}
+
+
 class StopFlag:
     """Asks a running sweep to stop; honoured between repeats.
 
@@ -116,7 +121,7 @@ def validate(spec: SweepSpec) -> Workload:
         raise PlanError("no backend chosen")
     for name in spec.backends:
         if name not in backends_mod.BACKENDS:
-            raise PlanError(f"unknown backend {name!r}; valid: {', '.join(backends_mod.BACKENDS)}")
+            raise PlanError(f"unknown backend {shown(name)}; valid: {', '.join(backends_mod.BACKENDS)}")
         if name not in workload.implementations:
             raise PlanError(f"{spec.workload} has no {name} implementation; "
                             f"it runs on: {', '.join(workload.backends)}")
@@ -140,6 +145,10 @@ def validate(spec: SweepSpec) -> Workload:
         raise PlanError(f"the budget must be between 0 and {MAX_BUDGET_S:.0f} seconds per point, not {spec.budget_s}")
     if spec.max_repeats < spec.min_repeats:
         raise PlanError("the repeat cap must not be below the minimum repeats")
+    for what, names in (("backend", spec.backends), ("variant", spec.variants)):
+        twice = sorted({str(n) for n in names if list(names).count(n) > 1})
+        if twice:     # a second run of the same point would only double the sweep's time
+            raise PlanError(f"{what} {', '.join(twice)} is named twice")
     if not isinstance(spec.device_memory_limit, int) or spec.device_memory_limit < 0:
         raise PlanError(f"the device memory limit must be a number of bytes, not {spec.device_memory_limit!r}")
     check_memory(workload, max(spec.sizes), spec.dtype)

@@ -8,6 +8,7 @@ workloads (the command line's ``list``, the GUI's first paint) stays fast.
 from __future__ import annotations
 
 import importlib
+import reprlib
 import importlib.metadata
 import importlib.util
 import logging
@@ -27,6 +28,15 @@ BUILTIN_MODULES = (
 )
 ENTRY_POINT_GROUP = "gpu_workbench.workloads"
 KINDS = ("array math", "kernels", "data movement", "dataframes")
+
+
+def shown(text: str) -> str:
+    """A user's input quoted in a message, cut short: a 10,000-character name stays one readable line."""
+    return _SHORT.repr(text)
+
+
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = 40        # keyword arguments to Repr() need Python 3.12
 
 
 @dataclass
@@ -171,11 +181,20 @@ class Registry:
     def _load(self) -> None:
         if self._loaded:
             return
+        points = list(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP))
+        ours = {ep.name: ep for ep in points if ep.value.split(".")[0] == "workloads"}
+        # The built-in ones load first, in the order a user meets them; from a source tree that was
+        # never installed (the GPU machine runs one) there is no metadata, so their modules are named here.
         for mod in BUILTIN_MODULES:
-            importlib.import_module(f"workloads.{mod}")
+            if mod in ours:
+                ours[mod].load()
+            else:
+                importlib.import_module(f"workloads.{mod}")
         self._builtin = set(self._workloads)
         self._loaded = True
-        for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        for ep in points:
+            if ep.name in ours:
+                continue
             try:
                 before = set(self._workloads)
                 ep.load()
@@ -240,7 +259,7 @@ class Registry:
         try:
             return self._workloads[name]
         except KeyError:
-            raise KeyError(f"unknown workload {name!r}; valid: {', '.join(self._workloads)}") from None
+            raise KeyError(f"unknown workload {shown(name)}; valid: {', '.join(self._workloads)}") from None
 
     def all(self) -> list[Workload]:
         self._load()

@@ -54,6 +54,9 @@ def html_report(sets: Sequence[ResultSet], *, stamp: bool = True, baseline_name:
         heading = f"<h3>{_e(label)}</h3>" if label else ""
         parts.append(heading + "<ul>" + "".join(f"<li>{_e(s)}</li>" for s in
                                                summary.sentences(rs.frame, baseline_here)) + "</ul>")
+    for told in _told(sets):
+        parts.append(f"<h2 id=\"lesson\">Lesson: {_e(told.get('title') or told.get('name', ''))}</h2>"
+                     f"<p><b>{_e(told.get('verdict', ''))}</b> {_e(told['statement'])}</p>")
     parts += [f"<p><b>{_e(w)}</b>: {_e(text)}</p>" for w, text in _lessons(sets)]
     parts.append("<h2>Charts</h2>")
     for kind in charts.KINDS:
@@ -85,6 +88,12 @@ def _e(text: object) -> str:
 
 def _first_backend(rs: ResultSet) -> str:
     return str(rs.frame["backend"].iloc[0]) if len(rs.frame) else ""
+
+
+def _told(sets: Sequence[ResultSet]) -> list[dict]:
+    """The lesson statements the sets carry (``gpu-workbench lesson --out``, the window's export)."""
+    return [rs.settings["lesson"] for rs in sets
+            if isinstance(rs.settings.get("lesson"), dict) and rs.settings["lesson"].get("statement")]
 
 
 def _lessons(sets: Sequence[ResultSet]) -> list[tuple[str, str]]:
@@ -141,6 +150,7 @@ def _pdf(sets: Sequence[ResultSet], path: Path, *, stamp: bool, baseline_name: s
     for rs, label in zip(sets, labels):
         lines += ([label] if label else []) + ["  " + s for s in summary.sentences(
             rs.frame, b.backend if (rs.frame["backend"] == b.backend).any() else _first_backend(rs))] + [""]
+    lines += [charts.lesson_caption(told) for told in _told(sets)] + [""] if _told(sets) else []
     lines += [f"{w}: {text}" for w, text in _lessons(sets)]
     p = charts.preset()
     with charts.style(p), PdfPages(path, metadata={"CreationDate": None}) as pdf:

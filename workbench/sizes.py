@@ -8,6 +8,7 @@ import re
 _POWER = re.compile(r"^\s*(\d+)\s*\^\s*(\d+)\s*$")
 # Digits grouped by three with "," or a space: how the window (and people) write 10,000,000.
 _GROUPED = re.compile(r"\d{1,3}([, ]\d{3})+")
+_FACTOR = re.compile(r"x?(\d{1,6}(?:\.\d{1,12})?)")
 MAX_POINTS = 1000
 #: The largest size anyone can mean: 2^53 elements of one byte are 8 PiB, and sizes must stay exact
 #: as floats for the workloads' byte and FLOP counts.
@@ -107,18 +108,18 @@ def parse_sizes(text: str) -> list[int]:
             start, stop = parse_int(fields[0]), parse_int(fields[1])
             factor = 2.0
             if len(fields) == 3:
-                f = fields[2].strip().lower().lstrip("x")
-                try:
-                    factor = float(f)
-                except ValueError:
-                    raise ValueError(f"cannot read the factor {fields[2]!r} (use x2, x4, x1.5)") from None
+                m = _FACTOR.fullmatch(fields[2].strip().lower())
+                if not m:     # float() alone would take "+2", "1e1", "nan" or "inf"
+                    raise ValueError(f"cannot read the factor {fields[2]!r} (use x2, x4, x1.5)")
+                factor = float(m.group(1))
             sizes.extend(geometric(start, stop, factor))
         else:
             sizes.append(parse_int(part))
     for s in sizes:
         if s <= 0:
             raise ValueError(f"size {s} must be positive")
-    return sizes
+    # Ranges that meet (2^10:2^20,2^20:2^24) name a size twice: measure it once.
+    return list(dict.fromkeys(sizes))
 
 
 #: Binary units are what memory is sold and reported in (nvidia-smi's MiB); decimal ones are
@@ -150,4 +151,3 @@ def parse_bytes(text: str) -> int:
     if value < 1:
         raise ValueError(f"{text.strip()!r} is no memory at all: give a positive amount such as 8GiB")
     return int(value)
-

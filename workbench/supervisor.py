@@ -86,6 +86,7 @@ class Supervisor:
         self._stop_at: float | None = None
         self._armed = False
         self._closed = False
+        self._renew = False
 
     # --- the engine process ---------------------------------------------------------------------
 
@@ -203,12 +204,21 @@ class Supervisor:
         self._stop_at = None
         self._armed = True
 
+    def renew(self) -> None:
+        """Run the next sweep in a fresh engine process: nothing compiled or cached in memory yet (a
+        lesson about first calls). From any thread; the engine in use now ends when that sweep begins."""
+        self._renew = True
+
     def run(self, spec: Any) -> Iterator[Any]:
         """Every message of a sweep, ending with exactly one SweepFinished, whatever happens."""
         from workbench import engine
         if not self._armed:
             self.arm()
         self._armed = False
+        if self._renew:
+            self._renew = False
+            with self._lock:
+                self._quit_locked()
         t0 = time.monotonic()
         try:
             workload = engine.validate(spec)
@@ -316,19 +326,24 @@ class Supervisor:
         self._closed = True
         self.flag.set()
         with self._lock:
-            engines = [(self.process, self.conn)] + list(self._parked.values())
-            self.process = self.conn = None
-            self._parked.clear()
-            for proc, conn in engines:
-                if proc is not None and proc.is_alive() and conn is not None:
-                    try:
-                        conn.send(("quit",))
-                    except (OSError, ValueError):
-                        pass
-            for proc, conn in engines:
-                if proc is not None and proc.is_alive():
-                    proc.join(self.stop_grace_s)
-                self._kill(proc, conn)
+            self._quit_locked()
+
+    def _quit_locked(self) -> None:
+        """Ask every engine process (the current one and those parked) to quit, and end those that
+        have not within the grace time."""
+        engines = [(self.process, self.conn)] + list(self._parked.values())
+        self.process = self.conn = None
+        self._parked.clear()
+        for proc, conn in engines:
+            if proc is not None and proc.is_alive() and conn is not None:
+                try:
+                    conn.send(("quit",))
+                except (OSError, ValueError):
+                    pass
+        for proc, conn in engines:
+            if proc is not None and proc.is_alive():
+                proc.join(self.stop_grace_s)
+            self._kill(proc, conn)
 
 
 class _Ended(Exception):
@@ -360,6 +375,9 @@ class InProcess:
 
     def stop(self) -> None:
         self.flag.stop()
+
+    def renew(self) -> None:
+        """Nothing to renew: what this process compiled stays compiled (a first-call lesson says so)."""
 
     def close(self) -> None:
         self.flag.stop()

@@ -71,3 +71,18 @@ def numba_cuda():
     """Import numba.cuda once, on first use by a kernel builder."""
     from numba import cuda
     return cuda
+
+
+def kernel_builder(build: Callable[..., Any]) -> Callable[..., Any]:
+    """Run a module's Numba CUDA kernel builder once per set of arguments, on first use.
+
+    Kernels say ``cuda.grid(1)``, and Numba reads ``cuda`` from the module's globals when it
+    compiles them; numba.cuda is imported only when a GPU kernel is wanted, so the builder's
+    module gets it here, just before the builder runs (each module keeps ``cuda = None``).
+    """
+    @functools.cache
+    @functools.wraps(build)
+    def built(*args: Any) -> Any:
+        build.__globals__["cuda"] = numba_cuda()
+        return build(*args)
+    return built

@@ -6,7 +6,7 @@ import functools
 import numpy as np
 
 from workbench.registry import Workload, register
-from workloads._common import BLOCK, device_phases, grid, numba_cuda, uniform
+from workloads._common import BLOCK, device_phases, grid, kernel_builder, uniform
 
 MAX_TRIPS = 256
 DECAY = 0.5
@@ -48,7 +48,7 @@ W = register(Workload(
     reference=_reference,
     flops=lambda n: 2.0 * n * (MAX_TRIPS + 1) / 2,
     bytes_moved=lambda n, isz: 2.0 * n * isz,
-    footprint=lambda n, isz: n * (2 * isz + 4 * 8) * 1.2,
+    footprint=lambda n, isz: n * (2 * isz + 5 * 8) * 1.2,
     tolerance={"float32": 1e-5, "float64": 1e-13},
     variants=("random", "sorted"),
 ))
@@ -130,10 +130,8 @@ def _cupy_fused(inputs, ctx):
                          lambda x, out: kernel(x, decay, np.int32(MAX_TRIPS), out))
 
 
-@functools.cache
+@kernel_builder
 def _numba_cuda_kernel():
-    global cuda
-    cuda = numba_cuda()
 
     @cuda.jit
     def loop(x, out, decay, max_trips):

@@ -6,7 +6,7 @@ import functools
 import numpy as np
 
 from workbench.registry import Workload, register
-from workloads._common import device_phases, f64, numba_cuda, uniform
+from workloads._common import device_phases, f64, kernel_builder, uniform
 
 # numba.cuda, bound by the kernel builders on first use: a module global, as Numba (and its
 # simulator) expect kernels to see it, without importing Numba when workloads are listed.
@@ -86,10 +86,8 @@ def _cupy_raw(inputs, ctx):
 BX, BY = 32, 8   # 32 threads along a row: one warp reads 32 consecutive cells
 
 
-@functools.cache
+@kernel_builder
 def _numba_cuda_kernels():
-    global cuda
-    cuda = numba_cuda()
 
     @cuda.jit
     def one(u, p, out):

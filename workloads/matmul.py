@@ -6,7 +6,7 @@ import functools
 import numpy as np
 
 from workbench.registry import Workload, register
-from workloads._common import device_phases, f64, numba_cuda, uniform
+from workloads._common import device_phases, f64, kernel_builder, uniform
 
 # numba.cuda, bound by the kernel builders on first use: a module global, as Numba (and its
 # simulator) expect kernels to see it, without importing Numba when workloads are listed.
@@ -64,11 +64,9 @@ def _cupy(inputs, ctx):
 TILE = 16
 
 
-@functools.lru_cache(maxsize=None)
+@kernel_builder
 def _tiled_kernel(dtype: str):
     """The textbook shared-memory tiled product (TILE x TILE tiles), one kernel per dtype."""
-    global cuda
-    cuda = numba_cuda()
     from numba import float32, float64
     nbtype = float32 if dtype == "float32" else float64
 

@@ -24,7 +24,7 @@ from typing import Any, Callable
 import numpy as np
 
 from workbench.registry import Phases, Workload, max_relative_error, register
-from workloads._common import BLOCK, grid, numba_cuda, uniform
+from workloads._common import BLOCK, grid, kernel_builder, uniform
 
 SENSORS = 256
 ROWS_PER_CELL = 4        # readings per (sensor, time bin), on average, before the filter
@@ -249,10 +249,9 @@ def _cpu(inputs, ctx):
 
 # The GPU stacks ------------------------------------------------------------------------------------
 
-@functools.cache
+@kernel_builder
 def _gpu_kernel():
-    global cuda, _newton_gpu
-    cuda = numba_cuda()
+    global _newton_gpu      # the kernel calls it by its global name, as it does cuda
     _newton_gpu = cuda.jit(device=True)(_newton)
 
     @cuda.jit

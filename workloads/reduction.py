@@ -6,7 +6,7 @@ import functools
 import numpy as np
 
 from workbench.registry import Workload, register
-from workloads._common import BLOCK, numba_cuda, uniform
+from workloads._common import BLOCK, kernel_builder, uniform
 from workbench.registry import Phases
 
 CHUNK = 4096          # Numba CPU: each chunk summed in order, chunk sums added after
@@ -85,10 +85,8 @@ def _cupy(inputs, ctx):
     return _gpu_phases(ctx, inputs[0], lambda d: d.sum())
 
 
-@functools.lru_cache(maxsize=None)
+@kernel_builder
 def _numba_cuda_kernel(dtype: str):
-    global cuda
-    cuda = numba_cuda()
     from numba import float32, float64
     nbtype = float32 if dtype == "float32" else float64
 

@@ -33,7 +33,7 @@ W = register(Workload(
     flops=lambda n: 0.0,
     bytes_moved=lambda n, isz: 2.0 * frame_bytes(n, isz),
     device_footprint=lambda n, isz: frame_bytes(n, isz) * 3,     # the frame, the order, the sorted copy
-    footprint=lambda n, isz: frame_bytes(n, isz) * 5,
+    footprint=lambda n, isz: frame_bytes(n, isz) * 6,
     tolerance={"float32": 0.0, "float64": 0.0},
     compare=_compare,
 ))

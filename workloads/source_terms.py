@@ -6,7 +6,7 @@ import functools
 import numpy as np
 
 from workbench.registry import Workload, register
-from workloads._common import BLOCK, device_phases, f64, grid, numba_cuda, uniform
+from workloads._common import BLOCK, device_phases, f64, grid, kernel_builder, uniform
 
 # numba.cuda, bound by the kernel builders on first use: a module global, as Numba (and its
 # simulator) expect kernels to see it, without importing Numba when workloads are listed.
@@ -83,10 +83,8 @@ def _cupy_raw(inputs, ctx):
     return device_phases(ctx, inputs, inputs[0].shape, inputs[0].dtype, launch)
 
 
-@functools.cache
+@kernel_builder
 def _numba_cuda_kernels():
-    global cuda
-    cuda = numba_cuda()
 
     @cuda.jit
     def one(coeff, phi, out):

@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from workbench.registry import Workload, register
-from workloads._common import BLOCK, device_phases, f64, grid, numba_cuda, uniform
+from workloads._common import BLOCK, device_phases, f64, grid, kernel_builder, uniform
 
 WARP = 32
 INT32_MAX = 2 ** 31 - 1
@@ -197,10 +197,8 @@ def _cupy(inputs, ctx):
     return dataclasses.replace(phases, close=lambda: (matrix.clear(), phases.close()))
 
 
-@functools.cache
+@kernel_builder
 def _numba_cuda_kernels():
-    global cuda
-    cuda = numba_cuda()
 
     @cuda.jit
     def row_per_thread(data, indices, indptr, x, y, zero):

@@ -6,7 +6,7 @@ import functools
 import numpy as np
 
 from workbench.registry import Phases, Workload, register
-from workloads._common import f64, numba_cuda, uniform
+from workloads._common import f64, kernel_builder, uniform
 
 STEPS = 10
 ALPHA = 0.2   # explicit scheme is stable for alpha <= 0.25
@@ -170,10 +170,8 @@ BX, BY, ROWS = 32, 8, 8
 STRIP = ROWS + 2   # Numba needs local array sizes as plain module constants
 
 
-@functools.cache
+@kernel_builder
 def _numba_cuda_kernels():
-    global cuda
-    cuda = numba_cuda()
 
     @cuda.jit
     def one(u, v, a, four):
@@ -188,7 +186,7 @@ def _numba_cuda_kernels():
     return one
 
 
-@functools.lru_cache(maxsize=None)
+@kernel_builder
 def _numba_cuda_strip(dtype: str):
     """A strip of ROWS rows per thread, every load issued before the first store.
 
@@ -198,8 +196,6 @@ def _numba_cuda_strip(dtype: str):
     (61 % of the copy bandwidth in float32 on an H200). Loading the whole strip into
     registers first puts 3 * ROWS + 2 loads in flight per thread.
     """
-    global cuda
-    cuda = numba_cuda()
     from numba import float32, float64
     nbtype = float32 if dtype == "float32" else float64
 

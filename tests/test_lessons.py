@@ -1,0 +1,517 @@
+"""Lessons: each declaration, each plan, and each statement from synthetic rows, where the lesson holds
+and where it does not (then the statement must say so, not repeat the lesson). No GPU, no engine."""
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import pytest
+
+from workbench import lessons, results
+from workbench.backends import BACKENDS, Availability
+
+ALL_USABLE = {b: Availability(True, "", "test") for b in BACKENDS}
+NO_GPU = {b: Availability(BACKENDS[b].device == "cpu", "" if BACKENDS[b].device == "cpu" else "no GPU here", "test")
+          for b in BACKENDS}
+POW2 = [2 ** k for k in range(10, 27, 2)]
+
+
+def row(backend, size, total, compute=None, h2d=0.0, d2h=0.0, variant="", workload="source_terms",
+        dtype="float32", host_memory=None, first=None, status="ok", **kw):
+    gpu = backend in BACKENDS and BACKENDS[backend].device == "gpu"
+    compute = total - h2d - d2h if compute is None else compute
+    return results.empty_row(
+        workload=workload, backend=backend, size=size, dtype=dtype, variant=variant,
+        host_memory=(host_memory or "pageable") if gpu else "", compute_median_s=compute, total_median_s=total,
+        h2d_s=h2d, d2h_s=d2h, first_call_s=2 * total if first is None else first, status=status, repeats=3,
+        **kw)
+
+
+def say(name, rows, availability=ALL_USABLE):
+    p = lessons.plan(lessons.get(name), availability)
+    return lessons.explain(p, results.to_frame(rows))
+
+
+# Declarations and plans ------------------------------------------------------------------------
+
+def test_every_lesson_is_declared_against_real_workloads_and_runs_somewhere():
+    assert set(lessons.LESSONS) == {"small-problems", "transfers", "first-call", "float32-float64", "divergence",
+                                    "kernel-style", "memory-wall", "pipeline", "dataframes"}
+    for ls in lessons.LESSONS.values():
+        assert lessons.problems(ls) == [], ls.name
+        p = lessons.plan(ls, ALL_USABLE)
+        assert len(p.specs) == len(ls.runs) and p.specs[0].workload == ls.workload
+        assert ls.on_gpu and ls.claim and ls.chart in ("runtime", "speedup", "transfer", "memory", "first-call")
+
+
+def test_a_declaration_that_names_a_missing_variant_or_dtype_is_a_problem():
+    bad = dataclasses.replace(lessons.get("divergence"), variants=("shuffled",),
+                              runs=(lessons.Run("x", dtype="int8"),))
+    found = " ".join(lessons.problems(bad))
+    assert "no variant 'shuffled'" in found and "no dtype int8" in found
+    assert lessons.problems(dataclasses.replace(bad, workload="nope"))[0].startswith("unknown workload")
+
+
+def test_unknown_lesson_names_the_lessons():
+    with pytest.raises(KeyError, match="small-problems"):
+        lessons.get("nope")
+
+
+def test_without_a_gpu_the_plan_runs_the_cpu_backends_and_says_why_the_others_are_left_out():
+    p = lessons.plan(lessons.get("small-problems"), NO_GPU)
+    (spec,) = p.specs
+    assert spec.backends == ("numpy", "numba")
+    assert dict(p.skipped) == {"cupy": "no GPU here", "numba-cuda": "no GPU here"}
+
+
+def test_a_backend_not_yet_in_the_workbench_is_skipped_with_its_reason():
+    p = lessons.plan(lessons.get("dataframes"), ALL_USABLE)
+    reasons = dict(p.skipped)
+    assert "cudf-pandas" in reasons and "cudf-pandas" not in p.specs[0].backends
+    assert reasons["cudf-pandas"] in ("not a backend of this workbench yet",
+                                      "groupby has no cudf-pandas implementation yet")
+
+
+def test_a_lesson_with_nothing_to_run_here_says_what_the_gpu_would_show():
+    p = lessons.plan(lessons.get("memory-wall"), {b: Availability(False, "no GPU here") for b in BACKENDS})
+    assert p.specs == ()
+    st = lessons.explain(p, results.to_frame([]))
+    assert st.holds is None
+    assert "Nothing of this lesson can run here." in st.text and "On a GPU: under a device-memory cap" in st.text
+
+
+def test_overrides_replace_sizes_and_repeats_and_runs_are_one_spec_each():
+    p = lessons.plan(lessons.get("transfers"), ALL_USABLE, sizes=(2 ** 10, 2 ** 12), min_repeats=1, budget_s=0.0)
+    assert [s.host_memory for s in p.specs] == ["pageable", "pinned"]
+    assert all(s.sizes == (2 ** 10, 2 ** 12) and s.min_repeats == 1 and s.budget_s == 0 for s in p.specs)
+    assert p.labels == ("pageable", "pinned")
+
+
+def test_without_a_gpu_a_pinned_run_that_would_repeat_the_pageable_one_is_left_out():
+    ls = dataclasses.replace(lessons.get("transfers"), needs_gpu=False)
+    p = lessons.plan(ls, NO_GPU)
+    assert [s.host_memory for s in p.specs] == ["pageable"] and p.specs[0].backends == ("numpy",)
+    assert len(lessons.plan(lessons.get("float32-float64"), NO_GPU).specs) == 2     # dtypes still differ
+
+
+def test_a_lesson_whose_cpu_backends_alone_show_nothing_runs_none_of_them_without_a_gpu():
+    p = lessons.plan(lessons.get("transfers"), NO_GPU)
+    assert p.specs == () and "numpy alone would show nothing of this lesson: not run." in p.notes
+    st = lessons.explain(p, results.to_frame([]))
+    assert "Nothing of this lesson can run here." in st.text and "On a GPU: the kernel alone" in st.text
+
+
+def test_rows_of_several_runs_carry_their_run_in_the_variant():
+    p = lessons.plan(lessons.get("float32-float64"), ALL_USABLE)
+    r = row("numpy", 1024, 1e-3)
+    assert lessons.tag(r, p, 1)["variant"] == "float64" and r["variant"] == ""
+    single = lessons.plan(lessons.get("divergence"), ALL_USABLE)
+    assert lessons.tag(row("numba", 8, 1.0, variant="sorted"), single, 0)["variant"] == "sorted"
+
+
+def test_the_device_memory_limit_is_data_handed_on_where_the_sweep_has_the_field():
+    ls = lessons.get("memory-wall")
+    assert ls.device_memory_limit == 1280 * 2 ** 20
+    from workbench.engine import SweepSpec
+    has_field = "device_memory_limit" in {f.name for f in dataclasses.fields(SweepSpec)}
+    p = lessons.plan(ls, ALL_USABLE)
+    if not has_field:
+        assert any("cannot cap device memory yet" in n for n in p.notes)
+
+    @dataclasses.dataclass(frozen=True)
+    class AsBytes:
+        device_memory_limit: int | None = None
+
+    @dataclasses.dataclass(frozen=True)
+    class AsText:
+        device_memory_limit: str = ""
+
+    assert lessons._with_device_limit(AsBytes(), ls.device_memory_limit).device_memory_limit == 1280 * 2 ** 20
+    assert lessons._with_device_limit(AsText(), ls.device_memory_limit).device_memory_limit == "1280MiB"
+
+
+def test_sizes_that_do_not_fit_in_host_memory_are_left_out_and_said(monkeypatch):
+    from workbench import engine
+
+    def check(w, size, dtype):
+        if size > 2 ** 20:
+            raise engine.PlanError(f"too big: {size}")
+    monkeypatch.setattr(engine, "check_memory", check)
+    p = lessons.plan(lessons.get("small-problems"), ALL_USABLE)
+    assert max(p.specs[0].sizes) == 2 ** 20
+    assert any("2^22 left out: too big" in n for n in p.notes)
+
+
+# Small problems lose ------------------------------------------------------------------------------
+
+def small_rows(gpu_time):
+    out = []
+    for s in POW2:
+        out.append(row("numpy", s, s * 1e-9))
+        out.append(row("numba", s, 8e-6 + s * 1e-10))
+        out.append(row("cupy", s, gpu_time(s), h2d=gpu_time(s) * 0.5, d2h=gpu_time(s) * 0.2))
+    return out
+
+
+def test_small_problems_with_a_break_even_names_it_with_the_measured_times():
+    st = say("small-problems", small_rows(lambda s: 50e-6 + s * 2e-10))
+    assert st.holds is True and st.verdict == "Measured here: as the lesson says."
+    # 50 us + 0.2 ns/cell against 1 ns/cell: even near 62,500 cells, between 2^14 and 2^16
+    assert 2 ** 14 < st.break_even < 2 ** 16
+    assert "cupy loses to numpy end-to-end (transfers included) up to 2^14 and wins from 2^16 on: break-even " \
+           "near 2^16" in st.text
+    assert "at 2^10 it is 49x slower (50.2 us against 1.02 us)" in st.text
+    assert "at 2^26 5.0x faster" in st.text
+    assert st.marks == ((st.break_even, "break-even cupy vs numpy"),)
+    assert "No GPU backend could run here" not in st.text
+
+
+def test_the_break_even_is_where_the_time_ratio_crosses_one_between_the_sizes():
+    st = say("small-problems", small_rows(lambda s: 50e-6 + s * 2e-10))
+    lo, hi = 2 ** 14, 2 ** 16
+    r = lambda s: (50e-6 + s * 2e-10) / (s * 1e-9)  # noqa: E731
+    t = math.log(r(lo)) / (math.log(r(lo)) - math.log(r(hi)))
+    assert st.break_even == pytest.approx(math.exp(math.log(lo) + t * (math.log(hi) - math.log(lo))))
+
+
+def test_small_problems_where_the_gpu_never_wins_says_so_instead_of_the_lesson():
+    st = say("small-problems", small_rows(lambda s: 1e-3 + s * 2e-9))
+    assert st.holds is False and st.verdict == "Measured here: not as the lesson says."
+    assert "cupy never beat numpy end-to-end (transfers included) at these sizes (2^10 to 2^26)" in st.text
+    assert "no break-even here" in st.text and "wins from there on" not in st.text.split("numba")[0]
+    assert st.break_even is None and all("cupy" not in label for _, label in st.marks)
+
+
+def test_small_problems_where_the_gpu_wins_even_the_smallest_says_no_problem_was_too_small():
+    st = say("small-problems", small_rows(lambda s: s * 1e-10))
+    assert st.holds is False
+    assert "cupy beat numpy end-to-end (transfers included) at every size measured, even the smallest" in st.text
+    assert "loses to" not in st.text.split("On the CPU")[0]
+
+
+def test_small_problems_where_the_gpu_wins_only_in_the_middle_has_no_single_break_even():
+    def middle(s):
+        return s * 0.5e-9 if 2 ** 14 <= s <= 2 ** 20 else s * 2e-9
+    st = say("small-problems", small_rows(middle))
+    assert st.holds is False and st.break_even is None
+    assert "No single break-even: cupy beats numpy end-to-end (transfers included) only at 2^14 to 2^20" in st.text
+
+
+def test_small_problems_without_a_gpu_measures_the_cpu_part_and_says_what_the_gpu_would_show():
+    rows = [r for r in small_rows(lambda s: 1.0) if r["backend"] != "cupy"]
+    st = say("small-problems", rows, NO_GPU)
+    assert "numba's parallel loop loses to numpy up to 2^12" in st.text
+    assert st.holds is True and st.marks[0][1] == "break-even numba vs numpy"
+    assert "No GPU backend could run here. On a GPU: cupy and numba-cuda lose to numpy" in st.text
+    assert "Not run: cupy, numba-cuda: no GPU here." in st.text
+
+
+def test_small_problems_without_a_gpu_where_threads_never_pay_off_says_so():
+    rows = [row("numpy", s, s * 1e-9) for s in POW2] + [row("numba", s, 1.0) for s in POW2]
+    st = say("small-problems", rows, NO_GPU)
+    assert st.holds is False and "numpy stays faster than numba end-to-end at every size" in st.text
+
+
+# Transfers --------------------------------------------------------------------------------------
+
+def transfer_rows(pageable_transfer, pinned_transfer, kernel=lambda s: s * 1e-12):
+    out = []
+    for label, tr in (("pageable", pageable_transfer), ("pinned", pinned_transfer)):
+        for s in POW2[3:]:
+            out.append(row("numpy", s, s * 1e-9, variant=label))
+            k, t = kernel(s), tr(s)
+            out.append(row("cupy", s, k + t, compute=k, h2d=0.7 * t, d2h=0.3 * t, variant=label, host_memory=label))
+    return out
+
+
+def test_transfers_eating_the_speedup_is_said_with_kernel_only_and_end_to_end_figures():
+    st = say("transfers", transfer_rows(lambda s: s * 5e-10, lambda s: s * 1e-10))
+    assert st.holds is True
+    s = "2^26"
+    assert f"At {s}, cupy's kernel alone is 1,000x numpy; end-to-end only 2.0x: transfers take 100 % of the " \
+           "GPU's time (pageable host memory)." in st.text
+    assert "Pinned host memory moved the same data 5.0x faster" in st.text
+    assert "end-to-end 9.9x numpy, transfers 99 % of the GPU's time" in st.text
+
+
+def test_transfers_that_take_little_of_the_time_are_said_not_to_eat_the_speedup():
+    st = say("transfers", transfer_rows(lambda s: s * 1e-13, lambda s: s * 0.5e-13, kernel=lambda s: s * 1e-11))
+    assert st.holds is False
+    assert "transfers took only 1 % of cupy's end-to-end time" in st.text
+    assert "here they did not eat the speedup" in st.text
+    assert "transfers take" not in st.text
+
+
+def test_pinned_memory_that_is_not_faster_is_said():
+    st = say("transfers", transfer_rows(lambda s: s * 5e-10, lambda s: s * 6e-10))
+    assert st.holds is False
+    assert "Pinned host memory was not faster here" in st.text and "moved the same data" not in st.text
+
+
+# First call ----------------------------------------------------------------------------------------
+
+def first_rows(numba_first):
+    out = []
+    for s in (2 ** 12, 2 ** 16, 2 ** 20):
+        out.append(row("numpy", s, s * 1e-9, first=s * 3e-9))
+        out.append(row("numba", s, s * 1e-10 + 5e-6, first=numba_first if s == 2 ** 12 else 1e-5))
+    return out
+
+
+def test_first_call_cost_is_said_with_its_ratio_and_when_it_pays_back():
+    st = say("first-call", first_rows(0.75))
+    assert st.holds is True
+    assert "numba's first call took 750 ms" in st.text and "a steady call (5.41 us) at 2^12: compilation." in st.text
+    assert "its compilation pays back after about" in st.text
+    assert "numpy's first call took" in st.text and "no compiler" in st.text
+
+
+def test_a_first_call_that_compiled_nothing_is_said():
+    st = say("first-call", first_rows(6e-6))
+    assert st.holds is False
+    assert "it compiled nothing here" in st.text and "compilation." not in st.text
+
+
+# float32 against float64 ------------------------------------------------------------------------
+
+def precision_rows(time_ratio, memory_ratio, f32_status="ok"):
+    out = []
+    for label in ("float32", "float64"):
+        k = time_ratio if label == "float64" else 1.0
+        mem = memory_ratio if label == "float64" else 1.0
+        for s in POW2[5:]:
+            out.append(row("numpy", s, k * s * 1e-9, variant=label, dtype=label, peak_host_bytes=mem * 12 * s,
+                           max_rel_error=6e-8 if label == "float32" else 1e-16,
+                           status=f32_status if label == "float32" and s == POW2[-1] else "ok",
+                           message="result differs" if f32_status != "ok" else ""))
+            out.append(row("cupy", s, k * s * 1e-11, variant=label, dtype=label, peak_device_bytes=mem * 16 * s,
+                           max_rel_error=5e-8 if label == "float32" else 1e-16))
+    return out
+
+
+def test_float64_twice_the_time_and_memory_is_said_with_both_ratios():
+    st = say("float32-float64", precision_rows(2.0, 2.0))
+    assert st.holds is True
+    assert "cupy: float64 took 2.0x the time of float32 at 2^26 and 2.0x the device memory (2.0 GiB against " \
+           "1.0 GiB)." in st.text
+    assert "numpy: float64 took 2.0x the time" in st.text and "host memory" in st.text
+    assert "float32 results stayed within a relative error of 6.0e-08" in st.text
+
+
+def test_float64_barely_slower_is_said_not_to_be_bandwidth_bound():
+    st = say("float32-float64", precision_rows(1.1, 2.0))
+    assert st.holds is False
+    assert "cupy: float64 took only 1.1x the time of float32" in st.text
+    assert "here its time is not set by the bytes it moves" in st.text
+
+
+def test_memory_that_does_not_double_and_wrong_float32_results_are_said():
+    st = say("float32-float64", precision_rows(2.0, 1.2, f32_status="wrong"))
+    assert st.holds is False
+    assert "peak device memory did not double" in st.text
+    assert "float32 was not accurate enough for numpy: result differs" in st.text
+    assert "stayed within" not in st.text
+
+
+# Divergence ----------------------------------------------------------------------------------------
+
+def divergence_rows(gpu_ratio, cpu_ratio=1.02):
+    out = []
+    for v in ("random", "sorted"):
+        for s in POW2[3:7]:
+            out.append(row("numba-cuda", s, s * 1e-10 * (gpu_ratio if v == "random" else 1), variant=v,
+                           workload="divergence"))
+            out.append(row("numba", s, s * 1e-9 * (cpu_ratio if v == "random" else 1), variant=v,
+                           workload="divergence"))
+    return out
+
+
+def test_divergence_on_the_gpu_is_said_with_the_ratio():
+    st = say("divergence", divergence_rows(3.2))
+    assert st.holds is True
+    assert "numba-cuda: random order took 3.2x the time of sorted at 2^22: each warp waits" in st.text
+    assert "numba: random order took 1.0x the time of sorted at 2^22: a CPU core follows its own branch" in st.text
+
+
+def test_divergence_that_costs_nothing_is_said():
+    st = say("divergence", divergence_rows(1.05))
+    assert st.holds is False and "divergence cost little here" in st.text and "waits" not in st.text
+
+
+def test_a_cpu_that_cares_about_the_order_is_said():
+    st = say("divergence", divergence_rows(3.0, cpu_ratio=2.0))
+    assert st.holds is False and "the order mattered on the CPU too" in st.text
+
+
+# How the kernel is written ---------------------------------------------------------------------------
+
+def style_rows(gbps):
+    out = []
+    for s in POW2[5:]:
+        for b, g in gbps.items():
+            out.append(row(b, s, 12 * s / (g * 1e9), gbps=g, gbps_limit=4000.0 if BACKENDS[b].device == "gpu"
+                           else float("nan")))
+    return out
+
+
+def test_kernel_style_gives_each_kernels_bandwidth_and_share_of_the_copy():
+    st = say("kernel-style", style_rows({"numpy": 5.3, "numba": 139, "cupy": 1227, "cupy-fused": 2442,
+                                         "cupy-raw": 4143, "numba-cuda": 2969, "numba-cuda-x4": 3712}))
+    assert st.holds is True
+    assert "At 2^26, in GB/s and as a share of the device's copy bandwidth: cupy (one kernel per operation, " \
+           "with a temporary) 1,227 GB/s (31 %); cupy-fused (fused into one kernel) 2,442 GB/s (61 %)" in st.text
+    assert "Fusing the expression into one kernel took cupy's 1,227 GB/s to 2,442 GB/s." in st.text
+    assert "numba's single loop moved 139.0 GB/s, numpy's expression with its temporaries 5.3 GB/s" in st.text
+
+
+def test_kernel_style_without_a_gpu_checks_the_cpus_one_loop_against_temporaries():
+    st = say("kernel-style", style_rows({"numpy": 5.1, "numba": 9.7}), NO_GPU)
+    assert st.holds is True and "numba's single loop moved 9.7 GB/s, numpy's expression" in st.text
+    st = say("kernel-style", style_rows({"numpy": 5.1, "numba": 5.0}), NO_GPU)
+    assert st.holds is False and "was no faster than numpy's expression with its temporaries" in st.text
+
+
+def test_a_fused_kernel_no_faster_than_the_plain_one_is_said():
+    st = say("kernel-style", style_rows({"cupy": 2000, "cupy-fused": 1900, "cupy-raw": 4000}))
+    assert st.holds is False
+    assert "Fusing the expression into one kernel did not help here: cupy-fused 1,900 GB/s against cupy's " \
+           "2,000 GB/s." in st.text
+
+
+# The memory wall ---------------------------------------------------------------------------------
+
+def wall_rows(wall32, wall64, per_element=16):
+    out = []
+    for label, wall in (("float32", wall32), ("float64", wall64)):
+        per = per_element * (2 if label == "float64" else 1)
+        for s in (2 ** k for k in range(22, 28)):
+            if wall is not None and s >= wall:
+                out.append(row("cupy", s, float("nan"), variant=label, dtype=label, status="error",
+                               message=f"OutOfMemoryError: Out of memory allocating {per * s:,} bytes"))
+            else:
+                out.append(row("cupy", s, s * 1e-11, variant=label, dtype=label, peak_device_bytes=per * s))
+    return out
+
+
+def test_the_memory_wall_moving_twice_as_far_in_float32_is_said_and_marked():
+    st = say("memory-wall", wall_rows(2 ** 26, 2 ** 25))
+    assert st.holds is True
+    assert "cupy ran out of device memory at 2^25 in float64 and at 2^26 in float32: float32 moved the wall " \
+           "2.0x further." in st.text
+    assert st.marks == ((2 ** 25, "cupy: float64 wall"), (2 ** 26, "cupy: float32 wall"))
+    assert "point(s) failed" not in st.text       # the walls are the lesson, not failures
+
+
+def test_a_wall_that_does_not_move_is_said():
+    st = say("memory-wall", wall_rows(2 ** 25, 2 ** 25))
+    assert st.holds is False and "float32 did not move the wall twice as far" in st.text
+
+
+def test_without_a_wall_the_lesson_projects_it_from_the_memory_per_element():
+    st = say("memory-wall", wall_rows(None, None))
+    assert st.holds is True
+    assert "cupy needed 16 bytes of device memory per element in float32 and 32 in float64 (2.0x); under a " \
+           "1.25 GiB cap float32 would fit up to 2^26, float64 up to 2^25." in st.text
+    assert "No point of cupy ran out of device memory: the largest used 4.0 GiB." in st.text
+
+
+# The pipeline --------------------------------------------------------------------------------------
+
+def pipeline_rows(zc, rt, cpu, handoff_rt=0.02):
+    out = []
+    for s in (10_000, 100_000, 1_000_000, 10_000_000):
+        f = s / 10_000_000
+        out.append(row("cpu-stack", s, cpu * f, workload="pipeline",
+                       stages=results.encode_stages({"frame": 0.6 * cpu * f, "frame->array": 0.0,
+                                                     "array": 0.3 * cpu * f, "kernel": 0.1 * cpu * f})))
+        out.append(row("gpu-zero-copy", s, zc * f + 1e-3, workload="pipeline",
+                       stages=results.encode_stages({"frame": zc * f, "frame->array": 1e-5})))
+        out.append(row("gpu-round-trips", s, rt * f + 1e-3, workload="pipeline",
+                       stages=results.encode_stages({"frame": zc * f, "frame->array": handoff_rt * f})))
+    return out
+
+
+def test_the_pipeline_on_the_gpu_beats_the_cpu_and_round_trips_cost_is_said():
+    st = say("pipeline", pipeline_rows(zc=0.05, rt=0.09, cpu=1.0))
+    assert st.holds is True
+    assert "At 10,000,000 rows the zero-copy GPU pipeline took 51 ms, 20x faster than the CPU stack (1 s)." \
+        in st.text
+    assert "the same GPU stages took 91 ms, 1.8x the zero-copy time; its hand-offs took 20 ms (22 % of its " \
+           "time) against 10 us zero-copy" in st.text
+    assert "frame 60 %, array 30 %, kernel 10 %" in st.text
+    assert st.break_even is not None and 10_000 < st.break_even < 10_000_000
+
+
+def test_a_pipeline_where_round_trips_cost_little_and_the_gpu_loses_says_so():
+    st = say("pipeline", pipeline_rows(zc=2.0, rt=2.0, cpu=1.0))
+    assert st.holds is False
+    assert "was 2.0x slower than the CPU stack" in st.text and "did not pay off" in st.text
+    assert "Host round trips cost little here" in st.text
+
+
+# Dataframes --------------------------------------------------------------------------------------
+
+def frame_rows(cudf, cudf_pandas=None):
+    out = []
+    for s in (10_000, 100_000, 1_000_000, 10_000_000):
+        out.append(row("pandas", s, s * 2e-8, workload="groupby"))
+        out.append(row("cudf", s, cudf(s), compute=cudf(s) * 0.1, h2d=cudf(s) * 0.8, d2h=cudf(s) * 0.1,
+                       workload="groupby"))
+        if cudf_pandas:
+            out.append(row("cudf-pandas", s, cudf_pandas(s), workload="groupby"))
+    return out
+
+
+def test_cudf_against_pandas_with_a_break_even_is_said():
+    st = say("dataframes", frame_rows(lambda s: 2e-3 + s * 1e-9))
+    assert st.holds is True
+    assert "At 10,000,000 rows cuDF's group-by alone is 167x pandas; with the conversion from and back to " \
+           "pandas 17x." in st.text
+    assert "cudf loses to pandas end-to-end (conversions included) up to 100,000 and wins from 1,000,000 on: " \
+           "break-even near 110,000; at 10,000 it is 10x slower" in st.text
+    assert "Not run: cudf-pandas: " in st.text
+
+
+def test_cudf_pandas_slower_than_pandas_is_said():
+    st = say("dataframes", frame_rows(lambda s: 2e-3 + s * 1e-9, cudf_pandas=lambda s: s * 4e-8))
+    assert st.holds is False
+    assert "cudf.pandas was 2.0x slower than plain pandas at 10,000,000 rows" in st.text
+    assert "ate the gain" in st.text
+
+
+def test_cudf_that_never_beats_pandas_is_said():
+    st = say("dataframes", frame_rows(lambda s: s * 1e-7))
+    assert st.holds is False
+    assert "cuDF was not faster than pandas end-to-end" in st.text and "cudf never beat pandas" in st.text
+
+
+# What a statement is made of --------------------------------------------------------------------
+
+def test_failed_points_that_are_not_the_lessons_subject_are_counted():
+    rows = small_rows(lambda s: 50e-6 + s * 2e-10)
+    rows.append(row("cupy", 2 ** 28, float("nan"), status="error", message="ZeroDivisionError"))
+    st = say("small-problems", rows)
+    assert "1 point(s) failed and are left out: cupy at 2^28: error." in st.text
+
+
+def test_a_stopped_lesson_says_it_covers_only_what_was_measured():
+    p = lessons.plan(lessons.get("small-problems"), ALL_USABLE)
+    st = lessons.explain(p, results.to_frame(small_rows(lambda s: 50e-6 + s * 2e-10)), stopped=True)
+    assert "stopped before its end" in st.text
+
+
+def test_the_statement_goes_into_settings_as_plain_data():
+    import json
+    st = say("small-problems", small_rows(lambda s: 50e-6 + s * 2e-10))
+    kept = json.loads(json.dumps(st.as_settings()))
+    assert kept["name"] == "small-problems" and kept["statement"] == st.text and kept["holds"] is True
+    assert kept["marks"] == [[st.break_even, "break-even cupy vs numpy"]]
+    assert st.caption().startswith("Lesson: Small problems lose; the break-even size. Measured here: as the lesson")
+
+
+def test_ratios_and_sizes_are_said_as_people_say_them():
+    assert [lessons.times(r) for r in (208.4, 17.2, 1.74, 0.42, 12345)] == ["208x", "17x", "1.7x", "0.42x",
+                                                                             "12,345x"]
+    assert lessons.faster(1.0, 3.2) == "3.2x faster" and lessons.faster(4.0, 1.0) == "4.0x slower"
+    assert lessons.approx_size(2 ** 16 * 1.05) == "2^16" and lessons.approx_size(31_234, pow2=False) == "31,000"
+    assert lessons.approx_size(105_943, pow2=False) == "110,000"
