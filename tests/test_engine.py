@@ -158,7 +158,7 @@ def test_a_sweep_resumes_at_a_given_point(registry):
     spec = SweepSpec("synthetic", ("numpy",), (4, 8, 16), "float64", min_repeats=1, budget_s=0)
     events = list(run_sweep(spec, first=1))
     assert [e.index for e in events if isinstance(e, PointStarted)] == [1, 2]
-    assert [r["size"] for r in rows(events)] == [8, 16]
+    assert [r["size"] for r in protocol.rows(events)] == [8, 16]
     assert events[0].total == 3
 
 

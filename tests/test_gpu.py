@@ -12,6 +12,7 @@ import threading
 import numpy as np
 import pytest
 
+from workbench import protocol
 from workbench.backends import probe
 from workbench.engine import SweepSpec, run_sweep
 from workbench.registry import REGISTRY
@@ -401,7 +402,6 @@ def test_groupby_with_pandas_cudf_and_cudf_pandas_in_one_sweep():
     others in the shared one; every point verified against pandas's float64 reference."""
     need("cudf")
     need("cudf-pandas")
-    from workbench import protocol
     from workbench.supervisor import Supervisor
     sizes = (10_000, 1_000_000)
     backends = ("pandas", "cudf", "cudf-pandas")
