@@ -214,3 +214,17 @@ def test_the_cap_reaches_the_engine_process(registry):
     assert [r["status"] for r in rows] == ["ok", "error", "ok"]
     assert rows[1]["message"].startswith(cap.OUT_OF_DEVICE_MEMORY) and "200.0 KiB" in rows[1]["message"]
     assert sup.restarts == 0
+
+
+@pytest.mark.parametrize("exc", [cap.DeviceMemoryExceeded("numba-cuda: allocating 512.0 MiB would pass the cap"),
+                                 MemoryError("std::bad_alloc: out_of_memory: RMM failure")])
+def test_the_memory_wall_lesson_expects_the_engines_out_of_memory_rows(exc):
+    """The lesson counts these rows as its subject, not as failures: whatever library ran out."""
+    from workbench import lessons
+    message = cap.describe(exc, "source_terms on numba-cuda at size 2^27 (float32)", 1.5 * 2 ** 30, 1280 * 2 ** 20,
+                           None)
+    assert lessons.get("memory-wall").expected_failures.search(message)
+    ls = lessons.get("memory-wall")
+    from workbench.backends import BACKENDS, Availability
+    p = lessons.plan(ls, {b: Availability(True, "", "test") for b in BACKENDS})
+    assert all(spec.device_memory_limit == ls.device_memory_limit for spec in p.specs) and p.specs
