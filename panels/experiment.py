@@ -197,10 +197,11 @@ class ExperimentPanel(QWidget):
             self._free = (now, driver.free_memory())
         return self._free[1]
 
-    def memory_notes(self) -> list[str]:
-        """Sizes of the sweep as it stands whose device footprint passes the cap or the free memory."""
+    def memory_notes(self, spec: engine.SweepSpec | None = None) -> list[str]:
+        """Sizes of ``spec`` (by default the sweep as the panel stands) whose device footprint passes
+        the cap or the free device memory."""
         try:
-            spec = self._spec()
+            spec = spec or self._spec()
         except ValueError:
             return []
         if spec.device_memory_limit and not any(BACKENDS[b].device == "gpu" for b in spec.backends):

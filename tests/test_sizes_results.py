@@ -155,6 +155,13 @@ def test_parse_bytes(text, expected):
     assert parse_bytes(text) == expected
 
 
+def test_an_exact_amount_reads_back_as_itself():
+    from workbench.sizes import fmt_bytes_exact, parse_bytes
+    for n in (1280 * 2 ** 20, 8 * 2 ** 30, 1000, 3 * 2 ** 29, 2 ** 40, 1536):
+        assert parse_bytes(fmt_bytes_exact(n)) == n
+    assert fmt_bytes_exact(1280 * 2 ** 20) == "1280MiB" and fmt_bytes_exact(8 * 2 ** 30) == "8GiB"
+
+
 @pytest.mark.parametrize("text", ["", "GiB", "8 GiBs", "eight GiB", "8XB", "-8GiB", "0", "0GiB", "8 Gi B",
                                   "1e400", "8GiB;rm"])
 def test_parse_bytes_refuses_junk_in_one_line(text):

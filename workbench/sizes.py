@@ -151,3 +151,12 @@ def parse_bytes(text: str) -> int:
     if value < 1:
         raise ValueError(f"{text.strip()!r} is no memory at all: give a positive amount such as 8GiB")
     return int(value)
+
+
+def fmt_bytes_exact(n: int) -> str:
+    """An amount of memory in the largest binary unit that holds it exactly (``1280MiB``, ``8GiB``),
+    as parse_bytes reads it back: what a field shows of a cap that was set elsewhere."""
+    for unit, scale in (("TiB", 2 ** 40), ("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
+        if n >= scale and n % scale == 0:
+            return f"{n // scale}{unit}"
+    return str(int(n))
