@@ -89,7 +89,7 @@ def test_new_workloads_run_their_cpu_backends_without_being_told(tmp_path, workl
     (["run", "-w", "matmul", "-b", "numpy", "-s", "2^20"], "GiB is available"),
     (["run", "-w", "matmul", "-b", "numpy", "-o", "x.txt"], ".csv or .json"),
     (["run", "-w", "divergence", "-b", "numpy", "--variants", "reversed"], "valid: random, sorted"),
-    (["run", "-w", "matmul", "-b", "numpy", "--device-memory-limit", "8XB"], "--device-memory-limit 8XB: cannot read"),
+    (["run", "-w", "matmul", "-b", "numpy", "--device-memory-limit", "8XB"], "--device-memory-limit: cannot read '8XB'"),
     (["run", "-w", "matmul", "-b", "numpy", "--device-memory-limit", "0"], "no memory at all"),
     (["run"], "required: --workload"),
     (["frobnicate"], "invalid choice"),

@@ -169,7 +169,7 @@ def _plan(args: argparse.Namespace):
     try:
         limit = parse_bytes(args.device_memory_limit) if args.device_memory_limit is not None else 0
     except ValueError as exc:
-        raise UsageError(f"--device-memory-limit {args.device_memory_limit}: {exc}") from None
+        raise UsageError(f"--device-memory-limit: {exc}") from None     # exc names the text, shortened
     spec = engine.SweepSpec(
         workload=workload.name, backends=names, sizes=sizes, dtype=args.dtype, variants=variants,
         host_memory="pinned" if args.pinned else "pageable",
