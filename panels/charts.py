@@ -24,6 +24,7 @@ from PySide6.QtGui import QFont, QFontMetrics
 from panels import axes, style
 from panels.style import Look
 from workbench.compare import Baseline, Overlay, Series, speedups
+from workbench.results import memory_walls
 
 log = logging.getLogger(__name__)
 HOVER_PX = 14            # how close the pointer must be to a point to show its values
@@ -101,6 +102,8 @@ class Titled:
 class Chart(Titled, pg.PlotWidget):
     """A log-log chart whose series are created once per key and updated in place."""
 
+    shows_walls = False        # the runtime and memory charts mark where a backend ran out of memory
+
     def __init__(self, name: str, title: str, left: str, left_format: Callable[[float], str], left_base: int,
                  solid: str, dashed: str) -> None:
         super().__init__(axisItems={"left": axes.ReadableAxis("left", left_format, left_base),
@@ -128,6 +131,7 @@ class Chart(Titled, pg.PlotWidget):
         self.describe: Callable[[dict, int], str] = lambda row, set_index: ""
         self.kind = ""                  # its name among workbench.chart_presets.KINDS
         self._drawn: set = set()        # the keys the last update drew
+        self.walls: dict = {}           # (backend, variant) -> the vertical line at its memory wall
         self.scene().sigMouseMoved.connect(self._mouse_moved)
         self.apply_look(self.look)
 
@@ -140,6 +144,8 @@ class Chart(Titled, pg.PlotWidget):
         for key in self.series:
             if key not in self._drawn:
                 self._empty(key)
+        if self.shows_walls and overlay.sets:     # the main set's: where this sweep ran out of memory
+            self.mark_walls(overlay.sets[0].frame)
 
     def draw_all(self, overlay: Overlay) -> None:
         raise NotImplementedError
@@ -188,6 +194,42 @@ class Chart(Titled, pg.PlotWidget):
     def clear_series(self) -> None:
         for key in self.series:
             self._empty(key)
+        self._hide_walls()
+
+    def _hide_walls(self) -> None:
+        for line in self.walls.values():
+            line.hide()
+
+    def mark_walls(self, frame: pd.DataFrame) -> None:
+        """A dashed vertical line in the series' colour at each series' first out-of-memory size
+        (the memory wall), labelled at the top; one item per series, moved, never re-made."""
+        walls = memory_walls(frame)
+        for key, line in self.walls.items():
+            line.setVisible(key in walls)
+        for key, size in walls.items():
+            line = self.walls.get(key)
+            if line is None:
+                backend, variant = key
+                name = f"{backend} ({variant})" if variant else backend
+                line = pg.InfiniteLine(angle=90, movable=False, label=f"{name}: out of memory",
+                                       labelOpts={"position": 0.92 - 0.08 * (len(self.walls) % 4),
+                                                  "anchors": [(0, 0.5), (0, 0.5)]})
+                self.addItem(line)
+                self.walls[key] = line
+                self._style_wall(key)
+            line.setValue(math.log10(size))       # the view's coordinates are log10 of the values
+
+    def walls_drawn(self) -> dict:
+        """{(backend, variant): size} of the walls shown, for tests."""
+        return {key: round(10 ** line.value()) for key, line in self.walls.items() if line.isVisible()}
+
+    def _style_wall(self, key) -> None:
+        line, c = self.walls[key], style.color(key[0], self.look)
+        line.setPen(pg.mkPen(c, width=self.look.line_px, style=Qt.PenStyle.DashLine))
+        font = QFont()
+        font.setPointSize(max(6, self.look.font_pt - 1))
+        line.label.setColor(c)
+        line.label.setFont(font)
 
     def points(self) -> dict:
         """What each series draws: {key: (x, y)}, for tests and exports."""
@@ -228,6 +270,8 @@ class Chart(Titled, pg.PlotWidget):
         for key in self.series:
             if key in self.meta:
                 self._style_curve(key)
+        for key in self.walls:
+            self._style_wall(key)
 
     # --- hover --------------------------------------------------------------------------------
 
@@ -255,6 +299,7 @@ class RuntimeChart(Chart):
         super().__init__("runtimePlot", "Runtime", "time", axes.fmt_time, 10,
                          "compute", "end-to-end")
         self.kind = "runtime"
+        self.shows_walls = True
 
     def draw_all(self, overlay: Overlay) -> None:
         for s in overlay.series:
@@ -295,6 +340,7 @@ class MemoryChart(Chart):
     def __init__(self) -> None:
         super().__init__("memoryPlot", "Peak memory", "memory", axes.fmt_bytes, 2, "host", "device")
         self.kind = "memory"
+        self.shows_walls = True
 
     def draw_all(self, overlay: Overlay) -> None:
         for s in overlay.series:

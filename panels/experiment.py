@@ -1,4 +1,4 @@
-"""The experiment panel: workload, backends, sizes, dtype, repeats, budget, host memory.
+"""The experiment panel: workload, backends, sizes, dtype, repeats, budget, host memory, device memory cap.
 
 It only describes a sweep: ``spec()`` returns an engine ``SweepSpec`` or None,
 and ``validityChanged`` says whether Run may be pressed, with the reason shown
@@ -7,6 +7,7 @@ next to the field that is wrong.
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any, Mapping
 
 from PySide6.QtCore import Qt, Signal
@@ -17,13 +18,16 @@ from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox
 from panels import style
 from workbench import engine
 from workbench.backends import BACKENDS, Availability
+from workbench.gpu import driver
 from workbench.registry import KINDS, REGISTRY
-from workbench.sizes import fmt_size, parse_int, steps
+from workbench.sizes import fmt_size, parse_bytes, parse_int, steps
 
 log = logging.getLogger(__name__)
 ERROR_STYLE = "color: #b00020;"
+NOTE_STYLE = "color: #8a5a00;"      # a warning that does not block Run: amber, not red
+FREE_MEMORY_TTL_S = 5.0             # how long a reading of the free device memory is reused
 #: Ticked when a workload is chosen and none of the ticked backends runs it.
-DEFAULT_BACKENDS = ("numpy", "numba", "pandas", "cupy", "numba-cuda", "cudf")
+DEFAULT_BACKENDS = ("numpy", "numba", "pandas", "cupy", "numba-cuda", "cudf", "cudf-pandas")
 
 
 class ExperimentPanel(QWidget):
@@ -77,6 +81,15 @@ class ExperimentPanel(QWidget):
         self.hostMemoryCombo = QComboBox(objectName="hostMemoryCombo")
         self.hostMemoryCombo.addItems(["pageable", "pinned"])
         self.hostMemoryCombo.setToolTip("How GPU backends hold host buffers for their transfers")
+        self.deviceMemoryLimit = QLineEdit(objectName="deviceMemoryLimit")
+        self.deviceMemoryLimit.setPlaceholderText("no cap (e.g. 8GiB)")
+        self.deviceMemoryLimit.setToolTip(
+            "Cap the device memory the GPU backends may use (CuPy's pool, RMM for cuDF, Numba's buffers), "
+            "to reach the memory wall on a large GPU: a point past it is an error row and the sweep goes on")
+        self.deviceMemoryNote = QLabel(wordWrap=True, objectName="deviceMemoryNote")
+        self.deviceMemoryNote.setStyleSheet(NOTE_STYLE)
+        self.deviceMemoryNote.setVisible(False)
+        self._free: tuple[float, int | None] | None = None    # (when read, bytes free on the device)
         self.formError = QLabel(wordWrap=True, objectName="formError")
         self.formError.setStyleSheet(ERROR_STYLE)
 
@@ -98,6 +111,8 @@ class ExperimentPanel(QWidget):
         pf.addRow("Min repeats", self.repeatsSpin)
         pf.addRow("Budget per point", self.budgetSpin)
         pf.addRow("GPU host memory", self.hostMemoryCombo)
+        pf.addRow("GPU memory cap", self.deviceMemoryLimit)
+        pf.addRow(self.deviceMemoryNote)
 
         lay = QVBoxLayout(self)
         lay.addWidget(QLabel("<b>Workload</b>"))
@@ -116,6 +131,7 @@ class ExperimentPanel(QWidget):
             field.textChanged.connect(self.validate)
         self.sizeSteps.valueChanged.connect(self.validate)
         self.dtypeCombo.currentTextChanged.connect(self.validate)
+        self.deviceMemoryLimit.textChanged.connect(self.validate)
 
     # --- what the user picked -------------------------------------------------------------------
 
@@ -158,7 +174,8 @@ class ExperimentPanel(QWidget):
         return {"workload": self.workload_name() or "", "backends": self.checked_backends(),
                 "size_from": self.sizeFrom.text(), "size_to": self.sizeTo.text(), "size_steps": self.sizeSteps.value(),
                 "dtype": self.dtypeCombo.currentText(), "repeats": self.repeatsSpin.value(),
-                "budget_s": self.budgetSpin.value(), "host_memory": self.hostMemoryCombo.currentText()}
+                "budget_s": self.budgetSpin.value(), "host_memory": self.hostMemoryCombo.currentText(),
+                "device_memory_limit": self.deviceMemoryLimit.text()}
 
     def apply_settings(self, settings: Mapping[str, Any]) -> list[str]:
         """Choose what ``settings`` names (as :meth:`settings` gives it, or as QSettings' text);
@@ -172,6 +189,8 @@ class ExperimentPanel(QWidget):
         for key, field in (("size_from", self.sizeFrom), ("size_to", self.sizeTo)):
             if settings.get(key) not in (None, ""):
                 field.setText(str(settings[key]))
+        if settings.get("device_memory_limit") is not None:     # empty is a choice here: no cap
+            self.deviceMemoryLimit.setText(str(settings["device_memory_limit"]))
         for key, spin, kind in (("size_steps", self.sizeSteps, int), ("repeats", self.repeatsSpin, int),
                                 ("budget_s", self.budgetSpin, float)):
             if settings.get(key) not in (None, ""):
@@ -198,14 +217,42 @@ class ExperimentPanel(QWidget):
     def sizes(self) -> list[int]:
         return steps(parse_int(self.sizeFrom.text()), parse_int(self.sizeTo.text()), self.sizeSteps.value())
 
+    def device_memory_limit(self) -> int:
+        """The cap typed in bytes (0: none); raises ValueError for what cannot be read."""
+        text = self.deviceMemoryLimit.text().strip()
+        return parse_bytes(text) if text else 0
+
     def spec(self) -> engine.SweepSpec | None:
         if self._problem or self.workload_name() is None:
             return None
+        return self._spec()
+
+    def _spec(self) -> engine.SweepSpec:
         return engine.SweepSpec(
             workload=self.workload_name(), backends=tuple(self.checked_backends()), sizes=tuple(self.sizes()),
             dtype=self.dtypeCombo.currentText(), host_memory=self.hostMemoryCombo.currentText(),
             min_repeats=self.repeatsSpin.value(), budget_s=self.budgetSpin.value(),
-            max_repeats=max(engine.DEFAULT_MAX_REPEATS, self.repeatsSpin.value()))
+            max_repeats=max(engine.DEFAULT_MAX_REPEATS, self.repeatsSpin.value()),
+            device_memory_limit=self.device_memory_limit())
+
+    def free_device_memory(self) -> int | None:
+        """The device memory free now, read from the driver at most every few seconds (every key
+        typed validates the form)."""
+        now = time.monotonic()
+        if self._free is None or now - self._free[0] > FREE_MEMORY_TTL_S:
+            self._free = (now, driver.free_memory())
+        return self._free[1]
+
+    def memory_notes(self, spec: engine.SweepSpec | None = None) -> list[str]:
+        """Sizes of ``spec`` (by default the sweep as the panel stands) whose device footprint passes
+        the cap or the free device memory."""
+        try:
+            spec = spec or self._spec()
+        except ValueError:
+            return []
+        if spec.device_memory_limit and not any(BACKENDS[b].device == "gpu" for b in spec.backends):
+            return ["The GPU memory cap applies to GPU backends only; none is chosen."]
+        return engine.device_memory_notes(spec, free=self.free_device_memory())
 
     # --- availability, from the worker's probes --------------------------------------------------
 
@@ -275,6 +322,14 @@ class ExperimentPanel(QWidget):
                 size_problem = str(exc)
             if not self.checked_backends():
                 form_problem = "Choose at least one usable backend."
+            try:
+                self.device_memory_limit()
+            except ValueError as exc:
+                form_problem = form_problem or f"GPU memory cap: {exc}"
+        # Announced, never refused: a size past the cap is how the wall is reached on purpose.
+        notes = self.memory_notes() if name is not None and not (size_problem or form_problem) else []
+        self.deviceMemoryNote.setText("\n".join(notes))
+        self.deviceMemoryNote.setVisible(bool(notes))
         self.sizePreview.setText(preview if not size_problem else "")
         self.sizeError.setText(size_problem)
         self.sizeError.setVisible(bool(size_problem))

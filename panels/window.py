@@ -39,7 +39,7 @@ from workbench import engine, journal, lessons, protocol, provenance, result_fil
 from workbench.backends import BACKENDS, probe_all
 from workbench.result_files import ResultSet
 from workbench.session_file import EXPERIMENT_FIELDS
-from workbench.sizes import fmt_size
+from workbench.sizes import fmt_bytes_exact, fmt_size
 
 log = logging.getLogger(__name__)
 PLOT_REFRESH_MS = 150   # coalesce plot updates: a few per second however fast points arrive
@@ -299,6 +299,11 @@ class MainWindow(QMainWindow):
         self.t_start = time.perf_counter()
         log.info("sweep: %s on %s, sizes %s, %s", spec.workload, ", ".join(spec.backends),
                  list(spec.sizes), spec.dtype)
+        notes = self.experiment.memory_notes(spec)     # the wall, announced: the sweep still runs every size
+        for note in notes:
+            log.warning("%s", note)
+        if notes:
+            self.status.showMessage(notes[0])
         self.controller.start(spec)
         self.busyChanged.emit(True)
 
@@ -348,6 +353,7 @@ class MainWindow(QMainWindow):
             e.hostMemoryCombo.setCurrentText(spec.host_memory)
             e.repeatsSpin.setValue(spec.min_repeats)
             e.budgetSpin.setValue(spec.budget_s)
+            e.deviceMemoryLimit.setText(fmt_bytes_exact(spec.device_memory_limit) if spec.device_memory_limit else "")
 
     def _lesson_prefix(self) -> str:
         p = self._lesson

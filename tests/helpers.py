@@ -77,6 +77,8 @@ class FakeGpuSession:
         self.pending: list = []          # downloads queued on the device, not yet landed
         self.log: list = []
         self.clock = 0.0                 # the device's synthetic clock: what its work took
+        self.held = 0                    # device bytes handed out by empty_device since the last release
+        self.peak = 0
 
     @contextmanager
     def activate(self):
@@ -107,13 +109,25 @@ class FakeGpuSession:
 
     @contextmanager
     def device_memory(self):
-        yield lambda: float("nan")
+        self.peak = self.held
+        yield lambda: float(self.peak) if self.peak else float("nan")
 
     def stream_seconds(self, nbytes, pattern="copy", thorough=False):
         return nbytes / 1e12          # a device that moves 1 TB/s in every pattern
 
+    def empty_device(self, shape, dtype) -> np.ndarray:
+        """Device memory of the fake library: host arrays, counted and refused past the cap as the
+        Numba CUDA session refuses them."""
+        from workbench.gpu import cap
+        nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+        cap.check(self.held, nbytes, "fake device")
+        self.held += nbytes
+        self.peak = max(self.peak, self.held)
+        return np.empty(shape, dtype)
+
     def release(self) -> None:
         self.synchronize()
+        self.held = 0
 
     def close(self) -> None:
         self.release()
@@ -144,6 +158,26 @@ def fake_gpu_workload(name: str = "fake_gpu") -> Workload:
         return Phases(h2d=lambda: s.run("upload"), compute=lambda: s.run("compute"), d2h=d2h)
 
     for backend in ("fake-a", "fake-b"):
+        w.implement(backend)(factory)
+    return w
+
+
+def fake_memory_workload(name: str = "fake_memory", arrays: int = 3) -> Workload:
+    """y = 2 x holding ``arrays`` device buffers of N elements (source_terms holds three): a
+    memory wall of known place, N * itemsize * arrays bytes."""
+    w = synthetic(name, device_footprint=lambda n, isz: float(arrays * n * isz))
+
+    def factory(inputs, ctx):
+        (x,) = inputs
+        s = ctx.session
+        held = [s.empty_device(x.shape, x.dtype) for _ in range(arrays)]
+
+        def compute():
+            s.run("compute")
+            return x * 2 if held else None
+        return compute
+
+    for backend in ("fake-a", "fake-b", "fake-cpu"):
         w.implement(backend)(factory)
     return w
 
@@ -187,3 +221,31 @@ def result_set(dtype: str = "float32", scale: float = 1.0, libraries: dict | Non
                                                          "cupy-cuda12x": "13.3.0", "pandas": "2.2.0"}}
     return ResultSet(results.to_frame(rows), env, {"dtype": dtype}, "2026-01-02T03:04:05+00:00", "testhost",
                      source)
+
+
+# An engine process of a backend's own, as cudf-pandas needs, without cuDF ---------------------------
+
+ENGINE_MARK = "GPU_WORKBENCH_TEST_ENGINE"
+
+
+def mark_engine() -> None:
+    """A dedicated engine's preparation for the tests: it says it ran, and whether it ran before
+    pandas was imported (cudf.pandas.install() must)."""
+    import os
+    import sys
+    os.environ[ENGINE_MARK] = f"prepared, pandas imported before: {'pandas' in sys.modules}"
+
+
+def fail_to_prepare() -> None:
+    raise RuntimeError("no accelerator on this machine")
+
+
+class ProcessNamingSession:
+    """A CPU session whose device names the process it runs in and what prepared that process."""
+
+    def __new__(cls, backend=None):
+        import os
+        from workbench.measure import CpuSession
+        session = CpuSession(backend)
+        session.device = f"CPU: pid {os.getpid()}, {os.environ.get(ENGINE_MARK, 'shared')}"
+        return session

@@ -89,6 +89,8 @@ def test_new_workloads_run_their_cpu_backends_without_being_told(tmp_path, workl
     (["run", "-w", "matmul", "-b", "numpy", "-s", "2^20"], "GiB is available"),
     (["run", "-w", "matmul", "-b", "numpy", "-o", "x.txt"], ".csv or .json"),
     (["run", "-w", "divergence", "-b", "numpy", "--variants", "reversed"], "valid: random, sorted"),
+    (["run", "-w", "matmul", "-b", "numpy", "--device-memory-limit", "8XB"], "--device-memory-limit: cannot read '8XB'"),
+    (["run", "-w", "matmul", "-b", "numpy", "--device-memory-limit", "0"], "no memory at all"),
     (["run"], "required: --workload"),
     (["frobnicate"], "invalid choice"),
 ])
@@ -123,6 +125,32 @@ def test_a_failed_point_gives_exit_status_1(tmp_path):
     proc = cli("--plugin", str(plugin), "run", "-w", "broken", "-b", "numpy", "-s", "8", "-r", "1", "--budget", "0")
     assert proc.returncode == 1
     assert "wrong" in proc.stdout and "exceeds the float32 tolerance" in proc.stdout
+
+
+def test_the_memory_wall_is_announced_then_met_and_the_sweep_goes_on(tmp_path):
+    """The fake device of tests/plugins/fake_device.py holds three buffers of N float64 per point:
+    2^14 needs 384 KiB, past a 200 KiB cap."""
+    import os
+    from pathlib import Path
+    from workbench.results import load
+    tests = Path(__file__).parent
+    csv = tmp_path / "wall.csv"
+    proc = subprocess.run(
+        [sys.executable, "-m", "workbench", "--plugin", str(tests / "plugins" / "fake_device.py"), "run", "-w",
+         "fake_memory", "-b", "fake-a,fake-cpu", "-s", "1024,16384,2048", "-d", "float64", "-r", "1", "--budget", "0",
+         "-q", "--device-memory-limit", "200KiB", "-o", str(csv)],
+        capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(tests)})
+    assert proc.returncode == 1, proc.stderr            # a point failed: the one past the wall
+    notes = [ln for ln in proc.stderr.splitlines() if ln.startswith("gpu-workbench: note:")]
+    assert len(notes) == 1 and "2^14 (about 384.0 KiB)" in notes[0] and "200.0 KiB cap" in notes[0]
+    assert "device memory capped at 200.0 KiB" in proc.stdout
+    frame, _ = load(csv)
+    status = {(r.backend, r.size): r.status for r in frame.itertuples()}
+    assert status == {("fake-a", 1024): "ok", ("fake-cpu", 1024): "ok", ("fake-a", 16384): "error",
+                      ("fake-cpu", 16384): "ok", ("fake-a", 2048): "ok", ("fake-cpu", 2048): "ok"}
+    assert frame[frame["status"] == "error"]["message"].iloc[0].startswith("out of device memory")
+    meta = json.loads((tmp_path / "wall.meta.json").read_text())
+    assert meta["settings"]["device_memory_limit"] == 200 * 1024
 
 
 # Charts and reports -----------------------------------------------------------------------------

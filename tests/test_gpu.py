@@ -12,6 +12,7 @@ import threading
 import numpy as np
 import pytest
 
+from workbench import protocol
 from workbench.backends import probe
 from workbench.engine import SweepSpec, run_sweep
 from workbench.registry import REGISTRY
@@ -295,6 +296,55 @@ def rows_of(spec):
     return protocol.rows(run_sweep(spec))
 
 
+# The memory wall: a real cap on a large GPU -------------------------------------------------------
+
+MIB = 2 ** 20
+# source_terms on cupy-fused and numba-cuda holds exactly three arrays of N (two inputs, the result):
+# 3 x 16 MiB fit under the cap at 2^22 float32 and 2^21 float64; twice that does not.
+WALL_CAP = 3 * 16 * MIB + MIB
+WALL_SIZES = (2 ** 20, 2 ** 21, 2 ** 22, 2 ** 23, 2 ** 24, 2 ** 20)
+
+
+def wall_rows(backend: str, dtype: str) -> list[dict]:
+    return rows_of(SweepSpec("source_terms", (backend,), WALL_SIZES, dtype, min_repeats=2, budget_s=0.0,
+                             device_memory_limit=WALL_CAP))
+
+
+def assert_wall_moves_by_two(backend: str) -> None:
+    from workbench import results
+    from workbench.gpu.cap import OUT_OF_DEVICE_MEMORY
+    walls = {}
+    for dtype in ("float32", "float64"):
+        rows = wall_rows(backend, dtype)
+        walls[dtype] = results.memory_walls(results.to_frame(rows))[(backend, "")]
+        for row in rows:
+            if row["size"] < walls[dtype]:
+                assert row["status"] == "ok", (dtype, row["size"], row["message"])
+            else:
+                assert row["status"] == "error" and row["message"].startswith(OUT_OF_DEVICE_MEMORY), row["message"]
+                assert "the cap is 49.0 MiB" in row["message"], row["message"]
+        assert rows[-1]["status"] == "ok"          # memory given back after the wall: the sweep goes on
+    assert walls == {"float32": 2 ** 23, "float64": 2 ** 22}
+
+
+@pytest.mark.parametrize("backend", ["cupy-fused", "numba-cuda"])
+def test_the_memory_wall_moves_by_two_from_float32_to_float64(backend):
+    need(backend)
+    assert_wall_moves_by_two(backend)
+    if backend.startswith("cupy"):
+        import cupy as cp
+        pool = cp.get_default_memory_pool()
+        assert pool.get_limit() == 0                 # the cap held for the points only
+        assert pool.used_bytes() == 0
+
+
+def test_free_device_memory_is_read_without_a_context():
+    from workbench.gpu import driver
+    need("cupy")
+    free, props = driver.free_memory(), driver.properties(0)
+    assert free is not None and 0 < free <= props.memory_bytes
+
+
 # cuDF last: it changes the allocators of the whole process --------------------------------------
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -322,6 +372,56 @@ def test_cupy_memory_is_read_through_rmm_once_cudf_is_loaded():
     (row,) = sweep("source_terms", "cupy", "float32", sizes=(2 ** 22,))
     assert row["status"] == "ok"
     assert 3 * 4 * 2 ** 22 <= row["peak_device_bytes"] <= 6 * 4 * 2 ** 22
+
+
+def test_the_memory_wall_under_rmm_once_cudf_is_loaded():
+    """cuDF's import makes RMM the allocator of CuPy: the cap is then RMM's limiting adaptor."""
+    need("cudf")
+    import cudf  # noqa: F401
+    import rmm.mr
+    assert_wall_moves_by_two("cupy-fused")
+    current = rmm.mr.get_current_device_resource()
+    inner = current.get_upstream() if isinstance(current, rmm.mr.StatisticsResourceAdaptor) else current
+    assert not isinstance(inner, rmm.mr.LimitingResourceAdaptor)       # lifted after the sweep
+
+
+def test_cudf_runs_into_the_cap_and_a_sweep_without_one_does_not():
+    need("cudf")
+    from workbench.gpu.cap import OUT_OF_DEVICE_MEMORY
+    big = 4_000_000           # 96 MB of frame in float64: past a 64 MiB cap as soon as it is uploaded
+    capped = sweep("groupby", "cudf", "float64", sizes=(10_000, big, 10_000), device_memory_limit=64 * MIB)
+    assert [r["status"] for r in capped] == ["ok", "error", "ok"], [r["message"] for r in capped]
+    assert capped[1]["message"].startswith(OUT_OF_DEVICE_MEMORY) and "64.0 MiB" in capped[1]["message"]
+    assert capped[0]["peak_device_bytes"] > 0           # RMM's statistics still see under the cap
+    (free,) = sweep("groupby", "cudf", "float64", sizes=(big,))
+    assert free["status"] == "ok", free["message"]
+
+
+def test_groupby_with_pandas_cudf_and_cudf_pandas_in_one_sweep():
+    """cudf-pandas runs in an engine process of its own (cudf.pandas installed before pandas), the
+    others in the shared one; every point verified against pandas's float64 reference."""
+    need("cudf")
+    need("cudf-pandas")
+    from workbench.supervisor import Supervisor
+    sizes = (10_000, 1_000_000)
+    backends = ("pandas", "cudf", "cudf-pandas")
+    engine = Supervisor()
+    try:
+        messages = list(engine.run(SweepSpec("groupby", backends, sizes, "float32", min_repeats=3, budget_s=0.0)))
+    finally:
+        engine.close()
+    rows = protocol.rows(messages)
+    assert [(r["size"], r["backend"]) for r in rows] == [(s, b) for s in sizes for b in backends]
+    for row in rows:
+        assert row["status"] == "ok" and row["verified"], (row["backend"], row["size"], row["message"])
+        assert row["max_rel_error"] <= REGISTRY.get("groupby").tolerance["float32"]
+    accel = {r["size"]: r for r in rows if r["backend"] == "cudf-pandas"}
+    pandas_ = {r["size"]: r for r in rows if r["backend"] == "pandas"}
+    for row in accel.values():
+        assert row["device"].startswith("GPU") and row["peak_device_bytes"] > 0
+        assert row["message"].startswith("cudf.pandas:") and "on the GPU" in row["message"], row["message"]
+    assert accel[1_000_000]["total_median_s"] < pandas_[1_000_000]["total_median_s"]
+    assert engine.restarts == 0 and not [m for m in messages if isinstance(m, protocol.EngineFailed)]
 
 
 # The pipeline's GPU stacks (cuDF, CuPy and Numba CUDA in one process) ------------------------------

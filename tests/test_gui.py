@@ -223,3 +223,39 @@ def test_key_widgets_carry_their_object_names(qtbot, window):
              "runtimePlot memoryPlot transferPlot speedupPlot resultsTable").split()
     missing = [n for n in names if window.findChild(QWidget, n) is None]
     assert missing == []
+
+
+def test_the_gpu_memory_cap_field_goes_into_the_sweep_and_is_remembered(qtbot, tmp_path, monkeypatch):
+    """Junk is refused next to the form; a cap the sizes pass is announced in amber and Run stays on;
+    the cap is in the sweep's spec and in the settings."""
+    from panels.window import MainWindow
+    from workbench.gpu import driver
+    monkeypatch.setattr(driver, "free_memory", lambda ordinal=0: 80 * 2 ** 30)
+    path = str(tmp_path / "cap.ini")
+    w = MainWindow(QSettings(path, QSettings.Format.IniFormat))
+    qtbot.addWidget(w)
+    e = w.experiment
+    e.select_workload("source_terms")
+    e.set_availability({b: Availability(True, "", "1") for b in ("numpy", "numba", "cupy")})
+    check_backends(w, ["numpy", "cupy"])
+    set_sizes(w, "2^20", "2^26", 4)
+    field = widget(w, QLineEdit, "deviceMemoryLimit")
+    field.setText("8 bananas")
+    assert not widget(w, QPushButton, "runButton").isEnabled()
+    assert "GPU memory cap" in e.formError.text() and "cannot read" in e.formError.text()
+    field.setText("256MiB")                  # float32, three arrays: 2^26 needs 768 MiB, 2^24 192 MiB
+    assert widget(w, QPushButton, "runButton").isEnabled()
+    assert e.deviceMemoryNote.isVisibleTo(w)
+    assert "2^26 (about 768.0 MiB)" in e.deviceMemoryNote.text() and "256.0 MiB cap" in e.deviceMemoryNote.text()
+    assert "2^24" not in e.deviceMemoryNote.text()
+    assert e.spec().device_memory_limit == 256 * 2 ** 20
+    check_backends(w, ["numpy"])
+    assert "GPU backends only" in e.deviceMemoryNote.text()
+    field.setText("")
+    assert not e.deviceMemoryNote.isVisibleTo(w) and e.spec().device_memory_limit == 0
+    field.setText("1GiB")
+    w.close()
+    w2 = MainWindow(QSettings(path, QSettings.Format.IniFormat))
+    qtbot.addWidget(w2)
+    assert w2.experiment.deviceMemoryLimit.text() == "1GiB"
+    w2.close()

@@ -173,3 +173,16 @@ def test_the_lessons_menu_runs_a_lesson_on_the_real_engine_with_the_cpu_backends
     assert st.sentences[0].split(" at ")[0] in summary
     assert w.resultsTable.model().rowCount() == len(w.rows)
     assert ("compute", "numpy", "float64") in w.runtimePlot.points()
+
+
+def test_the_memory_wall_lesson_puts_its_cap_in_the_field_and_announces_the_wall(qtbot, fake_gpu):
+    """The cap the lesson runs with is the one the panel shows (exactly, so Run again uses it), and
+    the sizes past it are announced when its sweep starts."""
+    from workbench import lessons
+    w, _ = fake_gpu
+    plan = lessons.plan(lessons.get("memory-wall"), {b: Availability(True, "", "t") for b in BACKENDS})
+    w._show_plan(plan)
+    assert w.experiment.deviceMemoryLimit.text() == "1280MiB"
+    assert w.experiment.device_memory_limit() == lessons.get("memory-wall").device_memory_limit
+    notes = w.experiment.memory_notes(plan.specs[0])
+    assert notes and "1.2 GiB cap" in notes[0] and "2^27" in notes[0]

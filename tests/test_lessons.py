@@ -65,11 +65,18 @@ def test_without_a_gpu_the_plan_runs_the_cpu_backends_and_says_why_the_others_ar
 
 
 def test_a_backend_not_yet_in_the_workbench_is_skipped_with_its_reason():
+    ls = dataclasses.replace(lessons.get("dataframes"), backends=("pandas", "cudf", "polars-gpu", "numpy"))
+    p = lessons.plan(ls, ALL_USABLE)
+    assert dict(p.skipped) == {"polars-gpu": "not a backend of this workbench yet",
+                               "numpy": "groupby has no numpy implementation yet"}
+    assert p.specs[0].backends == ("pandas", "cudf")
+
+
+def test_cudf_pandas_is_in_the_dataframes_lesson_where_it_can_run_and_said_where_not():
     p = lessons.plan(lessons.get("dataframes"), ALL_USABLE)
-    reasons = dict(p.skipped)
-    assert "cudf-pandas" in reasons and "cudf-pandas" not in p.specs[0].backends
-    assert reasons["cudf-pandas"] in ("not a backend of this workbench yet",
-                                      "groupby has no cudf-pandas implementation yet")
+    assert p.specs[0].backends == ("pandas", "cudf", "cudf-pandas") and not p.skipped
+    p = lessons.plan(lessons.get("dataframes"), NO_GPU)
+    assert dict(p.skipped) == {"cudf": "no GPU here", "cudf-pandas": "no GPU here"}
 
 
 def test_a_lesson_with_nothing_to_run_here_says_what_the_gpu_would_show():
@@ -463,13 +470,14 @@ def frame_rows(cudf, cudf_pandas=None):
 
 
 def test_cudf_against_pandas_with_a_break_even_is_said():
-    st = say("dataframes", frame_rows(lambda s: 2e-3 + s * 1e-9))
+    no_accelerator = {**ALL_USABLE, "cudf-pandas": Availability(False, "cudf-cu13 is not installed")}
+    st = say("dataframes", frame_rows(lambda s: 2e-3 + s * 1e-9), no_accelerator)
     assert st.holds is True
     assert "At 10,000,000 rows cuDF's group-by alone is 167x pandas; with the conversion from and back to " \
            "pandas 17x." in st.text
     assert "cudf loses to pandas end-to-end (conversions included) up to 100,000 and wins from 1,000,000 on: " \
            "break-even near 110,000; at 10,000 it is 10x slower" in st.text
-    assert "Not run: cudf-pandas: " in st.text
+    assert "Not run: cudf-pandas: cudf-cu13 is not installed." in st.text
 
 
 def test_cudf_pandas_slower_than_pandas_is_said():

@@ -54,6 +54,46 @@ def test_the_table_highlights_every_failed_status_and_implausible_apart(qtbot):
     assert colors["implausible"].name() not in others
 
 
+def test_the_memory_wall_is_marked_where_each_backend_first_ran_out(plots):
+    """A dashed line in the backend's colour at its first out-of-memory size, inside the view, on
+    the runtime and memory charts; gone with the next sweep, back at a new place with the one after."""
+    from panels import style
+    oom = "out of device memory: source_terms on cupy at size 8,192 (float64) needs about 1 GiB"
+    rows = [row("numpy", s, 1e-3) for s in (1024, 2048, 4096, 8192)]
+    rows += [row("cupy", 1024, 1e-4, host_memory="pageable"), row("cupy", 2048, 2e-4, host_memory="pageable"),
+             row("cupy", 4096, 0.0, status="error", message=oom), row("cupy", 8192, 0.0, status="error", message=oom),
+             row("numba", 8192, 0.0, status="error", message="ZeroDivisionError: not a wall")]
+    plots.update_from(results.to_frame(rows))
+    for chart in (plots.runtimePlot, plots.memoryPlot):
+        assert chart.walls_drawn() == {("cupy", ""): 4096}
+        line = chart.walls[("cupy", "")]
+        assert line.pen.color().name().lower() == style.color("cupy").lower()
+        assert "cupy: out of memory" in line.label.toPlainText()
+        chart.getViewBox().updateAutoRange()            # as the next paint does
+        (x0, x1), _ = chart.getViewBox().viewRange()
+        assert x0 <= line.value() <= x1                  # the wall is in view, beyond the last ok point
+    plots.clear()
+    assert plots.runtimePlot.walls_drawn() == {}
+    rows[4] = row("cupy", 1024, 0.0, status="error", message=oom)
+    plots.update_from(results.to_frame(rows))
+    assert plots.runtimePlot.walls_drawn() == {("cupy", ""): 1024}
+    assert len(plots.runtimePlot.walls) == 1           # moved, not made again
+
+
+def test_exported_charts_mark_the_wall_too(tmp_path):
+    import dataclasses
+    from helpers import result_set
+    from workbench import charts
+    rs = result_set("float64")
+    frame = rs.frame.copy()
+    frame.loc[(frame["backend"] == "cupy") & (frame["size"] == 2 ** 18), ["status", "message"]] = \
+        ("error", "out of device memory: too large")
+    rs = dataclasses.replace(rs, frame=frame)
+    svg = charts.render("runtime", [rs], "svg").decode()
+    assert 'id="series-runtime-wall-cupy"' in svg and "cupy: out of memory" in svg
+    assert 'id="series-speedup-wall' not in charts.render("speedup", [rs], "svg").decode()
+
+
 def test_a_second_sweep_without_a_backend_of_the_first_keeps_the_size_axis_on_its_sizes(plots):
     """The first sweep's numba error bars, emptied, must not pull the size axis down to 2^0; a GPU
     sweep's transfer bars must clear without their old bases."""

@@ -145,6 +145,32 @@ def test_the_import_contract_breaks_when_a_core_module_imports_the_window(tmp_pa
     assert broken.returncode != 0 and "workbench.engine -> panels.window" in broken.stdout
 
 
+@pytest.mark.parametrize("text,expected", [
+    ("8GiB", 8 * 2 ** 30), ("8 GiB", 8 * 2 ** 30), ("8gib", 8 * 2 ** 30), ("512MiB", 512 * 2 ** 20),
+    ("64KiB", 65536), ("1.5GiB", 3 * 2 ** 29), ("8GB", 8 * 10 ** 9), ("100MB", 10 ** 8), ("2^33", 2 ** 33),
+    ("2000000000", 2_000_000_000), ("4096B", 4096), ("8G", 8 * 2 ** 30), ("1TiB", 2 ** 40),
+])
+def test_parse_bytes(text, expected):
+    from workbench.sizes import parse_bytes
+    assert parse_bytes(text) == expected
+
+
+def test_an_exact_amount_reads_back_as_itself():
+    from workbench.sizes import fmt_bytes_exact, parse_bytes
+    for n in (1280 * 2 ** 20, 8 * 2 ** 30, 1000, 3 * 2 ** 29, 2 ** 40, 1536):
+        assert parse_bytes(fmt_bytes_exact(n)) == n
+    assert fmt_bytes_exact(1280 * 2 ** 20) == "1280MiB" and fmt_bytes_exact(8 * 2 ** 30) == "8GiB"
+
+
+@pytest.mark.parametrize("text", ["", "GiB", "8 GiBs", "eight GiB", "8XB", "-8GiB", "0", "0GiB", "8 Gi B",
+                                  "1e400", "8GiB;rm"])
+def test_parse_bytes_refuses_junk_in_one_line(text):
+    from workbench.sizes import parse_bytes
+    with pytest.raises(ValueError) as err:
+        parse_bytes(text)
+    assert "\n" not in str(err.value) and str(err.value)
+
+
 def test_built_in_workloads_register_through_the_entry_point_group():
     """The same door as external packages: the group lists every built-in module, and the registry
     (which orders them as a user meets them) holds nothing else of ours."""

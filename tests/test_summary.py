@@ -67,3 +67,31 @@ def test_the_summary_follows_the_baseline(baseline):
     text = summarize(frame, baseline)
     assert (f"{other} beats {baseline}" in text) == (baseline == "numpy")
     assert (f"{baseline} stays faster than {other}" in text) == (baseline == "numba")
+
+
+def _frame_row(backend, size, total, compute, message=""):
+    from workbench import results
+    return results.empty_row(workload="groupby", backend=backend, size=size, dtype="float32", status="ok",
+                             total_median_s=total, compute_median_s=compute, message=message,
+                             host_memory="pageable" if backend != "pandas" else "")
+
+
+def test_cudf_pandas_is_weighed_against_pandas_and_cudf_at_the_largest_common_size():
+    from workbench import results
+    from workbench.summary import accelerator_sentences
+    rows = [_frame_row("pandas", 10 ** 6, 0.20, 0.20), _frame_row("cudf", 10 ** 6, 0.05, 0.002),
+            _frame_row("cudf-pandas", 10 ** 6, 0.004, 0.004,
+                       "cudf.pandas: 3 pandas calls on the GPU, none fell back to the CPU"),
+            _frame_row("pandas", 10 ** 3, 1e-4, 1e-4), _frame_row("cudf", 10 ** 3, 1e-3, 1e-4),
+            _frame_row("cudf-pandas", 10 ** 3, 3e-3, 3e-3, "cudf.pandas: 1 pandas call on the GPU, 2 fell back to the "
+                       "CPU (DataFrame.merge): pandas ran those, with copies between the devices")]
+    ok = results.to_frame(rows)
+    lines = accelerator_sentences(ok)
+    assert lines[0].startswith("cudf.pandas at 1,000,000: the same pandas code runs 50x faster than pandas")
+    assert "2x cuDF's own compute time (4 ms against 2 ms" in lines[0]
+    assert lines[1].startswith("cudf.pandas fell back to the CPU for some calls at 1,000")
+    # Where the accelerator loses, the sentence says so instead.
+    slow = results.to_frame([_frame_row("pandas", 10 ** 3, 1e-4, 1e-4), _frame_row("cudf", 10 ** 3, 1e-3, 1e-4),
+                             _frame_row("cudf-pandas", 10 ** 3, 3e-3, 3e-3)])
+    assert "30x slower than pandas" in accelerator_sentences(slow)[0]
+    assert accelerator_sentences(results.to_frame(rows[:2])) == []          # no cudf.pandas: nothing said

@@ -8,6 +8,11 @@ real computation in a child process: a library that imports but cannot work
 (numba-cuda 0.30 under NumPy 2.5 says ``is_available()`` and compiles no
 kernel) is caught there, and neither a crash nor cuDF's takeover of the
 allocators can reach the process that asked.
+
+A backend that changes what a library *is* for the whole process (cuDF's pandas
+accelerator replaces ``pandas`` itself, and must be installed before pandas is
+first imported) names an ``engine``: a ``module:function`` run first thing in an
+engine process of its own, which the supervisor starts for that backend's points.
 """
 from __future__ import annotations
 
@@ -36,6 +41,9 @@ class Backend:
     distributions: tuple[str, ...]   # pip names that provide it, for versions and CUDA majors
     session: str           # "module:function" that opens a session in the calling thread
     description: str
+    # "module:function" that prepares a dedicated engine process before anything else is imported
+    # there (cudf.pandas.install()); '' runs the backend in the shared engine process.
+    engine: str = ""
 
 
 @dataclass(frozen=True)
@@ -76,6 +84,11 @@ BACKENDS: dict[str, Backend] = {b.name: b for b in (
     Backend("cudf", "cuDF", "gpu", "cudf", ("cudf-cu13", "cudf-cu12", "cudf"),
             "workbench.gpu.cudf_session:CudfSession",
             "cuDF DataFrames on the GPU (pandas in, cuDF on the device, pandas out)."),
+    Backend("cudf-pandas", "cudf.pandas", "gpu", "cudf.pandas", ("cudf-cu13", "cudf-cu12", "cudf"),
+            "workbench.gpu.cudf_pandas:CudfPandasSession",
+            "The pandas code unchanged, run under cuDF's pandas accelerator (cudf.pandas): each call runs in "
+            "cuDF on the GPU where it can and falls back to pandas on the CPU where it cannot.",
+            engine="workbench.gpu.cudf_pandas:install"),
     # Whole stacks, for workloads that chain a dataframe, an array and a kernel library (pipeline).
     # The GPU ones need CuPy and numba-cuda too: both are dependencies of cuDF.
     Backend("cpu-stack", "pandas + NumPy + Numba", "cpu", "numba", ("pandas", "numba"),
@@ -102,6 +115,11 @@ def get_backend(name: str) -> Backend:
 def is_gpu(name: str) -> bool:
     """Whether backend ``name`` runs on a GPU (and so moves data over PCIe): asked in this one place."""
     return get_backend(name).device == "gpu"
+
+
+def engine_of(name: str) -> str:
+    """The dedicated engine a backend's points run in ('' for the shared one): asked in this one place."""
+    return get_backend(name).engine
 
 
 def _version(backend: Backend) -> str:
@@ -143,6 +161,12 @@ _PROBES = {
         "d = cuda.to_device(np.zeros(8, np.int64)); k[1, 8](d); v = int(d.copy_to_host().sum())\n"
         "assert v == 56, v"),
     "cudf": "import cudf; v = int(cudf.DataFrame({'a': [1, 1, 2]}).groupby('a').size().sum()); assert v == 3, v",
+    # Installed before pandas is imported, as the dedicated engine does; the frame must be cuDF's proxy.
+    "cudf.pandas": (
+        "import cudf.pandas\ncudf.pandas.install()\nimport pandas as pd\n"
+        "df = pd.DataFrame({'a': [1, 1, 2]})\n"
+        "assert cudf.pandas.is_proxy_object(df), f'pandas is not accelerated: {type(df)}'\n"
+        "v = int(df.groupby('a').size().sum()); assert v == 3, v"),
 }
 
 

@@ -302,11 +302,34 @@ def _axes(c: _Chart, ys: list[np.ndarray], label: Callable[[float], str], base: 
                 + (f" beside a {c.baseline.backend} baseline" if c.kind == "speedup" and c.baseline.backend else ""))
         return
     sizes = np.concatenate([rs.frame.loc[rs.frame["status"] == "ok", "size"].to_numpy(float) for rs in c.sets])
-    _size_axis(c.ax, c.sets, sizes)
+    walls = _walls(c) if c.kind in WALL_KINDS else []
+    _size_axis(c.ax, c.sets, np.concatenate([sizes, np.array(walls, dtype=float)]))
     _value_axis(c.ax, ys + [np.array(also, dtype=float)], label, base)
     if c.zeros:   # say why a series has gaps, rather than let them pass for missing measurements
         c.ax.text(0.99, 0.01, f"{c.zeros} value{'s' if c.zeros > 1 else ''} of 0 not shown on the log scale",
                   transform=c.ax.transAxes, ha="right", va="bottom", color="#666", fontsize=0.75 * c.preset.font_pt)
+
+
+#: The charts that mark where each series ran out of device memory (the memory wall).
+WALL_KINDS = ("runtime", "memory")
+
+
+def _walls(c: _Chart) -> list[int]:
+    """A dotted vertical line in the series' colour at each series' first out-of-memory size,
+    labelled at the top; returns the sizes, which the size axis must then reach."""
+    from workbench.results import memory_walls
+    out = []
+    for i, (rs, set_label) in enumerate(zip(c.sets, c.labels)):
+        for (backend, variant), size in memory_walls(rs.frame).items():
+            name = f"{backend} ({variant})" if variant else backend
+            label = f"{name}, {set_label}" if c.compare and set_label else name
+            color = palette.color(backend)
+            c.ax.axvline(size, color=color, linestyle=":", linewidth=c.preset.line_pt,
+                         gid=_gid(c.kind, "wall", label))
+            c.ax.text(size, 0.98 - 0.06 * (len(out) % 4), f" {label}: out of memory", color=color,
+                      transform=c.ax.get_xaxis_transform(), ha="left", va="top", fontsize=0.75 * c.preset.font_pt)
+            out.append(size)
+    return out
 
 
 def _transfer(c: _Chart) -> None:

@@ -39,6 +39,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--dtype", "-d", default="float32")
     run.add_argument("--variants", help="comma list of the workload's variants (default: all)")
     run.add_argument("--pinned", action="store_true", help="GPU transfers from page-locked host memory")
+    run.add_argument("--device-memory-limit", metavar="SIZE",
+                     help="cap the device memory GPU backends may use, e.g. 8GiB or 512MiB: reach the memory "
+                          "wall on a large GPU (a point past it is an error row; the sweep goes on)")
     run.add_argument("--repeats", "-r", type=int, default=None, help="minimum repeats per point")
     run.add_argument("--budget", type=float, default=None, help="seconds of repeats per point, at least")
     run.add_argument("--out", "-o", help="write the results to FILE.csv (and FILE.meta.json) or FILE.json")
@@ -147,7 +150,7 @@ def _plan(args: argparse.Namespace):
     from workbench import engine
     from workbench.backends import probe
     from workbench.registry import REGISTRY
-    from workbench.sizes import parse_sizes
+    from workbench.sizes import parse_bytes, parse_sizes
     try:
         workload = REGISTRY.get(args.workload)
     except KeyError as exc:
@@ -161,11 +164,16 @@ def _plan(args: argparse.Namespace):
     else:
         names = tuple(b for b in workload.backends if probe(b).usable)
     variants = tuple(v.strip() for v in args.variants.split(",")) if args.variants is not None else ()
+    try:
+        limit = parse_bytes(args.device_memory_limit) if args.device_memory_limit is not None else 0
+    except ValueError as exc:
+        raise UsageError(f"--device-memory-limit: {exc}") from None     # exc names the text, shortened
     spec = engine.SweepSpec(
         workload=workload.name, backends=names, sizes=sizes, dtype=args.dtype, variants=variants,
         host_memory="pinned" if args.pinned else "pageable",
         min_repeats=args.repeats if args.repeats is not None else engine.DEFAULT_MIN_REPEATS,
-        budget_s=args.budget if args.budget is not None else engine.DEFAULT_BUDGET_S)
+        budget_s=args.budget if args.budget is not None else engine.DEFAULT_BUDGET_S,
+        device_memory_limit=limit)
     spec = dataclasses.replace(spec, max_repeats=max(spec.max_repeats, spec.min_repeats))
     try:
         engine.validate(spec)
@@ -187,6 +195,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     spec = _plan(args)
     chart = _chart_plan(args) if args.chart else None
+    for note in _memory_notes(spec):       # announced, never refused: the wall may be the point
+        print(f"gpu-workbench: note: {note}", file=sys.stderr)
     settings = engine.settings_of(spec)
     env = record() if args.out or chart else {}
     runner = _runner(args)
@@ -203,7 +213,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         finally:
             runner.close()
     frame = results.to_frame(rows)
-    print(f"{spec.workload}, {spec.dtype}" + (", pinned host memory" if spec.host_memory == "pinned" else ""))
+    capped = f", device memory capped at {results.human_bytes(spec.device_memory_limit)}"
+    print(f"{spec.workload}, {spec.dtype}" + (", pinned host memory" if spec.host_memory == "pinned" else "")
+          + (capped if spec.device_memory_limit else ""))
     print(results.summary_table(frame))
     if args.out:
         path = results.save(frame, args.out, env, settings)
@@ -353,6 +365,15 @@ def _points(spec) -> int:
     """How many points a sweep has (its sizes, variants and backends)."""
     from workbench import engine
     return len(engine.plan(spec, engine.validate(spec)))
+
+
+def _memory_notes(spec) -> list[str]:
+    """What the sweep will meet on the device (sizes past the cap or the free memory), before it starts."""
+    from workbench import engine
+    from workbench.backends import is_gpu
+    if spec.device_memory_limit and not any(is_gpu(b) for b in spec.backends):
+        return ["--device-memory-limit caps GPU backends only, and this sweep runs none"]
+    return engine.device_memory_notes(spec)
 
 
 class _StopOnSignals:

@@ -19,13 +19,14 @@ import math
 import threading
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 import psutil
 
 from workbench import backends as backends_mod
 from workbench import limits
+from workbench.gpu import cap, driver
 from workbench.measure import HostPeak, mean_stages, summarize, typical_stages
 from workbench.protocol import PointFinished, PointStarted, SweepError, SweepFinished, SweepStarted
 from workbench.registry import REGISTRY, Context, Phases, Workload, shown
@@ -65,6 +66,17 @@ class SweepSpec:
     budget_s: float = DEFAULT_BUDGET_S
     max_repeats: int = DEFAULT_MAX_REPEATS
     seed: int = 0
+    device_memory_limit: int = 0            # bytes the GPU backends may use (0: no cap): workbench.gpu.cap
+
+
+def _same(inputs: Any) -> Any:
+    return inputs
+
+
+#: What the float64 reference is computed from: the inputs themselves, except in an engine process
+#: whose library is replaced under the workloads (cudf.pandas), whose preparation sets it so that the
+#: reference stays the real library's (``workbench.gpu.cudf_pandas.real_pandas``).
+reference_inputs: Callable[[Any], Any] = _same
 
 
 def settings_of(spec: SweepSpec) -> dict:
@@ -137,6 +149,8 @@ def validate(spec: SweepSpec) -> Workload:
         twice = sorted({str(n) for n in names if list(names).count(n) > 1})
         if twice:     # a second run of the same point would only double the sweep's time
             raise PlanError(f"{what} {', '.join(twice)} is named twice")
+    if not isinstance(spec.device_memory_limit, int) or spec.device_memory_limit < 0:
+        raise PlanError(f"the device memory limit must be a number of bytes, not {spec.device_memory_limit!r}")
     check_memory(workload, max(spec.sizes), spec.dtype)
     return workload
 
@@ -148,6 +162,42 @@ def check_memory(workload: Workload, size: int, dtype: str) -> None:
     if need > MEMORY_SHARE * avail:
         raise PlanError(f"{workload.name} at size {size} ({dtype}) needs about {_gib(need)} of host memory; "
                         f"{_gib(avail)} is available")
+
+
+_ASK = object()
+
+
+def device_memory_notes(spec: SweepSpec, workload: Workload | None = None, free: Any = _ASK) -> list[str]:
+    """The sizes whose estimated device footprint passes the sweep's device memory cap, or the
+    device memory free now (``free``: bytes, None where unknown; asked of the driver by default),
+    one line per reason. Said before the sweep, never refused: the user may want to see the wall."""
+    workload = workload or REGISTRY.get(spec.workload)
+    if not any(backends_mod.is_gpu(b) for b in spec.backends if b in backends_mod.BACKENDS):
+        return []
+    if free is _ASK:
+        free = driver.free_memory()
+    itemsize = np.dtype(spec.dtype).itemsize
+    over_cap, over_free = [], []
+    for size in sorted(set(spec.sizes)):
+        need = workload.device_bytes(size, itemsize)
+        if spec.device_memory_limit and need > spec.device_memory_limit:
+            over_cap.append((size, need))
+        elif free is not None and need > free:
+            over_free.append((size, need))
+    from workbench.results import human_bytes
+    from workbench.sizes import fmt_size
+
+    def line(points: list, against: str) -> str:
+        where = ", ".join(f"{fmt_size(size)} (about {human_bytes(need)})" for size, need in points)
+        sizes = "sizes" if len(points) > 1 else "size"
+        return (f"{workload.name} in {spec.dtype} at {sizes} {where} needs more device memory than {against}: "
+                "expect out-of-memory rows there (the memory wall)")
+    notes = []
+    if over_cap:
+        notes.append(line(over_cap, f"the {human_bytes(spec.device_memory_limit)} cap"))
+    if over_free:
+        notes.append(line(over_free, f"the {human_bytes(free)} free on the device now"))
+    return notes
 
 
 def _gib(n: float) -> str:
@@ -163,9 +213,12 @@ def plan(spec: SweepSpec, workload: Workload) -> list[tuple[int, str, str]]:
     return [(size, variant, backend) for size in spec.sizes for variant in variants for backend in spec.backends]
 
 
-def run_sweep(spec: SweepSpec, stop: StopFlag | None = None, first: int = 0) -> Iterator[Any]:
-    """Run the points of ``spec`` from index ``first`` on, yielding protocol messages; never raises
-    for a failing point. (A supervisor resumes a sweep at ``first`` after its engine died.)"""
+def run_sweep(spec: SweepSpec, stop: StopFlag | None = None, first: int = 0, last: int | None = None,
+              unavailable: str = "") -> Iterator[Any]:
+    """Run the points of ``spec`` with index in [``first``, ``last``), yielding protocol messages;
+    never raises for a failing point. (A supervisor resumes a sweep at ``first`` after its engine
+    died, and gives an engine of its own the points of a backend that needs one.) ``unavailable``:
+    why this process cannot run them (its preparation failed): each point becomes an error row."""
     stop = stop or StopFlag()
     t_sweep = time.perf_counter()
     try:
@@ -186,18 +239,20 @@ def run_sweep(spec: SweepSpec, stop: StopFlag | None = None, first: int = 0) -> 
     made_for = None
     try:
         for index, (size, variant, backend) in enumerate(points):
-            if index < first:
+            if index < first or (last is not None and index >= last):
                 continue
             if stop.is_set():
                 cancelled = True
                 break
-            if made_for != (size, variant):
+            if unavailable:
+                setup_error = unavailable
+            elif made_for != (size, variant):
                 inputs = reference = None          # free the last inputs before making the next
                 made_for = (size, variant)
                 rng = np.random.default_rng(spec.seed)
                 try:
                     inputs = workload.make_inputs(size, dtype, variant, rng)
-                    reference = workload.reference(inputs)
+                    reference = workload.reference(reference_inputs(inputs))
                 except Exception as exc:  # noqa: BLE001 - e.g. MemoryError: the sweep goes on
                     inputs = reference = None
                     setup_error = f"could not make inputs: {type(exc).__name__}: {exc}"
@@ -241,11 +296,15 @@ def _measure_point(workload: Workload, backend: str, sessions: dict, inputs: Any
                    host_peak: HostPeak) -> dict:
     phases = None
     session = None
+    out_of_memory = False
+    # The cap holds for the point's own work only, not for the device limits measured in _row.
+    limit = spec.device_memory_limit if backends_mod.is_gpu(backend) else 0
     try:
         session = _session(sessions, backend)
         # Everything the point does runs with its own session current (its stream, for CuPy),
         # whatever other sessions of the sweep were opened before or after it.
-        with session.activate(), host_peak.scope() as host_bytes, session.device_memory() as device_bytes:
+        with cap.capped(limit), session.activate(), host_peak.scope() as host_bytes, \
+                session.device_memory() as device_bytes:
             ctx = Context(size=base["size"], dtype=dtype, variant=base["variant"],
                           host_memory=spec.host_memory, session=session)
             made = workload.implementations[backend].factory(inputs, ctx)
@@ -255,11 +314,21 @@ def _measure_point(workload: Workload, backend: str, sessions: dict, inputs: Any
             # into pinned memory returns before its copy has landed.
             session.synchronize()
             peak_host, peak_device = host_bytes(), device_bytes()
-        return _row(workload, base, session, reference, timings, peak_host, peak_device)
+            note = _diagnose(session, phases, timings)
+        row = _row(workload, base, session, reference, timings, peak_host, peak_device)
+        if note:       # what the session saw beside the figures (cudf.pandas: calls that fell back to the CPU)
+            row["message"] = "; ".join(m for m in (row["message"], note) if m)
+        return row
     except Exception as exc:  # noqa: BLE001 - one failing point never ends the sweep
         log.warning("%s on %s at size %s failed: %s", workload.name, backend, base["size"], exc)
-        return empty_row(**base, device=getattr(session, "device", ""), status="error",
-                         message=f"{type(exc).__name__}: {exc}")
+        message = f"{type(exc).__name__}: {exc}"
+        if backends_mod.is_gpu(backend) and cap.is_device_oom(exc):
+            # The wall: said in numbers, and the sweep goes on with the next point.
+            out_of_memory = True
+            what = f"{workload.name} on {backend} at size {base['size']:,} ({base['dtype']})"
+            message = cap.describe(exc, what, workload.device_bytes(base["size"], dtype.itemsize), limit,
+                                   driver.free_memory())
+        return empty_row(**base, device=getattr(session, "device", ""), status="error", message=message)
     finally:
         if phases is not None and phases.close is not None:
             try:
@@ -267,11 +336,25 @@ def _measure_point(workload: Workload, backend: str, sessions: dict, inputs: Any
             except Exception:  # noqa: BLE001
                 log.exception("closing %s on %s failed", workload.name, backend)
         phases = None
+        if out_of_memory:
+            cap.release_after_oom()
         if session is not None:
             try:
                 session.release()
             except Exception:  # noqa: BLE001 - a poisoned CUDA context fails here too: the row stands
                 log.exception("releasing %s after the point failed", backend)
+
+
+def _diagnose(session: Any, phases: Phases, timings: "_Timings") -> str:
+    """A session's note on the point it just measured (``Session.diagnose``), '' if it has none."""
+    diagnose = getattr(session, "diagnose", None)
+    if diagnose is None or timings.cancelled:
+        return ""
+    try:
+        return str(diagnose(phases.compute))
+    except Exception as exc:  # noqa: BLE001 - a note is never worth the point
+        log.warning("diagnosing the point failed: %s", exc)
+        return ""
 
 
 def _execute(phases: Phases, timed) -> tuple[float, float, float, Any]:

@@ -31,7 +31,7 @@ from workbench.summary import Comparison, ranges
 log = logging.getLogger(__name__)
 
 #: What a point that ran out of device memory says in its message (CuPy, Numba, RMM, the engine).
-OUT_OF_MEMORY = re.compile(r"out of memory|outofmemory|memoryerror|memory limit|cudaErrorMemoryAllocation|"
+OUT_OF_MEMORY = re.compile(r"out of (?:device )?memory|outofmemory|memoryerror|memory limit|cudaErrorMemoryAllocation|"
                            r"CUDA_ERROR_OUT_OF_MEMORY|bad_alloc|exceeds? the (?:device )?memory", re.IGNORECASE)
 #: Repeats and seconds per point a lesson takes unless it says otherwise: enough for a median.
 MIN_REPEATS = 3

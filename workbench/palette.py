@@ -24,6 +24,7 @@ BACKEND_STYLE = {
     "numba": ("orange", "s"),
     "cupy": ("green", "t1"),
     "cudf": ("green", "t2"),
+    "cudf-pandas": ("vermillion", "d"),         # beside pandas (blue) and cudf (green): the dataframe workloads
     "cupy-fused": ("sky", "d"),
     "cupy-raw": ("purple", "h"),
     "numba-cuda": ("vermillion", "t"),

@@ -106,6 +106,9 @@ class Workload:
     # (size, itemsize, variant) -> (flops, bytes), for a workload whose counts depend on the variant
     # (spmv: 5 or 7 nonzeros per row); when set, the engine uses it instead of flops and bytes_moved.
     counts: Callable[[int, int, str], tuple[float, float]] | None = None
+    # (size, itemsize) -> device bytes one point holds on a GPU backend, for the memory wall's
+    # warnings before a sweep; None: the bytes a perfect kernel moves (inputs read, outputs written).
+    device_footprint: Callable[[int, int], float] | None = None
     implementations: dict[str, Implementation] = field(default_factory=dict)
 
     def implement(self, backend: str, note: str = "") -> Callable:
@@ -124,6 +127,12 @@ class Workload:
         if self.counts is not None:
             return self.counts(size, itemsize, variant)
         return self.flops(size), self.bytes_moved(size, itemsize)
+
+    def device_bytes(self, size: int, itemsize: int) -> float:
+        """The estimated device memory one point holds (what the memory cap is compared with)."""
+        if self.device_footprint is not None:
+            return float(self.device_footprint(size, itemsize))
+        return float(self.bytes_moved(size, itemsize))
 
     def relative_error(self, result: Any, reference: Any) -> float:
         if self.compare is not None:

@@ -11,8 +11,13 @@ A process rather than a thread, because:
   window and the command line cannot;
 * cuDF's takeover of the allocators and the peak-RSS reading stay the child's.
 
-Requests in: ``("run", spec, first)``, ``("probe",)``, ``("quit",)``. Out: the
-messages of ``workbench.protocol``, each request closed by ``Done``.
+Requests in: ``("run", spec, first, last)`` (the points of the plan with index in
+[first, last)), ``("probe",)``, ``("quit",)``. Out: the messages of
+``workbench.protocol``, each request closed by ``Done``.
+
+A backend that needs the process prepared before anything is imported (cuDF's
+pandas accelerator must be installed before pandas) gets an engine process of
+its own, whose ``prepare`` (``module:function``) runs first of all here.
 
 Stop is one byte of shared memory without a lock (``multiprocessing.RawValue``):
 a process killed while reading it cannot leave a lock held that would block
@@ -109,14 +114,29 @@ def limit_memory(limit_bytes: int | None) -> None:
         log.warning("could not limit the engine's memory: %s", exc)
 
 
-def serve(conn, stop_raw, plugins: tuple[str, ...] = (), memory_limit: int | None = None) -> None:
-    """The engine process's main loop."""
+def _prepare(target: str) -> str:
+    """Run a dedicated engine's preparation; '' when it worked, else why not (for every point's row)."""
+    if not target:
+        return ""
+    try:
+        import importlib
+        module, func = target.split(":")
+        getattr(importlib.import_module(module), func)()
+        return ""
+    except Exception as exc:  # noqa: BLE001 - the engine lives on and says why in each row
+        return f"this backend's engine process could not be prepared ({target}): {type(exc).__name__}: {exc}"
+
+
+def serve(conn, stop_raw, plugins: tuple[str, ...] = (), memory_limit: int | None = None,
+          prepare: str = "") -> None:
+    """The engine process's main loop; ``prepare`` runs before anything else is imported."""
     # Ctrl-C in a terminal reaches the whole process group: the parent decides what it means
     # (a stop); here it would surface as a KeyboardInterrupt inside Numba's dispatcher.
     # SIGTERM and SIGHUP too: sent to a process group (a terminal closing, `timeout`), they must end
     # the sweep the parent's way (a stop, the points so far written), not kill a point mid-measure.
     for name in ("SIGINT", "SIGTERM", "SIGHUP"):
         signal.signal(getattr(signal, name), signal.SIG_IGN)
+    unavailable = _prepare(prepare)
     limit_memory(memory_limit)
     conn = _LockedConn(conn)
     logging.basicConfig(level=logging.WARNING)
@@ -140,7 +160,8 @@ def serve(conn, stop_raw, plugins: tuple[str, ...] = (), memory_limit: int | Non
         try:
             if kind == "run":
                 spec, first = request[1], request[2] if len(request) > 2 else 0
-                for message in engine.run_sweep(spec, stop, first):
+                last = request[3] if len(request) > 3 else None
+                for message in engine.run_sweep(spec, stop, first, last, unavailable):
                     conn.send(message)
                     if isinstance(message, protocol.PointFinished) and poisons_context(message.row):
                         conn.send(protocol.EngineRetiring(

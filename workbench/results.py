@@ -42,6 +42,16 @@ def to_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     return frame.astype({"size": "int64", "repeats": "int64", "verified": "bool"})
 
 
+def memory_walls(frame: pd.DataFrame) -> dict[tuple[str, str], int]:
+    """The memory wall of each series: {(backend, variant): the smallest size whose point ran out
+    of device memory} (those rows' messages begin with ``workbench.gpu.cap.OUT_OF_DEVICE_MEMORY``)."""
+    from workbench.gpu.cap import OUT_OF_DEVICE_MEMORY
+    if frame.empty:
+        return {}
+    hit = frame[(frame["status"] == "error") & frame["message"].astype(str).str.startswith(OUT_OF_DEVICE_MEMORY)]
+    return {(str(b), str(v)): int(g["size"].min()) for (b, v), g in hit.groupby(["backend", "variant"], sort=False)}
+
+
 def encode_stages(stages: Mapping[str, float]) -> str:
     """The ``stages`` column: {stage: seconds} in the order the stages ran, as compact JSON ('' if none).
 
@@ -129,6 +139,9 @@ def summary_table(frame: pd.DataFrame) -> str:
             f"{r.backend} size {r.size}: "
             + ", ".join(f"{k} {human_seconds(v)}" for k, v in decode_stages(r.stages).items())
             for r in staged.itertuples())
+    noted = frame[(frame["status"] == "ok") & (frame["message"].astype(str) != "")]
+    if not noted.empty:        # what a session saw beside the figures (cudf.pandas: calls that fell back)
+        text += "\n\n" + "\n".join(f"{r.backend} size {r.size}: {r.message}" for r in noted.itertuples())
     failed = frame[frame["status"] != "ok"]
     if not failed.empty:
         text += "\n\n" + "\n".join(f"{r.backend} size {r.size}: {r.status}: {r.message}" for r in failed.itertuples())

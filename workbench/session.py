@@ -53,6 +53,10 @@ class Session(Protocol):
     def close(self) -> None:
         """End the session (the sweep is over)."""
 
+    # Optional: ``diagnose(compute) -> str``, a note on the point just measured that goes into its
+    # row's message, made after the timing (it may rerun ``compute`` under a slow tracer): the
+    # cudf.pandas session says how many calls fell back to the CPU. The engine asks with getattr.
+
 
 @runtime_checkable
 class DeviceSession(Session, Protocol):

@@ -1,4 +1,5 @@
-"""Parse the sizes a user types: ``1024,2^20``, ``2^10:2^20`` (doubling) or ``A:B:xF``."""
+"""Parse the sizes a user types: ``1024,2^20``, ``2^10:2^20`` (doubling) or ``A:B:xF``; and amounts
+of memory: ``8GiB``, ``512 MiB``, ``8GB``, ``2^33``."""
 from __future__ import annotations
 
 import math
@@ -119,3 +120,43 @@ def parse_sizes(text: str) -> list[int]:
             raise ValueError(f"size {s} must be positive")
     # Ranges that meet (2^10:2^20,2^20:2^24) name a size twice: measure it once.
     return list(dict.fromkeys(sizes))
+
+
+#: Binary units are what memory is sold and reported in (nvidia-smi's MiB); decimal ones are
+#: accepted because people type them, and mean what they say (8 GB = 8e9 bytes, not 8 GiB).
+_BYTE_UNITS = {"": 1, "b": 1,
+               "kib": 2 ** 10, "mib": 2 ** 20, "gib": 2 ** 30, "tib": 2 ** 40,
+               "k": 2 ** 10, "m": 2 ** 20, "g": 2 ** 30, "t": 2 ** 40,
+               "kb": 10 ** 3, "mb": 10 ** 6, "gb": 10 ** 9, "tb": 10 ** 12}
+_AMOUNT = re.compile(r"^\s*(\d+(?:\.\d+)?|\d+\s*\^\s*\d+)\s*([a-zA-Z]*)\s*$")
+
+
+def parse_bytes(text: str) -> int:
+    """An amount of memory: ``8GiB``, ``1.5 GiB``, ``512MiB``, ``8GB`` (10^9), ``2^33`` or plain
+    bytes; raises ValueError with a message for a person (zero and junk are refused)."""
+    t = text.strip().replace("_", "")
+    m = _AMOUNT.match(t) if len(t) <= 40 else None
+    unit = m.group(2).lower() if m else ""
+    if m is None or unit not in _BYTE_UNITS:
+        raise ValueError(f"cannot read {text.strip()[:40]!r} as an amount of memory "
+                         "(examples: 8GiB, 512MiB, 8GB, 2000000000)")
+    number = m.group(1)
+    if "^" in number:
+        value = float(parse_int(number))
+    else:
+        value = float(number)
+    value *= _BYTE_UNITS[unit]
+    if not math.isfinite(value) or value > MAX_SIZE:
+        raise ValueError(f"{text.strip()!r} is too large")
+    if value < 1:
+        raise ValueError(f"{text.strip()!r} is no memory at all: give a positive amount such as 8GiB")
+    return int(value)
+
+
+def fmt_bytes_exact(n: int) -> str:
+    """An amount of memory in the largest binary unit that holds it exactly (``1280MiB``, ``8GiB``),
+    as parse_bytes reads it back: what a field shows of a cap that was set elsewhere."""
+    for unit, scale in (("TiB", 2 ** 40), ("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
+        if n >= scale and n % scale == 0:
+            return f"{n // scale}{unit}"
+    return str(int(n))

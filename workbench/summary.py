@@ -99,6 +99,7 @@ def sentences(frame: pd.DataFrame, baseline: str, strong: Callable[[str], str] =
     lines.append(f"Fastest end-to-end at {fmt_size(largest)}: {strong(best['backend'])} "
                  f"({human_seconds(best['total_median_s'])}).")
     lines += [c.sentence() for c in comparisons(frame, baseline)]
+    lines += accelerator_sentences(ok)
     dev = ok[ok["host_memory"] != ""]
     if not dev.empty:
         share = _finite((dev["h2d_s"] + dev["d2h_s"]) / dev["total_median_s"])
@@ -111,6 +112,33 @@ def sentences(frame: pd.DataFrame, baseline: str, strong: Callable[[str], str] =
         w = ok.loc[fc.idxmax()]
         lines.append(f"Worst first call (compilation, setup): {w['backend']} at {fmt_size(w['size'])}, "
                      f"{human_seconds(w['first_call_s'])}, {fc.max():,.0f}x a steady call.")
+    return lines
+
+
+def accelerator_sentences(ok: pd.DataFrame) -> list[str]:
+    """cudf.pandas against plain pandas and plain cuDF, at the largest size all three measured: its
+    speed over pandas end to end, and its proxies' cost over cuDF's own compute (both on frames
+    already on the device), and whether any call fell back to the CPU. Nothing where one is missing."""
+    def at(backend: str) -> pd.DataFrame:
+        return ok[ok["backend"] == backend].groupby("size").first()
+    accel, pandas_, cudf_ = at("cudf-pandas"), at("pandas"), at("cudf")
+    common = sorted(set(accel.index) & set(pandas_.index) & set(cudf_.index))
+    if not common:
+        return []
+    size = common[-1]
+    a, p, c = accel.loc[size], pandas_.loc[size], cudf_.loc[size]
+    speed = p["total_median_s"] / a["total_median_s"]
+    if not (math.isfinite(speed) and speed > 0 and c["compute_median_s"] > 0):
+        return []
+    faster = f"{speed:.3g}x faster than pandas" if speed >= 1 else f"{1 / speed:.3g}x slower than pandas"
+    over = a["compute_median_s"] / c["compute_median_s"]
+    lines = [f"cudf.pandas at {fmt_size(size)}: the same pandas code runs {faster} end to end; it takes "
+             f"{over:.3g}x cuDF's own compute time ({human_seconds(a['compute_median_s'])} against "
+             f"{human_seconds(c['compute_median_s'])}, both on frames already on the GPU)."]
+    fell = ok[(ok["backend"] == "cudf-pandas") & ok["message"].astype(str).str.contains("fell back to the CPU")]
+    if not fell.empty:
+        where = ", ".join(fmt_size(s) for s in fell["size"])
+        lines.append(f"cudf.pandas fell back to the CPU for some calls at {where} (the points' messages say which).")
     return lines
 
 

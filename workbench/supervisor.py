@@ -13,7 +13,12 @@ can end into something a user can read:
   the flag between repeats and points, and an engine that does not answer in
   time (a long repeat, a float64 reference being made, a hung kernel) is
   ended, and a fresh one starts with the next request;
-* every finished point is appended to the journal before it is handed on.
+* every finished point is appended to the journal before it is handed on;
+* a backend that needs an engine process of its own (``Backend.engine``: cuDF's
+  pandas accelerator must be installed before pandas is imported) gets one: the
+  plan is cut into runs of consecutive points by engine, each run is sent to its
+  engine, one engine works at a time (never two measuring at once), and each
+  stays alive, parked, for its next run.
 
 ``stop()`` and ``close()`` may be called from any thread while ``run()``
 iterates in another; neither ever blocks for long, whatever state the engine
@@ -32,6 +37,7 @@ from typing import Any, Iterator
 import psutil
 
 from workbench import protocol
+from workbench.backends import engine_of
 from workbench.remote import SharedFlag, serve
 from workbench.results import empty_row
 
@@ -71,8 +77,10 @@ class Supervisor:
         self.journal = journal
         self.stop_grace_s = stop_grace_s
         self.flag = SharedFlag(self.ctx.RawValue(ctypes.c_bool, False))
-        self.process = None
+        self.process = None                # the engine of the current request ...
         self.conn = None
+        self.kind = ""                     # ... which engine it is ('' the shared one; else Backend.engine)
+        self._parked: dict[str, tuple] = {}     # the other engines, alive, by kind: (process, conn)
         self.restarts = 0
         self._lock = threading.Lock()      # start and end of the process, from any thread
         self._stop_at: float | None = None
@@ -89,24 +97,29 @@ class Supervisor:
             return int(psutil.virtual_memory().available * MEMORY_SHARE)
         return int(self.memory_limit)
 
-    def _ensure(self) -> None:
+    def _ensure(self, kind: str = "") -> None:
+        """Make the engine of ``kind`` the current one, started if it is not alive."""
         with self._lock:
             if self._closed:
                 raise _Ended("closed", None)
+            if kind != self.kind:
+                if self.process is not None:
+                    self._parked[self.kind] = (self.process, self.conn)
+                self.process, self.conn = self._parked.pop(kind, (None, None))
+                self.kind = kind
             if self.process is not None and self.process.is_alive():
                 return
             self._end_locked()
             parent, child = self.ctx.Pipe()
-            self.process = self.ctx.Process(target=serve, name="gpu-workbench-engine", daemon=True,
-                                            args=(child, self.flag.raw, self.plugins, self._memory_limit()))
+            name = "gpu-workbench-engine" + (f" ({kind.split(':')[0]})" if kind else "")
+            self.process = self.ctx.Process(target=serve, name=name, daemon=True,
+                                            args=(child, self.flag.raw, self.plugins, self._memory_limit(), kind))
             self.process.start()
             child.close()
             self.conn = parent
 
-    def _end_locked(self) -> int | None:
-        """End the engine process, whatever it is doing; returns its exit code."""
-        proc, conn = self.process, self.conn
-        self.process = self.conn = None
+    @staticmethod
+    def _kill(proc, conn) -> int | None:
         code = None
         if proc is not None:
             if proc.is_alive():
@@ -118,13 +131,20 @@ class Supervisor:
             conn.close()
         return code
 
+    def _end_locked(self) -> int | None:
+        """End the current engine process, whatever it is doing; returns its exit code."""
+        proc, conn = self.process, self.conn
+        self.process = self.conn = None
+        return self._kill(proc, conn)
+
     def _end(self) -> int | None:
         with self._lock:
             return self._end_locked()
 
     def alive(self) -> bool:
-        p = self.process
-        return p is not None and p.is_alive()
+        """Whether any engine process (the current one, or one parked) is alive."""
+        procs = [self.process] + [p for p, _ in self._parked.values()]
+        return any(p is not None and p.is_alive() for p in procs)
 
     def pid(self) -> int | None:
         p = self.process
@@ -168,9 +188,9 @@ class Supervisor:
             raise _Ended("died", self._end()) from None
 
     def probe(self) -> Iterator[Any]:
-        """Deep availability probes and the environment record, from the engine process."""
+        """Deep availability probes and the environment record, from the shared engine process."""
         try:
-            self._ensure()
+            self._ensure("")
             self._send(("probe",))
             yield from self._replies({})
         except _Ended as ended:
@@ -207,14 +227,18 @@ class Supervisor:
             yield protocol.SweepFinished(False, 0.0)
             return
         points = engine.plan(spec, workload)
+        kinds = [engine_of(backend) for _, _, backend in points]
         first, delivered, cancelled, announced = 0, 0, False, False
         while first < len(points) and not cancelled:
             clock: dict = {}
             current: protocol.PointStarted | None = None
             next_up = first                     # the point the engine is on between points
+            last = first                        # the run of points, from first, that one engine takes
+            while last < len(points) and kinds[last] == kinds[first]:
+                last += 1
             try:
-                self._ensure()
-                self._send(("run", spec, first))
+                self._ensure(kinds[first])
+                self._send(("run", spec, first, last))
                 for message in self._replies(clock):
                     if isinstance(message, protocol.SweepStarted):
                         if announced:
@@ -235,7 +259,7 @@ class Supervisor:
                     elif isinstance(message, protocol.SweepError):
                         cancelled = True        # the engine refused the plan: nothing more to run
                     yield message
-                first = len(points)             # the engine ran to the end of the plan
+                first = last                    # the engine ran to the end of its run of points
             except _Ended as ended:
                 if not announced:
                     announced = True
@@ -247,9 +271,12 @@ class Supervisor:
                     continue
                 stopping = ended.why in ("stopped", "closed")
                 index = current.index if current is not None else next_up
-                if index >= len(points) or (stopping and current is None):
-                    cancelled = cancelled or stopping
+                if stopping and current is None:
+                    cancelled = True
                     break
+                if index >= last:               # it ended after its run's last point: the next run goes on
+                    first = last
+                    continue
                 row = self._ended_row(ended, spec, workload, points[index])
                 if current is None:
                     yield protocol.PointStarted(index, len(points), points[index][2], points[index][0],
@@ -295,22 +322,28 @@ class Supervisor:
             self._stop_at = time.monotonic()
 
     def close(self) -> None:
-        """End the engine process and refuse further requests (bounded time, from any thread)."""
+        """End every engine process and refuse further requests (bounded time, from any thread)."""
         self._closed = True
         self.flag.set()
         with self._lock:
             self._quit_locked()
 
     def _quit_locked(self) -> None:
-        """Ask the engine process to quit, and end it if it has not within the grace time."""
-        proc, conn = self.process, self.conn
-        if proc is not None and proc.is_alive() and conn is not None:
-            try:
-                conn.send(("quit",))
-            except (OSError, ValueError):
-                pass
-            proc.join(self.stop_grace_s)
-        self._end_locked()
+        """Ask every engine process (the current one and those parked) to quit, and end those that
+        have not within the grace time."""
+        engines = [(self.process, self.conn)] + list(self._parked.values())
+        self.process = self.conn = None
+        self._parked.clear()
+        for proc, conn in engines:
+            if proc is not None and proc.is_alive() and conn is not None:
+                try:
+                    conn.send(("quit",))
+                except (OSError, ValueError):
+                    pass
+        for proc, conn in engines:
+            if proc is not None and proc.is_alive():
+                proc.join(self.stop_grace_s)
+            self._kill(proc, conn)
 
 
 class _Ended(Exception):

@@ -27,6 +27,7 @@ W = register(Workload(
     reference=lambda inp: np.fft.fft(inp[0].astype(np.complex128)),
     flops=lambda n: 5.0 * n * np.log2(max(n, 2)),
     bytes_moved=lambda n, isz: 2.0 * n * 2 * isz,
+    device_footprint=lambda n, isz: n * (isz + 3 * 2 * isz),   # input, complex output, plan work area
     # The input, its complex128 copy and two results, plus pocketfft's scratch: a length with a large
     # prime factor goes through Bluestein's algorithm, which pads to a power of two at least 2N in
     # complex128 (measured: 184 bytes per point in float32 at N = 3,495,253).

@@ -35,6 +35,7 @@ W = register(Workload(
     reference=lambda inp: _op(inp[0].astype({"value": np.float64})),
     flops=lambda n: 1.0 * n,
     bytes_moved=lambda n, isz: frame_bytes(n, isz) * 1.5,
+    device_footprint=lambda n, isz: frame_bytes(n, isz) * 2.5,   # the frame, the mask, the rows kept
     footprint=lambda n, isz: frame_bytes(n, isz) * 5,
     tolerance={"float32": 1e-6, "float64": 1e-12},
     compare=_compare,
@@ -50,3 +51,7 @@ def _pandas(inputs, ctx):
 @W.implement("cudf")
 def _cudf(inputs, ctx):
     return cudf_phases(inputs, _op, ctx)
+
+
+# The pandas implementation itself, run in an engine process whose pandas is cuDF's accelerator.
+W.implement("cudf-pandas", note="the pandas code, unchanged, under cudf.pandas")(_pandas)

@@ -43,6 +43,7 @@ W = register(Workload(
     reference=lambda inp: _op(inp[0], inp[1].astype({"weight": np.float64})),
     flops=lambda n: 0.0,
     bytes_moved=lambda n, isz: frame_bytes(n, isz) + n * (8 + isz + 8 + isz),
+    device_footprint=lambda n, isz: frame_bytes(n, isz) * 3.5,   # the frame, the join maps, N result rows
     footprint=lambda n, isz: frame_bytes(n, isz) * 8,
     tolerance={"float32": 1e-6, "float64": 1e-14},
     compare=_compare,
@@ -58,3 +59,7 @@ def _pandas(inputs, ctx):
 @W.implement("cudf")
 def _cudf(inputs, ctx):
     return cudf_phases(inputs, _op, ctx)
+
+
+# The pandas implementation itself, run in an engine process whose pandas is cuDF's accelerator.
+W.implement("cudf-pandas", note="the pandas code, unchanged, under cudf.pandas")(_pandas)

@@ -32,6 +32,7 @@ W = register(Workload(
     reference=lambda inp: _op(inp[0].astype({"value": np.float64})),
     flops=lambda n: 0.0,
     bytes_moved=lambda n, isz: 2.0 * frame_bytes(n, isz),
+    device_footprint=lambda n, isz: frame_bytes(n, isz) * 3,     # the frame, the order, the sorted copy
     footprint=lambda n, isz: frame_bytes(n, isz) * 6,
     tolerance={"float32": 0.0, "float64": 0.0},
     compare=_compare,
@@ -47,3 +48,7 @@ def _pandas(inputs, ctx):
 @W.implement("cudf")
 def _cudf(inputs, ctx):
     return cudf_phases(inputs, _op, ctx)
+
+
+# The pandas implementation itself, run in an engine process whose pandas is cuDF's accelerator.
+W.implement("cudf-pandas", note="the pandas code, unchanged, under cudf.pandas")(_pandas)

@@ -52,6 +52,7 @@ W = register(Workload(
     reference=_reference,
     flops=lambda n: 7.0 * max(n - 2, 0) ** 2 * STEPS,
     bytes_moved=lambda n, isz: 2.0 * n * n * isz * STEPS,
+    device_footprint=lambda n, isz: 3.0 * n * n * isz,
     footprint=lambda n, isz: n * n * (4 * isz + 4 * 8 + 8 * 8) * 1.2,
     tolerance={"float32": 1e-5, "float64": 1e-13},
 ))

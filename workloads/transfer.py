@@ -26,6 +26,7 @@ W = register(Workload(
     reference=lambda inp: inp[0].astype(np.float64),
     flops=lambda n: 0.0,
     bytes_moved=lambda n, isz: 2.0 * n,          # N bytes up + N bytes down (CPU: N read + N written)
+    device_footprint=lambda n, isz: 1.0 * n,     # one device buffer of N bytes
     # N bytes in and out (two more pinned on a GPU), and in float64 per element: the random draw,
     # the reference and the verification's two temporaries (measured: 8.0 N in float32).
     footprint=lambda n, isz: n * (2 + 4 * 8 / isz) * 1.15,

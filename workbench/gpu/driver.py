@@ -95,3 +95,39 @@ def properties(ordinal: int = 0) -> DeviceProperties | None:
             compute_capability=(attr(_CC_MAJOR), attr(_CC_MINOR)), l2_bytes=attr(_L2_BYTES))
     except (AttributeError, OSError):
         return None
+
+
+class _NvmlMemory(ctypes.Structure):
+    _fields_ = [("total", ctypes.c_ulonglong), ("free", ctypes.c_ulonglong), ("used", ctypes.c_ulonglong)]
+
+
+def free_memory(ordinal: int = 0) -> int | None:
+    """Device memory free now, in bytes, or None where it cannot be read.
+
+    Asked of NVML (``libnvidia-ml``, part of the driver), which needs no CUDA context: the window
+    and the command line ask before a sweep without creating one. The device is found by its PCI
+    bus id, since NVML and CUDA may number devices differently."""
+    p = properties(ordinal)
+    if p is None:
+        return None
+    try:
+        nvml = ctypes.CDLL("libnvidia-ml.so.1")
+    except OSError:
+        return None
+    try:
+        if nvml.nvmlInit_v2() != 0:
+            return None
+    except AttributeError:
+        return None
+    try:
+        handle = ctypes.c_void_p()
+        if nvml.nvmlDeviceGetHandleByPciBusId_v2(p.pci_bus_id.encode(), ctypes.byref(handle)) != 0:
+            return None
+        mem = _NvmlMemory()
+        if nvml.nvmlDeviceGetMemoryInfo(handle, ctypes.byref(mem)) != 0:
+            return None
+        return int(mem.free)
+    except (AttributeError, OSError):
+        return None
+    finally:
+        nvml.nvmlShutdown()

@@ -7,7 +7,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from workbench.gpu import driver, memory
+from workbench.gpu import cap, driver, memory
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +33,7 @@ class NumbaCudaSession:
         self.device_id = p.identity if p else self.device
         self._start = cuda.event(timing=True)
         self._end = cuda.event(timing=True)
+        self._held = 0           # device bytes the helpers handed out since the last release
 
     def activate(self):
         return nullcontext()
@@ -85,11 +86,20 @@ class NumbaCudaSession:
     def empty_host(self, shape: Any, dtype: Any, pinned: bool) -> np.ndarray:
         return self.cuda.pinned_array(shape, dtype) if pinned else np.empty(shape, dtype)
 
+    def _allocating(self, nbytes: int) -> None:
+        """Numba has no pool to cap: the device memory cap (workbench.gpu.cap) is checked here, against
+        what the helpers handed out during the point (never less than what it holds: a buffer freed
+        early still counts, as the workloads allocate once and reuse)."""
+        cap.check(self._held, nbytes, "numba-cuda")
+        self._held += nbytes
+
     def empty_device(self, shape: Any, dtype: Any) -> Any:
+        self._allocating(int(np.prod(shape)) * np.dtype(dtype).itemsize)
         return self.cuda.device_array(shape, dtype, stream=self.stream)
 
     def upload(self, host: np.ndarray, device: Any = None) -> Any:
         if device is None:
+            self._allocating(host.nbytes)
             return self.cuda.to_device(host, stream=self.stream)
         device.copy_to_device(host, stream=self.stream)
         return device
@@ -98,6 +108,7 @@ class NumbaCudaSession:
         return device.copy_to_host(out, stream=self.stream)
 
     def release(self) -> None:
+        self._held = 0
         self.stream.synchronize()
         self.context.deallocations.clear()   # Numba defers frees; flush them between points
 
