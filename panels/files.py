@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QFileDialog
 from panels.chart_export import ChartExport, ChartExportDialog
 from panels.jobs import Job
 from workbench import result_files, session_file, writable
+from workbench.offload import Offload
 from workbench.result_files import ResultSet, ResultsFileError
 
 if TYPE_CHECKING:
@@ -218,7 +219,7 @@ class FileActions(QObject):
         if any(self._unwritable(o) for o in out):
             return False
         sets, baseline = self.window.result_sets(), self._baseline()
-        return self._start(partial(_draw_charts, sets, Path(path), kind, p, stamp, baseline),
+        return self._start(partial(_draw_charts, self.job.child, sets, Path(path), kind, p, stamp, baseline),
                            f"{kind} chart" if kind != "all" else "the charts")
 
     def ask_export_report(self) -> None:
@@ -241,7 +242,8 @@ class FileActions(QObject):
             return False
         if self._unwritable(path):
             return False
-        return self._start(partial(_write_report, self.window.result_sets(), path, stamp, self._baseline()),
+        return self._start(partial(_write_report, self.job.child, self.window.result_sets(), path, stamp,
+                                   self._baseline()),
                            "the report")
 
     def _baseline(self) -> str | None:
@@ -347,13 +349,12 @@ class FileActions(QObject):
         return True
 
 
-def _draw_charts(sets: list[ResultSet], path: Path, kind: str, preset, stamp: bool,
+def _draw_charts(child: Offload, sets: list[ResultSet], path: Path, kind: str, preset, stamp: bool,
                  baseline: str | None) -> list[Path]:
-    """In the job's thread: matplotlib is imported on the first export, not with the window."""
-    from workbench import charts
-    return charts.export(sets, path, kind, preset, stamp=stamp, baseline_name=baseline)
+    """In the job's thread, drawn in the job's child process: matplotlib never loads in the window."""
+    return child.run("workbench.charts:export", sets, path, kind, preset, stamp=stamp, baseline_name=baseline)
 
 
-def _write_report(sets: list[ResultSet], path: Path, stamp: bool, baseline: str | None) -> list[Path]:
-    from workbench import report
-    return [report.write(sets, path, stamp=stamp, baseline_name=baseline)]
+def _write_report(child: Offload, sets: list[ResultSet], path: Path, stamp: bool,
+                  baseline: str | None) -> list[Path]:
+    return [child.run("workbench.report:write", sets, path, stamp=stamp, baseline_name=baseline)]

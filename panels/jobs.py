@@ -13,6 +13,8 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QThreadPool, Signal, Slot
 
+from workbench.offload import Offload
+
 log = logging.getLogger(__name__)
 
 
@@ -28,6 +30,7 @@ class Job(QObject):
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(1)
         self.running = False
+        self.child = Offload()                 # where matplotlib draws: not in the window's process
         self._finished.connect(self._end)      # a bound slot of a GUI-thread object: queued there
 
     def start(self, fn: Callable[[], Any]) -> bool:
@@ -56,5 +59,8 @@ class Job(QObject):
             self.done.emit(value)
 
     def wait(self, timeout_ms: int = 60_000) -> bool:
-        """Block until the job in flight has ended (the window closes); True if it has."""
-        return self.pool.waitForDone(timeout_ms)
+        """Block until the job in flight has ended, then end the child (the window closes); True if it has."""
+        done = self.pool.waitForDone(timeout_ms)
+        if done:
+            self.child.close()
+        return done

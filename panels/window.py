@@ -587,8 +587,8 @@ class MainWindow(QMainWindow):
 
     def export_lesson(self, folder: str | Path) -> list[Path]:
         """The lesson's statement as text, and its chart with the statement as caption and the
-        break-even marked (matplotlib: the same figure ``gpu-workbench lesson --chart`` writes)."""
-        from workbench import charts
+        break-even marked (matplotlib, in the exports' child process: the same figure
+        ``gpu-workbench lesson --chart`` writes)."""
         from workbench.result_files import live
         st, folder = self.lesson_statement, Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
@@ -598,7 +598,8 @@ class MainWindow(QMainWindow):
         rs = live(results.to_frame(self.rows), self.environment.record, {"lesson": st.as_settings()})
         measured = set(rs.frame.loc[rs.frame["status"] == "ok", "backend"])
         baseline = ls.baseline if ls.baseline in measured else None
-        chart = charts.export([rs], folder / "lesson.png", ls.chart, baseline_name=baseline)
+        chart = self.files.job.child.run("workbench.charts:export", [rs], folder / "lesson.png", ls.chart,
+                                         baseline_name=baseline)
         return [text, *chart]
 
     # --- settings ----------------------------------------------------------------------------------

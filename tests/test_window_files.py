@@ -325,12 +325,11 @@ def test_a_path_that_cannot_be_written_is_refused_with_its_reason(qtbot, window,
 
 
 def test_a_write_that_fails_in_the_export_thread_is_said(qtbot, window, two_files, tmp_path, monkeypatch):
-    from workbench import charts
-
-    def full_disk(*args, **kwargs):
-        raise OSError(28, "No space left on device", str(tmp_path / "c.png"))
-    monkeypatch.setattr(charts, "export", full_disk)
     w = window
+
+    def full_disk(*args, **kwargs):     # as the exports' child process hands an OSError back
+        raise OSError(28, "No space left on device", str(tmp_path / "c.png"))
+    monkeypatch.setattr(w.files.job.child, "run", full_disk)
     w.files.open_results([two_files[0]])
     with qtbot.waitSignal(w.files.problem, timeout=30_000) as said:
         assert w.files.export_chart(tmp_path / "c.png", kind="runtime")
