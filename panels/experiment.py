@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox
 
 from panels import style
 from workbench import engine
-from workbench.backends import BACKENDS, Availability
+from workbench.backends import BACKENDS, Availability, is_gpu
 from workbench.gpu import driver
 from workbench.registry import KINDS, REGISTRY
 from workbench.sizes import fmt_size, parse_bytes, parse_int, steps
@@ -250,7 +250,7 @@ class ExperimentPanel(QWidget):
             spec = spec or self._spec()
         except ValueError:
             return []
-        if spec.device_memory_limit and not any(BACKENDS[b].device == "gpu" for b in spec.backends):
+        if spec.device_memory_limit and not any(is_gpu(b) for b in spec.backends):
             return ["The GPU memory cap applies to GPU backends only; none is chosen."]
         return engine.device_memory_notes(spec, free=self.free_device_memory())
 

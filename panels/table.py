@@ -81,6 +81,12 @@ class ResultsModel(QAbstractTableModel):
         self.rows.append(row)
         self.endInsertRows()
 
+    def set_rows(self, rows: list[dict]) -> None:
+        """The main set's rows, all at once; compared sets stay."""
+        self.beginResetModel()
+        self.rows = list(rows)
+        self.endResetModel()
+
     def clear(self) -> None:
         """The main set's rows go; compared sets stay."""
         if self.rows:

@@ -36,7 +36,7 @@ from panels.toolbar import RunToolBar
 from panels.table import ResultsTable
 from panels.worker import SweepController
 from workbench import engine, journal, lessons, protocol, provenance, result_files, results
-from workbench.backends import BACKENDS, probe_all
+from workbench.backends import BACKENDS, is_gpu, probe_all
 from workbench.result_files import ResultSet
 from workbench.session_file import EXPERIMENT_FIELDS
 from workbench.sizes import fmt_bytes_exact, fmt_size
@@ -65,7 +65,6 @@ class MainWindow(QMainWindow):
         self.journal = journal.Journal(journal_path)
         self.journal.begin()
         self.controller = SweepController(self, plugins, self.journal)   # the engine loads the plug-ins too
-        self.rows: list[dict] = []        # the main set's: the live sweep's, or the file opened
         # Where the main rows come from: None for a sweep measured here (this machine's record and
         # the sweep's settings), else the header of the file or session they were read from.
         self.origin: ResultSet | None = None
@@ -251,6 +250,16 @@ class MainWindow(QMainWindow):
         self.runButton.setToolTip(problem or "Run the sweep (Ctrl+R)")
 
     @property
+    def rows(self) -> list[dict]:
+        """The main set's rows (the live sweep's, or the file opened): the table's own list, the one
+        place they live; what the plots, the exports and the journal read."""
+        return self.resultsTable.results.rows
+
+    @rows.setter
+    def rows(self, rows: list[dict]) -> None:
+        self.resultsTable.results.set_rows(rows)
+
+    @property
     def busy(self) -> bool:
         """A sweep runs, or its last points are still being drawn: Run waits for both."""
         return self.controller.running or self._finishing
@@ -430,8 +439,7 @@ class MainWindow(QMainWindow):
         row = message.row
         if self._lesson is not None:      # a lesson's runs are series of their own
             row = lessons.tag(row, self._lesson, self._lesson_run)
-        self.rows.append(row)
-        self.resultsTable.results.append(row)
+        self.resultsTable.results.append(row)           # self.rows is that list: the rows live once
         done = len(self.rows) - self._run_start
         self.progressBar.setValue(done)
         self.progressBar.setFormat(f"{done} / {self.total} points")
@@ -519,7 +527,7 @@ class MainWindow(QMainWindow):
         availability = message.availability
         self.experiment.set_availability(availability)
         self.restore_backends()
-        bad = [f"{n}: {a.reason}" for n, a in availability.items() if not a.usable and BACKENDS[n].device == "gpu"]
+        bad = [f"{n}: {a.reason}" for n, a in availability.items() if not a.usable and is_gpu(n)]
         self.status.showMessage("GPU backends not usable here: " + "; ".join(bad) if bad else "All backends usable")
 
     # --- what is on screen ------------------------------------------------------------------
@@ -645,9 +653,6 @@ class MainWindow(QMainWindow):
         frame = results.to_frame(rows)
         self.rows = frame.to_dict("records")
         self.origin, self.sweep_settings = None, dict(settings)
-        self.resultsTable.results.clear()
-        for row in self.rows:
-            self.resultsTable.results.append(row)
         self.plots.update_from(self.result_sets())
         self.restoreBar.hide()
         self.status.showMessage(f"Restored {len(self.rows)} point(s) of the interrupted session")

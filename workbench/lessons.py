@@ -300,9 +300,8 @@ class Measured:
 
 
 def _gpu(name: str) -> bool:
-    from workbench.backends import BACKENDS
-    b = BACKENDS.get(name)
-    return b is not None and b.device == "gpu"
+    from workbench.backends import BACKENDS, is_gpu
+    return name in BACKENDS and is_gpu(name)       # a lesson may name a backend this build lacks
 
 
 @dataclass(frozen=True)
