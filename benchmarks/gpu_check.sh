@@ -9,6 +9,10 @@
 #   shots   the window after source_terms with every GPU backend and groupby with cuDF (needs Qt)
 #   sweeps  float32 and float64 source_terms sweeps for the exports (a comparison chart, a report)
 #   bench   benchmarks/gpu_bench.py
+#   wall    the memory-wall and cudf-pandas GPU tests (issue 11)
+#   lessons every lesson once, each written to OUTDIR/lessons/NAME.csv (charts are drawn from them
+#           on a machine with matplotlib: gpu-workbench plot OUTDIR/lessons/NAME.csv --chart ...)
+#   rest    what mixed left on 2026-12-03: the stencil float64 table, then the crossover section
 set -uo pipefail
 OUT=${1:-/tmp/gpu-out}; shift; mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
@@ -41,6 +45,23 @@ for stage in "$@"; do
       done ;;
     bench)
       timeout "$T" python3 benchmarks/gpu_bench.py "$OUT" > "$OUT/gpu_bench.log" 2>&1; echo "gpu_bench exit $?" ;;
+    wall)
+      timeout "$T" python3 -m pytest -m gpu tests/test_gpu.py -q -rs -p no:cacheprovider \
+          -k "memory_wall or free_device_memory or runs_into_the_cap or cudf_pandas" > "$OUT/pytest-wall.txt" 2>&1
+      echo "pytest wall exit $?"; grep -E "passed|failed|^FAILED|^ERROR" "$OUT/pytest-wall.txt" | tail -12 ;;
+    lessons)
+      mkdir -p "$OUT/lessons"
+      for name in $(python3 -m workbench lesson | awk 'NR > 1 && /^  [a-z]/ {print $1}'); do
+        s0=$SECONDS
+        timeout 120 python3 -m workbench lesson "$name" -o "$OUT/lessons/$name.csv" > "$OUT/lessons/$name.txt" 2>&1
+        echo "lesson $name exit $? in $((SECONDS - s0)) s"; tail -3 "$OUT/lessons/$name.txt"
+      done ;;
+    rest)
+      timeout "$T" python3 benchmarks/mixed_vs_alone.py "$OUT/rest-stencil" --tables stencil:float64 --no-crossover \
+          > "$OUT/mixed-rest-stencil.log" 2>&1; echo "stencil float64 exit $?"
+      timeout "$T" python3 benchmarks/mixed_vs_alone.py "$OUT/rest-crossover" --tables none \
+          > "$OUT/mixed-rest-crossover.log" 2>&1; echo "crossover exit $?"
+      grep -hE "^- |rounds done|Verdict|largest" "$OUT"/mixed-rest-*.log | tail -24 ;;
   esac
   echo "== stage $stage took $((SECONDS - start)) s"
 done

@@ -140,6 +140,9 @@ def main() -> None:
 
 def verdict(all_diffs: list[float]) -> None:
     write_lines(OUT / "mixed_vs_alone.md")
+    if not all_diffs:
+        say("## Verdict\n\nNo kernel of 100 us or more was compared.")
+        return write_lines(OUT / "mixed_vs_alone.md")
     worst = max(abs(d) for d in all_diffs)
     say(f"## Verdict\n\n{len(all_diffs)} kernels of 100 us or more compared; the largest difference between "
         f"a mixed sweep and the backend alone is {worst * 100:.1f} % (target {TARGET * 100:.0f} %): "
