@@ -111,6 +111,39 @@ def test_a_second_opinion_is_measured_before_a_point_is_condemned():
         limits.forget()
 
 
+class _BusyOnce(FakeGpuSession):
+    """Copies at 1 TB/s, except that its first thorough measurement met a busy moment (0.5 TB/s)."""
+
+    device_id = "busy-once"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.thorough_calls = 0
+
+    def stream_seconds(self, nbytes, pattern="copy", thorough=False):
+        if thorough:
+            self.thorough_calls += 1
+            return nbytes / (0.5e12 if self.thorough_calls <= len(limits.PATTERNS) else 1.4e12)
+        return nbytes / 1e12
+
+
+def test_one_busy_second_opinion_does_not_condemn_an_honest_point():
+    limits.forget()
+    try:
+        session = _BusyOnce()
+        nbytes = 2 ** 24
+        verdict = limits.check(session, nbytes, 0.0, nbytes / 1.3e12, "float32")       # 1.3 TB/s: true
+        assert verdict.problem == "" and session.thorough_calls > len(limits.PATTERNS)
+        before = session.thorough_calls
+        absurd = limits.check(session, nbytes, 0.0, nbytes / 20e12, "float32")         # 20 TB/s: never
+        assert "20,000 GB/s" in absurd.problem
+        per_round = len(limits.PATTERNS) * sum(1 for b in limits.limits_for(session).bandwidth
+                                               if nbytes / 2 <= b <= 2 * nbytes or b == max(limits.limits_for(session).bandwidth))
+        assert session.thorough_calls - before == limits.SECOND_OPINIONS * per_round   # then it gives up
+    finally:
+        limits.forget()
+
+
 def test_limits_go_into_the_environment_record_and_the_exports(fake_gpu, tmp_path):
     from workbench.environment import record
     rows = rows_of(SweepSpec("fake_gpu", ("fake-a",), (64,), "float64", min_repeats=2, budget_s=0))

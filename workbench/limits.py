@@ -119,6 +119,7 @@ def measure(session: Any) -> DeviceLimits:
 
 
 PATTERNS = ("copy", "read", "triad")
+SECOND_OPINIONS = 3
 
 
 def _measure_rung(session: Any, limits: DeviceLimits, nbytes: int, thorough: bool) -> None:
@@ -142,7 +143,11 @@ def check(session: Any, bytes_moved: float, flops: float, seconds: float, dtype:
     if not (seconds > 0 and math.isfinite(seconds)):
         return Verdict(math.nan, math.nan)
     problem = _problem(limits, bytes_moved, flops, seconds, dtype)
-    if problem and bytes_moved / seconds > MARGIN * limits.bandwidth_limit(bytes_moved):
+    # Up to SECOND_OPINIONS thorough measurements, each keeping the best seen: on a 2-core machine
+    # one busy moment during a single one still flagged an honest Numba point now and then.
+    for _ in range(SECOND_OPINIONS):
+        if not (problem and bytes_moved / seconds > MARGIN * limits.bandwidth_limit(bytes_moved)):
+            break
         _second_opinion(session, limits, bytes_moved)
         problem = _problem(limits, bytes_moved, flops, seconds, dtype)
     return Verdict(limits.bandwidth_limit(bytes_moved) / 1e9, limits.flops_limit(dtype) / 1e9, problem)
