@@ -182,6 +182,15 @@ def fake_memory_workload(name: str = "fake_memory", arrays: int = 3) -> Workload
     return w
 
 
+def use_fake_device(monkeypatch) -> None:
+    """The fake backends registered, on the synthetic clock (budgets and first calls read it too)."""
+    from workbench import backends, engine
+    for name, backend in fake_backends().items():
+        monkeypatch.setitem(backends.BACKENDS, name, backend)
+    monkeypatch.setattr(FakeGpuSession, "instances", [])
+    monkeypatch.setattr(engine, "clock", FakeClock.now)
+
+
 def fake_backends() -> dict:
     from workbench.backends import Backend
     out = {name: Backend(name, name, "gpu", "numpy", ("numpy",), "helpers:FakeGpuSession", "a fake GPU")

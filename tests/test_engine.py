@@ -20,12 +20,8 @@ def rows_of(spec, stop=None):
 @pytest.fixture
 def fake_device(registry, monkeypatch):
     """The fake backends on the synthetic clock: budgets and first calls read it too."""
-    from helpers import FakeClock, FakeGpuSession, fake_backends
-    from workbench import backends, engine
-    for name, backend in fake_backends().items():
-        monkeypatch.setitem(backends.BACKENDS, name, backend)
-    monkeypatch.setattr(FakeGpuSession, "instances", [])
-    monkeypatch.setattr(engine, "clock", FakeClock.now)
+    from helpers import use_fake_device
+    use_fake_device(monkeypatch)
     yield registry.add(synthetic())
 
 

@@ -10,24 +10,20 @@ import pytest
 
 from helpers import FakeGpuSession, fake_memory_workload
 from workbench import protocol, results
-from workbench.engine import PointFinished, SweepSpec, device_memory_notes, run_sweep
+from workbench.engine import SweepSpec, device_memory_notes, run_sweep
 from workbench.gpu import cap
 
 KIB = 1024
 
 
 def rows_of(spec):
-    return [e.row for e in run_sweep(spec) if isinstance(e, PointFinished)]
+    return protocol.rows(run_sweep(spec))
 
 
 @pytest.fixture
 def fake_device(registry, monkeypatch):
-    from helpers import FakeClock, fake_backends
-    from workbench import backends, engine
-    for name, backend in fake_backends().items():
-        monkeypatch.setitem(backends.BACKENDS, name, backend)
-    monkeypatch.setattr(FakeGpuSession, "instances", [])
-    monkeypatch.setattr(engine, "clock", FakeClock.now)
+    from helpers import use_fake_device
+    use_fake_device(monkeypatch)
     yield registry.add(fake_memory_workload())
     assert cap.limit() == 0            # no cap outlives its sweep
 

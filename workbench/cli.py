@@ -42,12 +42,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--device-memory-limit", metavar="SIZE",
                      help="cap the device memory GPU backends may use, e.g. 8GiB or 512MiB: reach the memory "
                           "wall on a large GPU (a point past it is an error row; the sweep goes on)")
-    run.add_argument("--repeats", "-r", type=int, default=None, help="minimum repeats per point")
-    run.add_argument("--budget", type=float, default=None, help="seconds of repeats per point, at least")
-    run.add_argument("--out", "-o", help="write the results to FILE.csv (and FILE.meta.json) or FILE.json")
-    run.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
-    run.add_argument("--point-timeout", type=float, default=None, metavar="SECONDS",
-                     help="end a point that runs longer than this (default 300); it becomes an error row")
+    _sweep_options(run, out_help="write the results to FILE.csv (and FILE.meta.json) or FILE.json")
     run.add_argument("--in-process", action="store_true",
                      help="run the engine in this process, unsupervised (for debugging)")
     _chart_options(run, required=False)
@@ -62,15 +57,20 @@ def _parser() -> argparse.ArgumentParser:
     lesson = sub.add_parser("lesson", help="without a name: the lessons; with one: run it and say what it shows")
     lesson.add_argument("name", nargs="?", help="the lesson to run (see `gpu-workbench lesson`)")
     lesson.add_argument("--sizes", "-s", help="instead of the lesson's sizes (as for run): a quick try")
-    lesson.add_argument("--repeats", "-r", type=int, default=None, help="minimum repeats per point")
-    lesson.add_argument("--budget", type=float, default=None, help="seconds of repeats per point, at least")
-    lesson.add_argument("--out", "-o", help="write the results and the lesson's statement to FILE.csv or FILE.json")
-    lesson.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
-    lesson.add_argument("--point-timeout", type=float, default=None, metavar="SECONDS",
-                        help="end a point that runs longer than this (default 300); it becomes an error row")
+    _sweep_options(lesson, out_help="write the results and the lesson's statement to FILE.csv or FILE.json")
     _chart_options(lesson, required=False)
     sub.add_parser("gui", help="open the workbench window (the default)")
     return p
+
+
+def _sweep_options(p: argparse.ArgumentParser, out_help: str) -> None:
+    """What ``run`` and ``lesson`` both take: repeats, budget, the output file, quiet, the point limit."""
+    p.add_argument("--repeats", "-r", type=int, default=None, help="minimum repeats per point")
+    p.add_argument("--budget", type=float, default=None, help="seconds of repeats per point, at least")
+    p.add_argument("--out", "-o", help=out_help)
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    p.add_argument("--point-timeout", type=float, default=None, metavar="SECONDS",
+                   help="end a point that runs longer than this (default 300); it becomes an error row")
 
 
 def _chart_options(p: argparse.ArgumentParser, required: bool) -> None:
