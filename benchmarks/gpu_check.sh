@@ -12,7 +12,10 @@
 #   wall    the memory-wall and cudf-pandas GPU tests (issue 11)
 #   lessons every lesson once, each written to OUTDIR/lessons/NAME.csv (charts are drawn from them
 #           on a machine with matplotlib: gpu-workbench plot OUTDIR/lessons/NAME.csv --chart ...)
+#           (LESSONS="a b" runs only those, so that the nine can be split over two calls)
+#   figs    spmv (float64, 2-D and 3-D, every backend) and pipeline (float32, every stack) sweeps
 #   rest    what mixed left on 2026-12-03: the stencil float64 table, then the crossover section
+#   settle  the two bandwidth tables with rows past 5 % on 2026-12-03, over ROUNDS (default 4) rounds
 set -uo pipefail
 OUT=${1:-/tmp/gpu-out}; shift; mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
@@ -51,11 +54,20 @@ for stage in "$@"; do
       echo "pytest wall exit $?"; grep -E "passed|failed|^FAILED|^ERROR" "$OUT/pytest-wall.txt" | tail -12 ;;
     lessons)
       mkdir -p "$OUT/lessons"
-      for name in $(python3 -m workbench lesson | awk 'NR > 1 && /^  [a-z]/ {print $1}'); do
+      for name in ${LESSONS:-$(python3 -m workbench lesson | awk 'NR > 1 && /^  [a-z]/ {print $1}')}; do
         s0=$SECONDS
         timeout 120 python3 -m workbench lesson "$name" -o "$OUT/lessons/$name.csv" > "$OUT/lessons/$name.txt" 2>&1
         echo "lesson $name exit $? in $((SECONDS - s0)) s"; tail -3 "$OUT/lessons/$name.txt"
       done ;;
+    figs)
+      timeout 150 python3 -m workbench run -w spmv -s 2^12:2^24:x4 -d float64 -q -o "$OUT/spmv-float64.csv" \
+          > "$OUT/spmv-float64.txt" 2>&1; echo "spmv exit $?"; tail -4 "$OUT/spmv-float64.txt"
+      timeout 150 python3 -m workbench run -w pipeline -s 2^12:2^24:x4 -d float32 -q -o "$OUT/pipeline-float32.csv" \
+          > "$OUT/pipeline-float32.txt" 2>&1; echo "pipeline exit $?"; tail -4 "$OUT/pipeline-float32.txt" ;;
+    settle)
+      timeout "$T" python3 benchmarks/mixed_vs_alone.py "$OUT/settle" --tables source_terms:float64,flux:float32 \
+          --no-crossover --rounds "${ROUNDS:-4}" > "$OUT/mixed-settle.log" 2>&1; echo "settle exit $?"
+      grep -hE "^\| numba|rounds done|largest" "$OUT/mixed-settle.log" | tail -12 ;;
     rest)
       timeout "$T" python3 benchmarks/mixed_vs_alone.py "$OUT/rest-stencil" --tables stencil:float64 --no-crossover \
           > "$OUT/mixed-rest-stencil.log" 2>&1; echo "stencil float64 exit $?"
