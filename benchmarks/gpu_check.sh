@@ -14,6 +14,8 @@
 #           on a machine with matplotlib: gpu-workbench plot OUTDIR/lessons/NAME.csv --chart ...)
 #           (LESSONS="a b" runs only those, so that the nine can be split over two calls)
 #   figs    spmv (float64, 2-D and 3-D, every backend) and pipeline (float32, every stack) sweeps
+#   layers  Numba's CPU threading layers: which load, and a source_terms numba sweep under each (a
+#           tbb wheel in $TBB_WHEEL, if given, is tried too)
 #   rest    what mixed left on 2026-12-03: the stencil float64 table, then the crossover section
 #   settle  the two bandwidth tables with rows past 5 % on 2026-12-03, over ROUNDS (default 4) rounds
 set -uo pipefail
@@ -68,6 +70,19 @@ for stage in "$@"; do
       timeout "$T" python3 benchmarks/mixed_vs_alone.py "$OUT/settle" --tables source_terms:float64,flux:float32 \
           --no-crossover --rounds "${ROUNDS:-4}" > "$OUT/mixed-settle.log" 2>&1; echo "settle exit $?"
       grep -hE "^\| numba|rounds done|largest" "$OUT/mixed-settle.log" | tail -12 ;;
+    layers)
+      python3 -c "import ctypes.util as u; print('libgomp:', u.find_library('gomp'), ' libtbb:', u.find_library('tbb'))"
+      if [ -n "${TBB_WHEEL:-}" ]; then     # the wheel holds only the libraries, under .data/data/lib
+        python3 -m zipfile -e "$TBB_WHEEL" /tmp/tbb-unpacked && \
+            export LD_LIBRARY_PATH=$(echo /tmp/tbb-unpacked/*.data/data/lib):${LD_LIBRARY_PATH:-}
+      fi
+      for layer in default omp tbb workqueue; do
+        NUMBA_THREADING_LAYER=$layer timeout 100 python3 -c "
+from workbench.environment import numba_threading_layer as f; print('layer $layer: loads', f())" 2>&1 | tail -1
+        NUMBA_THREADING_LAYER=$layer timeout 100 python3 -m workbench run \
+            -w source_terms -b numpy,numba -s 2^10:2^26:x4 -q -o "$OUT/layer-$layer.csv" > "$OUT/layer-$layer.txt" 2>&1
+        echo "layer $layer exit $?"; grep -E "^ +numba " "$OUT/layer-$layer.txt" | awk '{print "   ", $2, $3 $4}' | tr '\n' ' '; echo
+      done ;;
     rest)
       timeout "$T" python3 benchmarks/mixed_vs_alone.py "$OUT/rest-stencil" --tables stencil:float64 --no-crossover \
           > "$OUT/mixed-rest-stencil.log" 2>&1; echo "stencil float64 exit $?"

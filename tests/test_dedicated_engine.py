@@ -84,8 +84,39 @@ FRAMES = ("groupby", "merge", "filter", "sort")
 def test_cudf_pandas_runs_the_pandas_implementation_unchanged(name):
     from workbench.registry import REGISTRY
     w = REGISTRY.get(name)
-    assert w.implementations["cudf-pandas"].factory is w.implementations["pandas"].factory
+    assert w.implementations["cudf-pandas"].factory.pandas_factory is w.implementations["pandas"].factory
     assert w.backends.index("cudf") < w.backends.index("cudf-pandas")     # one engine switch per size
+
+
+@pytest.mark.parametrize("name", FRAMES)
+def test_cudf_pandas_moves_its_frames_in_h2d_and_its_result_back_in_d2h(name, monkeypatch):
+    """Its end-to-end pays for the frames going to the GPU and the result coming back, as cuDF's
+    does: the pandas code runs on frames made in h2d from host columns, and d2h hands back a host
+    object. Here plain pandas stands in for the accelerator; the host copy is taken once, untimed."""
+    import numpy as np
+    import pandas as pd
+    from workbench.gpu import cudf_pandas
+    from workbench.registry import REGISTRY
+    copies = []
+
+    def host_copy(x):                        # what real_pandas does with cudf.pandas's proxies
+        copies.append(x)
+        return tuple(f.copy() for f in x) if isinstance(x, tuple) else x.copy()
+    monkeypatch.setattr(cudf_pandas, "real_pandas", host_copy)
+    w = REGISTRY.get(name)
+    inputs = w.make_inputs(5000, np.dtype("float32"), "", np.random.default_rng(1))
+    phases = w.implementations["cudf-pandas"].factory(inputs, None)
+    assert phases.h2d is not None and phases.d2h is not None and len(copies) == 1
+    with pytest.raises(KeyError):
+        phases.compute()                     # nothing on the device before h2d
+    phases.h2d()
+    phases.compute()
+    out = phases.d2h()
+    assert len(copies) == 2 and isinstance(out, (pd.DataFrame, pd.Series))
+    assert w.relative_error(out, w.reference(inputs)) <= w.tolerance["float32"]
+    phases.close()
+    with pytest.raises(KeyError):
+        phases.compute()
 
 
 def test_cudf_pandas_asks_for_an_engine_prepared_with_the_accelerator():

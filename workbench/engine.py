@@ -18,6 +18,7 @@ import logging
 import math
 import threading
 import time
+import warnings
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterator
 
@@ -33,6 +34,10 @@ from workbench.registry import REGISTRY, Context, Phases, Workload, shown
 from workbench.results import empty_row, encode_stages
 
 log = logging.getLogger(__name__)
+
+# A sweep launches small grids on purpose (that is where the GPU loses): Numba CUDA's warning about
+# their occupancy, once per launch on stderr, would bury the table and the lesson's statement.
+warnings.filterwarnings("ignore", message=r".*Grid size \d+ will likely result in GPU under-utilization")
 
 DEFAULT_MIN_REPEATS = 5
 DEFAULT_BUDGET_S = 0.25

@@ -89,9 +89,31 @@ def record() -> dict[str, Any]:
         "blas": blas_info(),
         "gpus": gpu_info(),
         "numba_threads": os.environ.get("NUMBA_NUM_THREADS", str(psutil.cpu_count(logical=True))),
+        "numba_threading_layer": numba_threading_layer(),
         # The hardware limits each point was checked against (measured by the first sweep on a device).
         "limits": limits.recorded(),
     }
+
+
+def numba_threading_layer() -> str:
+    """The threading layer Numba's parallel loops get here: the one named by NUMBA_THREADING_LAYER,
+    or the first of tbb, omp, workqueue whose library loads (Numba's own order for "default"). It
+    sets what a small parallel loop costs: on a 2-core machine a source_terms loop of 2^14 elements
+    took 4 us under omp and 106 us under workqueue (docs/PERFORMANCE.md)."""
+    import importlib
+    import importlib.util
+    if importlib.util.find_spec("numba") is None:
+        return ""
+    wanted = os.environ.get("NUMBA_THREADING_LAYER", "default").lower()
+    order = ("tbb", "omp", "workqueue") if wanted == "default" else (wanted,)
+    for layer in order:
+        try:
+            importlib.import_module(f"numba.np.ufunc.{layer}pool" if layer != "workqueue"
+                                    else "numba.np.ufunc.workqueue")
+            return layer if wanted == "default" else f"{layer} ({wanted})"
+        except Exception:  # noqa: BLE001 - a layer whose library is missing fails to load, in its own way
+            continue
+    return f"none of {', '.join(order)} loads"
 
 
 def format_record(rec: dict[str, Any]) -> str:

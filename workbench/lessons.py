@@ -26,7 +26,7 @@ import pandas as pd
 
 from workbench.results import decode_stages, human_bytes, human_seconds
 from workbench.sizes import fmt_size
-from workbench.summary import Comparison, ranges
+from workbench.summary import Comparison, fell_back, ranges
 
 log = logging.getLogger(__name__)
 
@@ -306,7 +306,8 @@ def _gpu(name: str) -> bool:
 
 @dataclass(frozen=True)
 class Crossing:
-    """Where ``challenger`` overtakes ``opponent``, size by size, on one time column."""
+    """Where ``challenger`` overtakes ``opponent``, size by size, on one time column: a break-even
+    only where it loses at every size below one and wins at every size from it on."""
 
     comparison: Comparison
     size: float | None           # the break-even, between the last size lost and the first won
@@ -324,7 +325,7 @@ class Crossing:
 
     @property
     def holds(self) -> bool:
-        """Loses at the small sizes and wins from one size on, to the largest."""
+        """Loses at every size up to one and wins at every size from the next on, to the largest."""
         return self.size is not None
 
     @property
@@ -346,7 +347,9 @@ def crossing(m: Measured, challenger: str, opponent: str, column: str = "total_m
     sizes = [s for s, _, _ in pairs]
     wins = ranges(sizes, [a < b for _, a, b in pairs])
     c = Comparison(challenger, variant or "", opponent, tuple(sizes), tuple(wins))
-    if not wins or wins[-1][1] != sizes[-1] or wins[-1][0] == sizes[0]:
+    # One break-even only where it loses up to a size and wins at every size from the next on: a
+    # backend that changes sides more than once (a win in the middle, a loss, wins again) has none.
+    if len(wins) != 1 or wins[-1][1] != sizes[-1] or wins[-1][0] == sizes[0]:
         return Crossing(c, None, None, wins[-1][0] if wins and wins[-1][1] == sizes[-1] else None)
     k = sizes.index(wins[-1][0])
     (s0, a0, b0), (s1, a1, b1) = pairs[k - 1], pairs[k]
@@ -723,6 +726,12 @@ def _divergence(m: Measured, ls: Lesson, say: Say) -> None:
         if _gpu(b):
             say.claim(r >= 1.3, f"{said}: each warp waits for its slowest thread.",
                       f"{said}: divergence cost little here.")
+        elif r <= 1 / 1.3:
+            # Not divergence: prange gives each thread an equal block of elements, and sorted input
+            # puts every long loop into the last blocks, so one thread works far longer than the rest.
+            say.claim(False, "", f"{said}: on the CPU sorted input was the slower one, for another reason: "
+                                 "numba's parallel loop gives each thread an equal block of elements, and "
+                                 "sorted input puts the longest loops all into the last blocks (load imbalance).")
         else:
             say.claim(r < 1.3, f"{said}: a CPU core follows its own branch.",
                       f"{said}: the order mattered on the CPU too (branch prediction, vector lanes).")
@@ -927,16 +936,25 @@ def _dataframes(m: Measured, ls: Lesson, say: Say) -> None:
     if m.has("cudf-pandas"):
         s = m.largest(["cudf-pandas", base])
         if s is not None:
+            # Like with like: end to end, both pandas in and pandas out (cudf.pandas moves its frames
+            # to the GPU and the result back, as cuDF's conversions do); the calls alone, both on
+            # frames already where they run.
             tp, tc = m.value(base, s, "total_median_s"), m.value("cudf-pandas", s, "total_median_s")
+            cp, cc = m.value(base, s, "compute_median_s"), m.value("cudf-pandas", s, "compute_median_s")
             over = ""
             if m.has("cudf") and m.row("cudf", s) is not None:
-                over = f", {times(tc / m.value('cudf', s, 'total_median_s'))} cuDF's own time (its proxies, " \
-                       "and any fallback to the CPU)"
-            say.claim(tc < tp,
-                      f"cudf.pandas ran the unchanged pandas code {faster(tc, tp)} than pandas at {fmt_size(s)} "
-                      f"rows{over}.",
-                      f"cudf.pandas was {faster(tc, tp)} than plain pandas at {fmt_size(s)} rows{over}: its "
-                      "overhead or a fallback to the CPU ate the gain.")
+                over = f"; {times(cc / m.value('cudf', s, 'compute_median_s'))} cuDF's own time for the same " \
+                       "call (the cost of its proxies)"
+            calls = f"the pandas call alone {times(cp / cc)} pandas's{over}"
+            said = f"at {fmt_size(s)} rows, end to end (the frame to the GPU and the result back included)"
+            say.claim(tc < tp, f"cudf.pandas ran the unchanged pandas code {faster(tc, tp)} than pandas {said}; "
+                               f"{calls}.",
+                      f"cudf.pandas was {faster(tc, tp)} than plain pandas {said}: moving the frame ate the gain; "
+                      f"{calls}.")
+            fell = fell_back(m.rows("cudf-pandas"))
+            if not fell.empty:
+                say.note("Some pandas calls fell back to the CPU under cudf.pandas at "
+                         + ", ".join(fmt_size(int(x)) for x in fell["size"]) + " rows (the points' messages say which).")
     if not m.has("cudf") and m.has(base):
         s = int(m.rows(base)["size"].max())
         say.note(f"pandas took {human_seconds(m.value(base, s, 'total_median_s'))} at {fmt_size(s)} rows.")

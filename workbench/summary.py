@@ -115,6 +115,13 @@ def sentences(frame: pd.DataFrame, baseline: str, strong: Callable[[str], str] =
     return lines
 
 
+def fell_back(rows: pd.DataFrame) -> pd.DataFrame:
+    """The cudf-pandas rows whose message counts pandas calls that fell back to the CPU
+    (``gpu.cudf_pandas.fallback_note``: "N fell back to the CPU"; "none fell back" is not one)."""
+    return rows[(rows["backend"] == "cudf-pandas")
+                & rows["message"].astype(str).str.contains(r"\b[1-9][0-9]* fell back to the CPU")]
+
+
 def accelerator_sentences(ok: pd.DataFrame) -> list[str]:
     """cudf.pandas against plain pandas and plain cuDF, at the largest size all three measured: its
     speed over pandas end to end, and its proxies' cost over cuDF's own compute (both on frames
@@ -135,7 +142,7 @@ def accelerator_sentences(ok: pd.DataFrame) -> list[str]:
     lines = [f"cudf.pandas at {fmt_size(size)}: the same pandas code runs {faster} end to end; it takes "
              f"{over:.3g}x cuDF's own compute time ({human_seconds(a['compute_median_s'])} against "
              f"{human_seconds(c['compute_median_s'])}, both on frames already on the GPU)."]
-    fell = ok[(ok["backend"] == "cudf-pandas") & ok["message"].astype(str).str.contains("fell back to the CPU")]
+    fell = fell_back(ok)
     if not fell.empty:
         where = ", ".join(fmt_size(s) for s in fell["size"])
         lines.append(f"cudf.pandas fell back to the CPU for some calls at {where} (the points' messages say which).")

@@ -5,7 +5,7 @@ import numpy as np
 
 from workbench.registry import Workload, register
 from workloads._common import uniform
-from workloads._frames import KEYS, cudf_phases, frame_bytes, make_frame
+from workloads._frames import KEYS, accelerated, cudf_phases, frame_bytes, make_frame
 
 
 def _inputs(n, dt, variant, rng):
@@ -61,5 +61,6 @@ def _cudf(inputs, ctx):
     return cudf_phases(inputs, _op, ctx)
 
 
-# The pandas implementation itself, run in an engine process whose pandas is cuDF's accelerator.
-W.implement("cudf-pandas", note="the pandas code, unchanged, under cudf.pandas")(_pandas)
+# The pandas implementation itself, run in an engine process whose pandas is cuDF's accelerator
+# (the frames moved there and the result back are its transfer phases).
+W.implement("cudf-pandas", note="the pandas code, unchanged, under cudf.pandas")(accelerated(_pandas))
