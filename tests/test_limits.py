@@ -144,6 +144,33 @@ def test_one_busy_second_opinion_does_not_condemn_an_honest_point():
         limits.forget()
 
 
+class _CallCostAndCacheCliff(FakeGpuSession):
+    """Each call pays 8 us (a parallel loop's wake-up on a many-core CPU) and moves bytes at 800 GB/s
+    while they fit a 14 MB cache, at 150 GB/s past it: the rung below a 12.6 MB point reads low for
+    the call's cost, the rung above for the cache it left."""
+
+    device_id = "cost-and-cliff"
+
+    def stream_seconds(self, nbytes, pattern="copy", thorough=False):
+        return 8e-6 + nbytes / (800e9 if nbytes <= 14e6 else 150e9)
+
+
+def test_the_second_opinion_measures_at_the_points_own_size_between_two_rungs():
+    limits.forget()
+    try:
+        session = _CallCostAndCacheCliff()
+        nbytes = 12_582_912                                # 3 x 2^20 x 4 bytes: between 2^23 and 2^24
+        honest = nbytes / session.stream_seconds(nbytes)   # what the same kind of call moves at this size
+        rungs = limits.limits_for(session).bandwidth
+        assert honest > limits.MARGIN * max(bw for b, bw in rungs.items() if b >= nbytes / 2)   # flagged before
+        verdict = limits.check(session, nbytes, 0.0, nbytes / honest, "float32")
+        assert verdict.problem == "" and nbytes in limits.limits_for(session).bandwidth
+        absurd = limits.check(session, nbytes, 0.0, nbytes / (2 * honest), "float32")
+        assert "GB/s is 2.0x the" in absurd.problem
+    finally:
+        limits.forget()
+
+
 def test_limits_go_into_the_environment_record_and_the_exports(fake_gpu, tmp_path):
     from workbench.environment import record
     rows = rows_of(SweepSpec("fake_gpu", ("fake-a",), (64,), "float64", min_repeats=2, budget_s=0))
