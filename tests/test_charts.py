@@ -341,3 +341,37 @@ def test_a_long_caption_grows_the_figure_rather_than_crush_the_chart():
     fig = charts.figure("runtime", [result_set()], charts.PAPER, caption="A long lesson. " * 80)
     assert fig.get_figheight() > charts.PAPER.height_in
     assert charts.figure("runtime", [result_set()], charts.PAPER).get_figheight() == charts.PAPER.height_in
+
+
+def _with_walls(*backends):
+    """The known set plus, for each of ``backends``, a point at 2^20 that ran out of device memory."""
+    from workbench import results
+    from workbench.gpu.cap import OUT_OF_DEVICE_MEMORY
+    rs = result_set()
+    extra = [results.empty_row(workload="source_terms", backend=b, device="GPU: Test GPU", size=2 ** 20,
+                               dtype="float32", host_memory="pageable", status="error",
+                               message=f"{OUT_OF_DEVICE_MEMORY}: needs about 2 GiB; the cap is 1 GiB") for b in backends]
+    rs.frame = results.to_frame(rs.frame.to_dict("records") + extra)
+    return rs
+
+
+def _texts(fig) -> list[str]:
+    return [t.get_text() for t in fig.axes[0].texts]
+
+
+def test_walls_at_one_size_get_one_label_naming_every_series():
+    """Two backends out of memory at one size: one label, not two stacked over each other."""
+    fig = charts.figure("memory", [_with_walls("cupy", "numba")], stamp=False)
+    said = [t for t in _texts(fig) if "out of memory" in t]
+    assert len(said) == 1 and "cupy" in said[0] and "numba" in said[0], said
+    walls = [line for line in fig.axes[0].get_lines() if (line.get_gid() or "").startswith("series-memory-wall-")]
+    assert len(walls) == 2                                   # a line in each series' colour
+
+
+def test_a_lessons_mark_at_a_wall_is_the_only_label_there_and_marks_at_one_size_merge():
+    marks = [(2.0 ** 20, "float64 wall (cupy)"), (2.0 ** 20, "float64 wall (numba)"), (2.0 ** 12, "break-even")]
+    fig = charts.figure("memory", [_with_walls("cupy", "numba")], stamp=False, marks=marks)
+    texts = _texts(fig)
+    assert not [t for t in texts if "out of memory" in t]
+    assert [t.strip() for t in texts if "wall" in t] == ["float64 wall (cupy, numba)"]
+    assert charts.merge_labels(["a (x)", "b", "a (y)"]) == "a (x, y); b"

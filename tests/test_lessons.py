@@ -430,7 +430,7 @@ def test_the_memory_wall_moving_twice_as_far_in_float32_is_said_and_marked():
     assert st.holds is True
     assert "cupy ran out of device memory at 2^25 in float64 and at 2^26 in float32: float32 moved the wall " \
            "2.0x further." in st.text
-    assert st.marks == ((2 ** 25, "cupy: float64 wall"), (2 ** 26, "cupy: float32 wall"))
+    assert st.marks == ((2 ** 25, "float64 wall (cupy)"), (2 ** 26, "float32 wall (cupy)"))
     assert "point(s) failed" not in st.text       # the walls are the lesson, not failures
 
 

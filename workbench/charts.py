@@ -204,6 +204,7 @@ class _Chart:
     compare: bool = False
     handles: list = None   # legend entries after the series': what solid and dashed mean
     zeros: int = 0         # values of 0 a log axis cannot show (a peak that did not rise)
+    marked: frozenset = frozenset()   # sizes a lesson's marks label (a wall there needs no second label)
 
     def line(self, s: Series, role: str, x, y, dashed: bool = False, legend: bool = True) -> np.ndarray:
         """A curve of ``s``: solid with filled markers, or dashed with hollow ones; the values it drew."""
@@ -315,21 +316,33 @@ WALL_KINDS = ("runtime", "memory")
 
 
 def _walls(c: _Chart) -> list[int]:
-    """A dotted vertical line in the series' colour at each series' first out-of-memory size,
-    labelled at the top; returns the sizes, which the size axis must then reach."""
+    """A dotted vertical line in the series' colour at each series' first out-of-memory size, and
+    one label per size at the top naming every series that hit the wall there (several backends
+    at one size were four labels stacked over each other); returns the sizes, which the size axis
+    must then reach."""
     from workbench.results import memory_walls
-    out = []
-    for i, (rs, set_label) in enumerate(zip(c.sets, c.labels)):
+    at: dict[int, list[tuple[str, str]]] = {}
+    for rs, set_label in zip(c.sets, c.labels):
         for (backend, variant), size in memory_walls(rs.frame).items():
             name = f"{backend} ({variant})" if variant else backend
             label = f"{name}, {set_label}" if c.compare and set_label else name
             color = palette.color(backend)
             c.ax.axvline(size, color=color, linestyle=":", linewidth=c.preset.line_pt,
                          gid=_gid(c.kind, "wall", label))
-            c.ax.text(size, 0.98 - 0.06 * (len(out) % 4), f" {label}: out of memory", color=color,
-                      transform=c.ax.get_xaxis_transform(), ha="left", va="top", fontsize=0.75 * c.preset.font_pt)
-            out.append(size)
-    return out
+            at.setdefault(size, []).append((label, color))
+    last = max(at, default=0)
+    for k, (size, named) in enumerate(sorted(at.items())):
+        if float(size) in c.marked:       # the lesson's mark says it, with the line already drawn
+            continue
+        colors = {color for _, color in named}
+        # The label reads away from the plot's right edge, so that the last wall's stays inside.
+        right = size == last and len(at) > 1
+        c.ax.text(size, 0.98 - 0.06 * (k % 4), (f"{', '.join(n for n, _ in named)}: out of memory "
+                                                 if right else f" {', '.join(n for n, _ in named)}: out of memory"),
+                  color=colors.pop() if len(colors) == 1 else "#333", transform=c.ax.get_xaxis_transform(),
+                  ha="right" if right else "left", va="top", fontsize=0.75 * c.preset.font_pt,
+                  bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.85, "pad": 1.0})
+    return sorted(at)
 
 
 def _transfer(c: _Chart) -> None:
@@ -409,7 +422,8 @@ def figure(kind: str, sets: Sequence[ResultSet], p: Preset = None, *, stamp: boo
     strip = strip_in / height
     top, bottom = fig.subfigures(2, 1, height_ratios=[1 - strip, strip]) if strip else (fig, None)
     ax = top.add_subplot()
-    chart = _Chart(ax, sets, labels, p, b, kind, compare=len(sets) > 1)
+    chart = _Chart(ax, sets, labels, p, b, kind, compare=len(sets) > 1,
+                   marked=frozenset(float(size) for size, _ in marks))
     _DRAW[kind](chart)
     _marks(chart, marks)
     _legend(top, ax, chart)
@@ -437,12 +451,30 @@ def lesson_caption(told: dict) -> str:
     return " ".join(x for x in (head, told.get("verdict", ""), told.get("statement", "")) if x)
 
 
+def merge_labels(labels: Sequence[str]) -> str:
+    """Labels of marks at one size as one: "float64 wall (cupy)" and "float64 wall (numba-cuda)"
+    become "float64 wall (cupy, numba-cuda)"; labels without such a tail are joined with "; "."""
+    heads: dict[str, list[str]] = {}
+    for label in labels:
+        m = re.fullmatch(r"(.+) \((.+)\)", label)
+        head, tail = (m.group(1), m.group(2)) if m else (label, "")
+        heads.setdefault(head, [])
+        if tail:
+            heads[head].append(tail)
+    return "; ".join(f"{h} ({', '.join(t)})" if t else h for h, t in heads.items())
+
+
 def _marks(c: _Chart, marks: Sequence[tuple[float, str]]) -> None:
     """Vertical lines at sizes (a break-even, a memory wall), labelled, on charts whose x axis is size."""
     if c.kind == "transfer" or c.ax.get_xscale() != "log":
         return
     lo, hi = c.ax.get_xlim()
+    merged: dict[float, list[str]] = {}       # one line and one label per size (two walls at one size)
     for size, label in marks:
+        if label not in merged.setdefault(size, []):
+            merged[size].append(label)
+    for size, labels in merged.items():
+        label = merge_labels(labels)
         if not lo <= size <= hi:
             continue
         c.ax.axvline(size, color="#222", linestyle=(0, (4, 3)), linewidth=c.preset.line_pt * 0.6, zorder=1.5,

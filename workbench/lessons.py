@@ -817,13 +817,13 @@ def _memory_wall(m: Measured, ls: Lesson, say: Say) -> None:
                       "further.",
                       f"{b} ran out of device memory at {fmt_size(walls[f64])} in float64 and at "
                       f"{fmt_size(walls[f32])} in float32: float32 did not move the wall twice as far.")
-            say.mark(walls[f64], f"{b}: float64 wall")
-            say.mark(walls[f32], f"{b}: float32 wall")
+            say.mark(walls[f64], f"float64 wall ({b})")
+            say.mark(walls[f32], f"float32 wall ({b})")
             continue
         if walls[f64] is not None:
             say.note(f"{b} ran out of device memory at {fmt_size(walls[f64])} in float64; float32 fit at every "
                      "size measured.")
-            say.mark(walls[f64], f"{b}: float64 wall")
+            say.mark(walls[f64], f"float64 wall ({b})")
         # No wall (or only one) reached: project it from what each element took.
         per = {}
         for run in (f32, f64):
