@@ -37,6 +37,7 @@ from panels.table import ResultsTable
 from panels.worker import SweepController
 from workbench import engine, journal, lessons, protocol, provenance, result_files, results
 from workbench.backends import BACKENDS, is_gpu, probe_all
+from workbench.environment import merged
 from workbench.result_files import ResultSet
 from workbench.session_file import EXPERIMENT_FIELDS
 from workbench.sizes import fmt_bytes_exact, fmt_size
@@ -513,7 +514,9 @@ class MainWindow(QMainWindow):
         logging.getLogger("engine").log(logging.getLevelName(message.level), message.text)
 
     def on_environment(self, message: protocol.Environment) -> None:
-        self.environment.show_record(message.record)
+        # Merged, not replaced: a sweep with cudf-pandas ends in its own engine, whose record lacks
+        # the limits the shared engine measured for the other backends' points.
+        self.environment.show_record(merged(self.environment.record, message.record))
         if self._ready:
             return                      # the record again after a sweep, with the limits it measured
         self._ready = True

@@ -50,6 +50,10 @@ def test_run_prints_a_table_and_writes_csv_and_json(tmp_path):
     assert (frame["repeats"] >= 3).all()
     meta = json.loads((tmp_path / "out.meta.json").read_text())
     assert "libraries" in meta["environment"] and meta["settings"]["min_repeats"] == 3
+    # The limits every point was checked against, measured in the engine process, not this one's empty list.
+    (cpu,) = meta["environment"]["limits"]
+    assert cpu["device"] == frame["device"].iloc[0] and cpu["copy_gbps"] > 0
+    assert frame["gbps_limit"].max() <= max(cpu["bandwidth_gbps_by_bytes"].values()) + 0.1
     assert meta["settings"]["dtype"] == "float64" and meta["settings"]["budget_s"] == 0
     js = tmp_path / "out.json"
     proc = cli("run", "-w", "groupby", "-b", "pandas", "-s", "1000", "-r", "1", "--budget", "0", "-o", str(js))
@@ -281,8 +285,10 @@ def test_a_lesson_runs_what_it_can_and_says_it_with_the_numbers(tmp_path):
     assert re.search(r"Measured here: (as|not as) the lesson says\.", out)
     frame = pd.read_csv(csv)
     assert {"numpy", "numba"} <= set(frame["backend"]) and sorted(frame["size"].unique()) == [1024, 16384]
-    told = json.loads((tmp_path / "lesson.meta.json").read_text())["settings"]["lesson"]
+    meta = json.loads((tmp_path / "lesson.meta.json").read_text())
+    told = meta["settings"]["lesson"]
     assert told["name"] == "small-problems" and told["statement"]
+    assert meta["environment"]["limits"] and meta["environment"]["limits"][0]["copy_gbps"] > 0
     printed = " ".join(line[2:].strip() for line in out.splitlines() if line.startswith(("- ", "  ")))
     assert told["statement"] in " ".join(printed.split())          # what was printed is what was kept
     if not probe("cupy").usable:
@@ -300,3 +306,14 @@ def test_a_lesson_of_two_runs_labels_each_and_a_bad_size_is_refused(tmp_path):
     assert "numpy: float64 took" in proc.stdout
     proc = cli("lesson", "divergence", "--sizes", "zero")
     assert proc.returncode == 2 and "--sizes" in proc.stderr
+
+
+def test_an_engines_record_is_merged_over_the_callers_keeping_every_devices_limits():
+    from workbench.environment import merged
+    mine = {"cpu": "here", "limits": [{"device_id": "cpu-1", "copy_gbps": 20.0}]}
+    engine = {"cpu": "there", "libraries": {"cupy": "14"}, "limits": [{"device_id": "gpu-0", "copy_gbps": 4000.0},
+                                                                       {"device_id": "cpu-1", "copy_gbps": 21.0}]}
+    got = merged(mine, engine)
+    assert got["cpu"] == "there" and got["libraries"] == {"cupy": "14"}
+    assert [x["device_id"] for x in got["limits"]] == ["cpu-1", "gpu-0"]          # each device once
+    assert merged(got, {"limits": []})["limits"] == got["limits"]                 # a second engine's empty list

@@ -209,7 +209,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     with _StopOnSignals(runner) as signals:
         try:
-            cancelled = _sweep(runner, spec, keep, args.quiet)
+            cancelled = _sweep(runner, spec, keep, args.quiet, env)
         finally:
             runner.close()
     frame = results.to_frame(rows)
@@ -242,9 +242,11 @@ def _runner(args: argparse.Namespace):
     return Supervisor(plugins=tuple(args.plugin), point_timeout_s=timeout)
 
 
-def _sweep(runner, spec, keep, quiet: bool) -> bool:
+def _sweep(runner, spec, keep, quiet: bool, env: dict | None = None) -> bool:
     """Run one sweep through ``runner``, a progress bar on stderr, each finished row handed to ``keep``;
-    True when it was cancelled. A plan the engine refuses is a UsageError."""
+    True when it was cancelled. A plan the engine refuses is a UsageError. ``env``, the environment
+    record the results are saved with, takes the engine's record when it comes: the hardware limits
+    the points were checked against were measured there, in another process than this one."""
     from tqdm import tqdm
 
     from workbench import protocol
@@ -274,10 +276,15 @@ def _sweep(runner, spec, keep, quiet: bool) -> bool:
         if isinstance(m, protocol.EngineDied) or getattr(m, "level", "") in ("WARNING", "ERROR", "CRITICAL"):
             tqdm.write(f"gpu-workbench: {text}", file=sys.stderr)
 
+    def environment(m: protocol.Environment) -> None:
+        if env:            # only where a record is kept (an output file, a chart)
+            from workbench.environment import merged
+            env.update(merged(env, m.record))
+
     handlers = {protocol.SweepStarted: started, protocol.PointStarted: point_started,
                 protocol.PointFinished: point_finished, protocol.SweepFinished: finished,
                 protocol.SweepError: error, protocol.EngineDied: say, protocol.EngineFailed: say,
-                protocol.LogLine: say}
+                protocol.LogLine: say, protocol.Environment: environment}
     try:
         for message in runner.run(spec):
             protocol.dispatch(handlers, message)
@@ -334,7 +341,7 @@ def cmd_lesson(args: argparse.Namespace) -> int:
                            + (", pinned host memory" if spec.host_memory == "pinned" else "")), flush=True)
                     before = len(rows)
                     cancelled = _sweep(runner, spec, lambda row, i=index: rows.append(lessons.tag(row, p, i)),
-                                       args.quiet)
+                                       args.quiet, env)
                     print(results.summary_table(results.to_frame(rows[before:])))
                     if cancelled or signals.received:
                         break

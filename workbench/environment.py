@@ -95,6 +95,19 @@ def record() -> dict[str, Any]:
     }
 
 
+def merged(record_: dict[str, Any], engines: dict[str, Any]) -> dict[str, Any]:
+    """``record_`` with an engine process's record over it (that is where the points ran and where
+    the hardware limits were measured), keeping every device's limits either has seen: a sweep
+    can run in more than one engine (cudf-pandas has its own)."""
+    limits_seen = list(record_.get("limits", []))
+    ids = {x.get("device_id") for x in limits_seen}
+    for x in engines.get("limits", []):
+        if x.get("device_id") not in ids:
+            limits_seen.append(x)
+            ids.add(x.get("device_id"))
+    return {**record_, **engines, "limits": limits_seen}
+
+
 def numba_threading_layer() -> str:
     """The threading layer Numba's parallel loops get here: the one named by NUMBA_THREADING_LAYER,
     or the first of tbb, omp, workqueue whose library loads (Numba's own order for "default"). It
