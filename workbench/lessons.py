@@ -575,9 +575,9 @@ def _break_even_claim(m: Measured, say: Say, b: str, base: str, c: Crossing, wha
     runs=(Run("pageable", host_memory="pageable"), Run("pinned", host_memory="pinned")), chart="speedup",
     needs_gpu=True,
     on_gpu="the kernel alone is far faster than NumPy and the transfers eat most of it: on the H200 of "
-           "docs/PERFORMANCE.md, cupy's kernel is 227x numpy at 2^26 cells but end-to-end only 1.3x, the "
-           "pageable transfers taking 99 % of the GPU's time; pinned host memory moves about 55 GB/s "
-           "against 7 to 14 GB/s pageable.")
+           "docs/PERFORMANCE.md (docs/lessons/transfers), cupy's kernel is 160x numpy at 2^26 cells but "
+           "end-to-end only 1.4x, the pageable transfers taking 99 % of the GPU's time; pinned host memory "
+           "moved the same data 4.9x faster, for 6.3x numpy end to end.")
 def _transfers(m: Measured, ls: Lesson, say: Say) -> None:
     base = ls.baseline
     page, pin = ls.runs[0].label, ls.runs[1].label
@@ -634,8 +634,8 @@ JIT_BACKENDS = ("numba", "numba-cuda", "numba-cuda-x4")
           "a steady call, and pays back only over many calls.",
     workload="source_terms", backends=("numpy", "numba", "cupy", "cupy-fused", "numba-cuda"),
     sizes=(2 ** 12, 2 ** 16, 2 ** 20), chart="first-call", fresh_engine=True,
-    on_gpu="numba-cuda's first call compiles its kernel (328 ms on the H200 machine of docs/PERFORMANCE.md, "
-           "against a steady 35 us), CuPy's loads its kernels from its cache (23 ms).")
+    on_gpu="numba-cuda's first call compiles its kernel (324 ms on the H200 machine of docs/PERFORMANCE.md "
+           "at 2^12 cells, 1,115x a steady call), CuPy's loads its kernels from its cache (24 ms).")
 def _first_call(m: Measured, ls: Lesson, say: Say) -> None:
     base = ls.baseline
     for b in m.backends(ls.backends):
@@ -675,7 +675,7 @@ def _pays_back(m: Measured, say: Say, b: str, base: str, overhead: float) -> Non
     runs=(Run("float32", dtype="float32"), Run("float64", dtype="float64")), chart="runtime",
     on_gpu="float64 takes twice the device memory of float32; its time depends on how well the float32 "
            "kernel used the bandwidth: on the H200 of docs/PERFORMANCE.md (source_terms at 2^26) float64 "
-           "took 1.1x the time for plain cupy, whose float32 kernel reached only 30 % of the bandwidth, "
+           "took 1.1x the time for plain cupy, whose float32 kernel reached only 28 % of the bandwidth, "
            "and 1.6x for numba-cuda.")
 def _precision(m: Measured, ls: Lesson, say: Say) -> None:
     f32, f64 = ls.runs[0].label, ls.runs[1].label
@@ -714,8 +714,9 @@ def _precision(m: Measured, ls: Lesson, say: Say) -> None:
     workload="divergence", backends=("numba", "cupy-fused", "numba-cuda"), sizes=POW2(16, 22),
     variants=("random", "sorted"), chart="runtime", baseline="numba",
     on_gpu="cupy-fused and numba-cuda, one element per thread with a data-dependent loop, take longer on "
-           "random input than on sorted input, where every warp's threads loop about as often; numba on "
-           "the CPU hardly cares.")
+           "random input than on sorted input, where every warp's threads loop about as often: 1.8x and "
+           "1.9x at 2^22 on the H200 of docs/PERFORMANCE.md. numba on the CPU has no warps; there its "
+           "parallel loop was slower on sorted input, whose long loops all fall into the last threads' blocks.")
 def _divergence(m: Measured, ls: Lesson, say: Say) -> None:
     for b in ls.backends:
         s = m.across(b, ("random", "sorted"))
@@ -745,9 +746,9 @@ def _divergence(m: Measured, ls: Lesson, say: Say) -> None:
     workload="source_terms",
     backends=("numpy", "numba", "cupy", "cupy-fused", "cupy-raw", "numba-cuda", "numba-cuda-x4"),
     sizes=POW2(20, 26), chart="runtime",
-    on_gpu="on the H200 of docs/PERFORMANCE.md (source_terms, float32, 2^26), plain cupy reached 30 % of "
-           "the copy bandwidth, cupy-fused 60 %, cupy-raw (wide loads, several elements per thread) 101 %; "
-           "numba-cuda 72 % with one element per thread, 90 % with four.")
+    on_gpu="on the H200 of docs/PERFORMANCE.md (source_terms, float32, 2^26), plain cupy reached 28 % of "
+           "the copy bandwidth, cupy-fused 57 %, cupy-raw (wide loads, several elements per thread) 98 %; "
+           "numba-cuda 73 % with one element per thread, 93 % with four.")
 def _kernel_style(m: Measured, ls: Lesson, say: Say) -> None:
     measured = m.backends(ls.backends)
     s = max((m.rows(b)["size"].max() for b in measured), default=None)
@@ -916,8 +917,8 @@ def _handoffs(row: pd.Series | None) -> float:
     workload="groupby", backends=("pandas", "cudf", "cudf-pandas"), sizes=TENS, baseline="pandas",
     chart="speedup",
     on_gpu="cuDF's group-by is far faster than pandas on millions of rows, less so once the conversion from "
-           "and back to pandas is counted: on the H200 of docs/PERFORMANCE.md, 44x on the group-by alone "
-           "at 10 million rows, 4.0x end-to-end.")
+           "and back to pandas is counted: on the H200 of docs/PERFORMANCE.md, 27x on the group-by alone "
+           "at 10 million rows, 3.7x end-to-end; cudf.pandas 3.6x end to end, its call 1.5x cuDF's own.")
 def _dataframes(m: Measured, ls: Lesson, say: Say) -> None:
     base = ls.baseline
     if m.has("cudf"):
