@@ -112,10 +112,10 @@ def numba_threading_layer() -> str:
     """The threading layer Numba's parallel loops get here: the one named by NUMBA_THREADING_LAYER,
     or the first of tbb, omp, workqueue whose library loads (Numba's own order for "default"). It
     sets what a small parallel loop costs: on a 2-core machine a source_terms loop of 2^14 elements
-    took 4 us under omp and 106 us under workqueue (docs/PERFORMANCE.md)."""
+    took 4 us under omp and 106 us under workqueue (docs/PERFORMANCE.md). Empty in a process that
+    has not imported Numba (the command line, the window): the engine's record says it."""
     import importlib
-    import importlib.util
-    if importlib.util.find_spec("numba") is None:
+    if "numba" not in sys.modules:     # said by the engine that ran Numba; never worth importing it for
         return ""
     wanted = os.environ.get("NUMBA_THREADING_LAYER", "default").lower()
     order = ("tbb", "omp", "workqueue") if wanted == "default" else (wanted,)
