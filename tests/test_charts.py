@@ -375,3 +375,10 @@ def test_a_lessons_mark_at_a_wall_is_the_only_label_there_and_marks_at_one_size_
     assert not [t for t in texts if "out of memory" in t]
     assert [t.strip() for t in texts if "wall" in t] == ["float64 wall (cupy, numba)"]
     assert charts.merge_labels(["a (x)", "b", "a (y)"]) == "a (x, y); b"
+    # A mark names some of the walls there, or another thing at that size: the others keep their label.
+    fig = charts.figure("memory", [_with_walls("cupy", "numba")], stamp=False,
+                        marks=[(2.0 ** 20, "float64 wall (cupy)")])
+    assert [t.strip() for t in _texts(fig) if "out of memory" in t] == ["numba: out of memory"]
+    fig = charts.figure("memory", [_with_walls("cupy", "numba")], stamp=False,
+                        marks=[(2.0 ** 20, "break-even numba vs numpy")])
+    assert [t.strip() for t in _texts(fig) if "out of memory" in t] == ["cupy, numba: out of memory"]

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -50,6 +51,9 @@ def test_run_prints_a_table_and_writes_csv_and_json(tmp_path):
     assert (frame["repeats"] >= 3).all()
     meta = json.loads((tmp_path / "out.meta.json").read_text())
     assert "libraries" in meta["environment"] and meta["settings"]["min_repeats"] == 3
+    proc = cli("run", "-w", "source_terms", "-b", "numpy", "-s", "2^10", "-r", "1", "--budget", "0", "--in-process",
+               "-o", str(tmp_path / "here.json"))
+    assert proc.returncode == 0 and json.loads((tmp_path / "here.json").read_text())["environment"]["limits"]
     # The limits every point was checked against, measured in the engine process, not this one's empty list.
     (cpu,) = meta["environment"]["limits"]
     assert cpu["device"] == frame["device"].iloc[0] and cpu["copy_gbps"] > 0
@@ -317,3 +321,22 @@ def test_an_engines_record_is_merged_over_the_callers_keeping_every_devices_limi
     assert got["cpu"] == "there" and got["libraries"] == {"cupy": "14"}
     assert [x["device_id"] for x in got["limits"]] == ["cpu-1", "gpu-0"]          # each device once
     assert merged(got, {"limits": []})["limits"] == got["limits"]                 # a second engine's empty list
+    assert got["limits"][0]["copy_gbps"] == 21.0                                  # the engine's newer figure
+    assert merged({"numba_threading_layer": "omp"}, {"numba_threading_layer": ""})["numba_threading_layer"] == "omp"
+
+
+@pytest.mark.parametrize("selector,expected", [("forksafe", ("tbb", "workqueue")), ("threadsafe", ("tbb", "omp")),
+                                               ("omp", ("omp",)), ("workqueue", ("workqueue",))])
+def test_the_numba_layer_is_named_as_numba_chooses_it(selector, expected):
+    """A fresh process with a Numba selector and no parallel loop run yet, then after one: the layer."""
+    code = ("import numba, numba.np.ufunc\n"
+            "from workbench.environment import numba_threading_layer as f\n"
+            "before = f()\n"
+            "@numba.njit(parallel=True)\n"
+            "def g(a):\n    return a.sum()\n"
+            "import numpy as np; g(np.ones(10)); print(before, f(), numba.threading_layer())")
+    env = {**os.environ, "NUMBA_THREADING_LAYER": selector}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    before, after, actual = proc.stdout.split()
+    assert after == actual and before in expected and actual in expected

@@ -527,6 +527,17 @@ def test_cudf_pandas_slower_than_pandas_is_said():
     assert "ate the gain" in st.text
 
 
+def test_cudf_pandas_whose_call_itself_is_slower_is_not_blamed_on_the_transfers():
+    rows = [r for r in frame_rows(lambda s: 2e-3 + s * 1e-9) if True]
+    for s in (10_000, 100_000, 1_000_000, 10_000_000):      # every call fell back: slower than pandas itself
+        rows.append(row("cudf-pandas", s, s * 6e-8, compute=s * 4e-8, h2d=s * 1e-8, d2h=s * 1e-8, workload="groupby",
+                        message="cudf.pandas: 0 pandas calls on the GPU, 3 fell back to the CPU (mean)"))
+    st = say("dataframes", rows)
+    assert "cudf.pandas was 3.0x slower than plain pandas" in st.text
+    assert "the call itself was not faster" in st.text and "ate the gain" not in st.text
+    assert "fell back to the CPU under cudf.pandas at 10,000, 100,000, 1,000,000, 10,000,000 rows" in st.text
+
+
 def test_cudf_that_never_beats_pandas_is_said():
     st = say("dataframes", frame_rows(lambda s: s * 1e-7))
     assert st.holds is False

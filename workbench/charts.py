@@ -204,7 +204,7 @@ class _Chart:
     compare: bool = False
     handles: list = None   # legend entries after the series': what solid and dashed mean
     zeros: int = 0         # values of 0 a log axis cannot show (a peak that did not rise)
-    marked: frozenset = frozenset()   # sizes a lesson's marks label (a wall there needs no second label)
+    walled: dict = None    # {size: backends a lesson's wall mark there names}: their walls need no second label
 
     def line(self, s: Series, role: str, x, y, dashed: bool = False, legend: bool = True) -> np.ndarray:
         """A curve of ``s``: solid with filled markers, or dashed with hollow ones; the values it drew."""
@@ -322,6 +322,7 @@ def _walls(c: _Chart) -> list[int]:
     must then reach."""
     from workbench.results import memory_walls
     at: dict[int, list[tuple[str, str]]] = {}
+    walls: set[int] = set()
     for rs, set_label in zip(c.sets, c.labels):
         for (backend, variant), size in memory_walls(rs.frame).items():
             name = f"{backend} ({variant})" if variant else backend
@@ -329,11 +330,11 @@ def _walls(c: _Chart) -> list[int]:
             color = palette.color(backend)
             c.ax.axvline(size, color=color, linestyle=":", linewidth=c.preset.line_pt,
                          gid=_gid(c.kind, "wall", label))
-            at.setdefault(size, []).append((label, color))
+            if backend not in (c.walled or {}).get(float(size), ()):   # else a lesson's mark says it
+                at.setdefault(size, []).append((label, color))
+            walls.add(size)
     last = max(at, default=0)
     for k, (size, named) in enumerate(sorted(at.items())):
-        if float(size) in c.marked:       # the lesson's mark says it, with the line already drawn
-            continue
         colors = {color for _, color in named}
         # The label reads away from the plot's right edge, so that the last wall's stays inside.
         right = size == last and len(at) > 1
@@ -342,7 +343,17 @@ def _walls(c: _Chart) -> list[int]:
                   color=colors.pop() if len(colors) == 1 else "#333", transform=c.ax.get_xaxis_transform(),
                   ha="right" if right else "left", va="top", fontsize=0.75 * c.preset.font_pt,
                   bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.85, "pad": 1.0})
-    return sorted(at)
+    return sorted(walls)
+
+
+def _walled(marks: Sequence[tuple[float, str]]) -> dict[float, set[str]]:
+    """{size: the backends named by a lesson's wall marks there} ("float64 wall (cupy, numba-cuda)")."""
+    out: dict[float, set[str]] = {}
+    for size, label in marks:
+        m = re.fullmatch(r".*\bwall \((.+)\)", label)
+        if m:
+            out.setdefault(float(size), set()).update(n.strip() for n in m.group(1).split(","))
+    return out
 
 
 def _transfer(c: _Chart) -> None:
@@ -422,8 +433,7 @@ def figure(kind: str, sets: Sequence[ResultSet], p: Preset = None, *, stamp: boo
     strip = strip_in / height
     top, bottom = fig.subfigures(2, 1, height_ratios=[1 - strip, strip]) if strip else (fig, None)
     ax = top.add_subplot()
-    chart = _Chart(ax, sets, labels, p, b, kind, compare=len(sets) > 1,
-                   marked=frozenset(float(size) for size, _ in marks))
+    chart = _Chart(ax, sets, labels, p, b, kind, compare=len(sets) > 1, walled=_walled(marks))
     _DRAW[kind](chart)
     _marks(chart, marks)
     _legend(top, ax, chart)

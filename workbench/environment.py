@@ -97,33 +97,42 @@ def record() -> dict[str, Any]:
 
 def merged(record_: dict[str, Any], engines: dict[str, Any]) -> dict[str, Any]:
     """``record_`` with an engine process's record over it (that is where the points ran and where
-    the hardware limits were measured), keeping every device's limits either has seen: a sweep
-    can run in more than one engine (cudf-pandas has its own)."""
-    limits_seen = list(record_.get("limits", []))
-    ids = {x.get("device_id") for x in limits_seen}
-    for x in engines.get("limits", []):
-        if x.get("device_id") not in ids:
-            limits_seen.append(x)
-            ids.add(x.get("device_id"))
-    return {**record_, **engines, "limits": limits_seen}
+    the hardware limits were measured). Limits are kept per device, the engine's newest for a
+    device both name (a second opinion may have raised a rung since), so that a sweep run in more
+    than one engine (cudf-pandas has its own) keeps them all; an engine's empty value (a Numba
+    layer it could not tell) does not overwrite a known one."""
+    limits = {x.get("device_id"): x for x in record_.get("limits", [])}
+    limits.update({x.get("device_id"): x for x in engines.get("limits", [])})
+    known = {k: v for k, v in engines.items() if v not in ("", None, [], {}) and k != "limits"}
+    return {**record_, **known, "limits": list(limits.values())}
+
+
+#: The layers Numba tries for each NUMBA_THREADING_LAYER, in its order (GNU OpenMP is not fork-safe).
+_LAYER_ORDER = {"default": ("tbb", "omp", "workqueue"), "safe": ("tbb",), "threadsafe": ("tbb", "omp"),
+                "forksafe": ("tbb", "workqueue")}
 
 
 def numba_threading_layer() -> str:
-    """The threading layer Numba's parallel loops get here: the one named by NUMBA_THREADING_LAYER,
-    or the first of tbb, omp, workqueue whose library loads (Numba's own order for "default"). It
-    sets what a small parallel loop costs: on a 2-core machine a source_terms loop of 2^14 elements
-    took 4 us under omp and 106 us under workqueue (docs/PERFORMANCE.md). Empty in a process that
-    has not imported Numba (the command line, the window): the engine's record says it."""
+    """The threading layer Numba's parallel loops use here: Numba's own answer once a parallel
+    loop has run, else the first layer whose library loads in the order NUMBA_THREADING_LAYER
+    names. It sets what a small parallel loop costs: on a 2-core machine a source_terms loop of
+    2^14 elements took 4 us under omp and 106 us under workqueue (docs/PERFORMANCE.md). Empty in a
+    process that has not imported Numba (the command line, the window): the engine's record says it."""
     import importlib
     if "numba" not in sys.modules:     # said by the engine that ran Numba; never worth importing it for
         return ""
+    import numba
+    try:
+        return numba.threading_layer()
+    except ValueError:                 # no parallel loop has run in this process yet
+        pass
     wanted = os.environ.get("NUMBA_THREADING_LAYER", "default").lower()
-    order = ("tbb", "omp", "workqueue") if wanted == "default" else (wanted,)
+    order = _LAYER_ORDER.get(wanted, (wanted,))
     for layer in order:
         try:
             importlib.import_module(f"numba.np.ufunc.{layer}pool" if layer != "workqueue"
                                     else "numba.np.ufunc.workqueue")
-            return layer if wanted == "default" else f"{layer} ({wanted})"
+            return layer
         except Exception:  # noqa: BLE001 - a layer whose library is missing fails to load, in its own way
             continue
     return f"none of {', '.join(order)} loads"

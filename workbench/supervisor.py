@@ -370,8 +370,15 @@ class InProcess:
         self.flag = type(self.flag)(threading.Event())
 
     def run(self, spec: Any) -> Iterator[Any]:
+        """The sweep's messages, and before its SweepFinished this process's record, with the limits
+        the sweep measured, as an engine process sends it (the caller keeps it with the results)."""
+        from workbench import protocol
         from workbench.engine import run_sweep
-        yield from run_sweep(spec, self.flag)
+        from workbench.environment import record
+        for message in run_sweep(spec, self.flag):
+            if isinstance(message, protocol.SweepFinished):
+                yield protocol.Environment(record())
+            yield message
 
     def stop(self) -> None:
         self.flag.stop()
