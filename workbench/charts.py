@@ -350,10 +350,17 @@ def _walled(marks: Sequence[tuple[float, str]]) -> dict[float, set[str]]:
     """{size: the backends named by a lesson's wall marks there} ("float64 wall (cupy, numba-cuda)")."""
     out: dict[float, set[str]] = {}
     for size, label in marks:
-        m = re.fullmatch(r".*\bwall \((.+)\)", label)
-        if m:
-            out.setdefault(float(size), set()).update(n.strip() for n in m.group(1).split(","))
+        head, names = _label_parts(label)
+        if names and re.search(r"\bwall$", head):
+            out.setdefault(float(size), set()).update(names)
     return out
+
+
+def _label_parts(label: str) -> tuple[str, list[str]]:
+    """A mark's label as its head and the names in its tail: "float64 wall (cupy, numba-cuda)" is
+    ("float64 wall", ["cupy", "numba-cuda"]); a label without a tail has none."""
+    m = re.fullmatch(r"(.+) \((.+)\)", label)
+    return (m.group(1), [n.strip() for n in m.group(2).split(",")]) if m else (label, [])
 
 
 def _transfer(c: _Chart) -> None:
@@ -466,11 +473,8 @@ def merge_labels(labels: Sequence[str]) -> str:
     become "float64 wall (cupy, numba-cuda)"; labels without such a tail are joined with "; "."""
     heads: dict[str, list[str]] = {}
     for label in labels:
-        m = re.fullmatch(r"(.+) \((.+)\)", label)
-        head, tail = (m.group(1), m.group(2)) if m else (label, "")
-        heads.setdefault(head, [])
-        if tail:
-            heads[head].append(tail)
+        head, names = _label_parts(label)
+        heads.setdefault(head, []).extend(names)
     return "; ".join(f"{h} ({', '.join(t)})" if t else h for h, t in heads.items())
 
 
