@@ -184,11 +184,11 @@ def fake_memory_workload(name: str = "fake_memory", arrays: int = 3) -> Workload
 
 def use_fake_device(monkeypatch) -> None:
     """The fake backends registered, on the synthetic clock (budgets and first calls read it too)."""
-    from workbench import backends, engine
+    from workbench import backends, sampling
     for name, backend in fake_backends().items():
         monkeypatch.setitem(backends.BACKENDS, name, backend)
     monkeypatch.setattr(FakeGpuSession, "instances", [])
-    monkeypatch.setattr(engine, "clock", FakeClock.now)
+    monkeypatch.setattr(sampling, "clock", FakeClock.now)
 
 
 def fake_backends() -> dict:

@@ -9,7 +9,7 @@ from workbench.engine import (PointFinished, PointStarted, StopFlag, SweepError,
                               SweepSpec, run_sweep)
 from workbench.measure import summarize
 from workbench.registry import Phases
-from workbench import protocol
+from workbench import protocol, sampling
 from workbench.results import COLUMNS
 
 
@@ -189,11 +189,11 @@ def test_summarize_quartiles():
 def _device_workload(registry, monkeypatch, compute_cost):
     """A workload on the fake device whose compute costs ``compute_cost(state)`` synthetic seconds."""
     from helpers import FakeClock, FakeGpuSession, fake_backends
-    from workbench import backends, engine
+    from workbench import backends, sampling
     for name, backend in fake_backends().items():
         monkeypatch.setitem(backends.BACKENDS, name, backend)
     monkeypatch.setattr(FakeGpuSession, "instances", [])
-    monkeypatch.setattr(engine, "clock", FakeClock.now)
+    monkeypatch.setattr(sampling, "clock", FakeClock.now)
     w = registry.add(synthetic())
     state = {"cold": False}
 
@@ -226,7 +226,6 @@ def test_device_compute_is_timed_back_to_back(registry, monkeypatch):
 
 def test_short_device_computes_are_timed_in_warmed_up_bursts(registry, monkeypatch):
     """A 0.1 ms kernel is timed in bursts of 10 (1 ms), after 20 ms of unrecorded warm-up."""
-    from workbench import engine
     fake = _device_workload(registry, monkeypatch, lambda state: 1e-4)
     (row,) = rows_of(SweepSpec("synthetic", ("fake-a",), (16,), "float64", min_repeats=5, budget_s=0.0))
     assert row["compute_median_s"] == pytest.approx(1e-4)
@@ -234,9 +233,10 @@ def test_short_device_computes_are_timed_in_warmed_up_bursts(registry, monkeypat
     assert row["repeats"] == 5                               # samples: one per burst
     (session,) = fake.instances
     computes = sum(what == "compute" for what, _ in session.log)
-    burst = round(engine.BURST_S / 1e-4)
-    warmup_bursts = round(engine.WARMUP_S / engine.BURST_S)
-    assert computes == 1 + 5 + burst * (warmup_bursts + 5)  # first call, end to end, warm-up, samples
+    burst = round(sampling.BURST_S / 1e-4)
+    warmup_bursts = round(sampling.WARMUP_S / sampling.BURST_S)
+    # first call, end to end, warm-up, samples, the final one verified, then 5 calls timed with their wait
+    assert computes == 1 + 5 + burst * (warmup_bursts + 5) + 5
 
 
 def _staged(w, transfers: bool):

@@ -58,15 +58,26 @@ def test_csv_is_plain_and_pandas_reads_it_as_is(tmp_path):
     frame = sample_frame()
     path = results.save(frame, tmp_path / "r.csv", ENV, SETTINGS)
     text = path.read_text()
-    assert text.splitlines()[0] == ",".join(results.COLUMNS)        # one header line, nothing above it
+    in_csv = [c for c in results.COLUMNS if c not in results.JSON_ONLY]   # the raw samples are JSON's
+    assert text.splitlines()[0] == ",".join(in_csv)        # one header line, nothing above it
     assert not any(line.startswith("#") for line in text.splitlines())
     plain = pd.read_csv(path)
+    frame = frame[in_csv]
     assert plain.shape == frame.shape and list(plain.columns) == list(frame.columns)
     for column in frame.columns:
         if frame[column].dtype.kind in "fi":
             np.testing.assert_array_equal(plain[column].to_numpy(float), frame[column].to_numpy(float))
         else:   # pandas reads an empty text field as NaN
-            assert plain[column].fillna("").astype(str).tolist() == frame[column].astype(str).tolist()
+            assert plain[column].astype(object).fillna("").astype(str).tolist() == frame[column].astype(str).tolist()
+
+
+def test_the_raw_samples_go_to_json_files_and_come_back(tmp_path):
+    frame = sample_frame()
+    frame.loc[0, "samples"] = results.encode_samples({"compute": [1e-3, 1.5e-3, 2e-3]})
+    rs = result_files.open_results(results.save(frame, tmp_path / "r.json", ENV, SETTINGS))
+    assert results.decode_samples(rs.frame.loc[0, "samples"]) == {"compute": [1e-3, 1.5e-3, 2e-3]}
+    back = result_files.open_results(results.save(frame, tmp_path / "r.csv", ENV, SETTINGS))
+    assert back.frame.loc[0, "samples"] == ""                  # a CSV keeps their count and interval only
 
 
 def test_csv_sidecar_is_strict_json_with_the_header(tmp_path):

@@ -28,10 +28,14 @@ import psutil
 from workbench import backends as backends_mod
 from workbench import limits
 from workbench.gpu import cap, driver
-from workbench.measure import HostPeak, mean_stages, summarize, typical_stages
+from workbench import load as load_mod
+from workbench import stats
+from workbench.gpu import clocks as clocks_mod
+from workbench.measure import HostPeak, summarize, typical_stages
+from workbench.sampling import Timings, repeat
 from workbench.protocol import PointFinished, PointStarted, SweepError, SweepFinished, SweepStarted
 from workbench.registry import REGISTRY, Context, Phases, Workload, shown
-from workbench.results import empty_row, encode_stages
+from workbench.results import empty_row, encode_samples, encode_stages
 
 log = logging.getLogger(__name__)
 
@@ -39,25 +43,22 @@ log = logging.getLogger(__name__)
 # their occupancy, once per launch on stderr, would bury the table and the lesson's statement.
 warnings.filterwarnings("ignore", message=r".*Grid size \d+ will likely result in GPU under-utilization")
 
-DEFAULT_MIN_REPEATS = 5
-DEFAULT_BUDGET_S = 0.25
-DEFAULT_MAX_REPEATS = 10_000
+#: A point is sampled until the 95 % interval of its median is within DEFAULT_NOISE of it on either
+#: side (nvbench stops at 0.5 % relative noise of its samples, perfplot after about a second),
+#: after at least DEFAULT_MIN_REPEATS samples (6 is the fewest whose [min, max] covers the median
+#: with 95 %) and DEFAULT_MIN_TIME_S, and at most DEFAULT_BUDGET_S: a point that reaches that cap
+#: unconverged says so (``converged`` false).
+DEFAULT_NOISE = 0.01
+DEFAULT_MIN_REPEATS = 7
+DEFAULT_MIN_TIME_S = 0.02
+DEFAULT_BUDGET_S = 1.0
+DEFAULT_MAX_REPEATS = 100_000
 #: What a sweep may ask for at most: beyond these a point would run for hours, which is a typo.
 MAX_MIN_REPEATS = 100_000
 MAX_BUDGET_S = 3600.0
 MAX_SIZE = 2 ** 53
 #: A point may use at most this share of the memory available when it is planned.
 MEMORY_SHARE = 0.8
-#: Back-to-back device computes run in bursts of at least this much device time (at most
-#: MAX_BURST calls), so the device's queue never runs dry between calls: the host's dispatch of
-#: the next call hides behind the running kernel, as in a program's loop. Where dispatch is the
-#: slower of the two, a burst measures that: the GPU cannot go faster than it is fed.
-BURST_S = 1e-3
-MAX_BURST = 64
-#: Unrecorded back-to-back computes first: the device has idled through the end-to-end repeats'
-#: copies and runs at lower clocks until it has worked for a while again.
-WARMUP_S = 0.02
-
 
 @dataclass(frozen=True)
 class SweepSpec:
@@ -68,10 +69,12 @@ class SweepSpec:
     variants: tuple[str, ...] = ()          # empty: every variant the workload declares
     host_memory: str = "pageable"           # or "pinned", for the GPU backends' transfers
     min_repeats: int = DEFAULT_MIN_REPEATS
-    budget_s: float = DEFAULT_BUDGET_S
+    budget_s: float = DEFAULT_BUDGET_S      # the most seconds of samples a point may take
     max_repeats: int = DEFAULT_MAX_REPEATS
     seed: int = 0
     device_memory_limit: int = 0            # bytes the GPU backends may use (0: no cap): workbench.gpu.cap
+    noise: float = DEFAULT_NOISE             # target half-width of the median's interval, relative (0: to the cap)
+    min_time_s: float = DEFAULT_MIN_TIME_S   # the fewest seconds of samples (at most budget_s)
 
 
 def _same(inputs: Any) -> Any:
@@ -106,11 +109,6 @@ class StopFlag:
 
 
 # Checks made before anything is allocated --------------------------------------------------------
-
-def clock() -> float:
-    """The wall clock of budgets and first calls (tests put a synthetic one in its place)."""
-    return time.perf_counter()
-
 
 class PlanError(ValueError):
     """A sweep that cannot run as asked; the message is one line for the user."""
@@ -148,6 +146,10 @@ def validate(spec: SweepSpec) -> Workload:
         raise PlanError(f"repeats must be between 1 and {MAX_MIN_REPEATS:,}, not {spec.min_repeats:,}")
     if not 0 <= spec.budget_s <= MAX_BUDGET_S:     # also refuses NaN
         raise PlanError(f"the budget must be between 0 and {MAX_BUDGET_S:.0f} seconds per point, not {spec.budget_s}")
+    if not 0 <= spec.noise < 1:
+        raise PlanError(f"the noise target must be a fraction between 0 and 1 (0.01 for 1 %), not {spec.noise}")
+    if not 0 <= spec.min_time_s <= MAX_BUDGET_S:
+        raise PlanError(f"the minimum time must be between 0 and {MAX_BUDGET_S:.0f} seconds, not {spec.min_time_s}")
     if spec.max_repeats < spec.min_repeats:
         raise PlanError("the repeat cap must not be below the minimum repeats")
     for what, names in (("backend", spec.backends), ("variant", spec.variants)):
@@ -289,6 +291,16 @@ def run_sweep(spec: SweepSpec, stop: StopFlag | None = None, first: int = 0, las
     yield SweepFinished(cancelled, time.perf_counter() - t_sweep, done)
 
 
+_CLOCKS = "gpu clocks"
+
+
+def _clocks(sessions: dict) -> clocks_mod.GpuClocks:
+    """The GPU's clock reader, opened once per sweep beside the sessions (and closed with them)."""
+    if _CLOCKS not in sessions:
+        sessions[_CLOCKS] = clocks_mod.GpuClocks(0)
+    return sessions[_CLOCKS]
+
+
 def _session(sessions: dict, backend: str) -> Any:
     """One session per backend and sweep, opened in the thread that runs the sweep."""
     if backend not in sessions:
@@ -314,13 +326,15 @@ def _measure_point(workload: Workload, backend: str, sessions: dict, inputs: Any
                           host_memory=spec.host_memory, session=session)
             made = workload.implementations[backend].factory(inputs, ctx)
             phases = made if isinstance(made, Phases) else Phases(compute=made)
-            timings = _repeat(phases, session.timed, spec, stop)
+            meter = load_mod.LoadMeter()
+            timings = repeat(phases, session, spec, stop, _clocks(sessions) if session.device_kind == "gpu" else None)
+            machine = meter.read()
             # The result is verified only once every piece of device work is complete: a download
             # into pinned memory returns before its copy has landed.
             session.synchronize()
             peak_host, peak_device = host_bytes(), device_bytes()
             note = _diagnose(session, phases, timings)
-        row = _row(workload, base, session, reference, timings, peak_host, peak_device)
+        row = _row(workload, base, session, reference, timings, peak_host, peak_device, machine)
         if note:       # what the session saw beside the figures (cudf.pandas: calls that fell back to the CPU)
             row["message"] = "; ".join(m for m in (row["message"], note) if m)
         return row
@@ -350,7 +364,7 @@ def _measure_point(workload: Workload, backend: str, sessions: dict, inputs: Any
                 log.exception("releasing %s after the point failed", backend)
 
 
-def _diagnose(session: Any, phases: Phases, timings: "_Timings") -> str:
+def _diagnose(session: Any, phases: Phases, timings: Timings) -> str:
     """A session's note on the point it just measured (``Session.diagnose``), '' if it has none."""
     diagnose = getattr(session, "diagnose", None)
     if diagnose is None or timings.cancelled:
@@ -362,135 +376,27 @@ def _diagnose(session: Any, phases: Phases, timings: "_Timings") -> str:
         return ""
 
 
-def _execute(phases: Phases, timed) -> tuple[float, float, float, Any]:
-    """One execution: (h2d seconds, compute seconds, d2h seconds, host result)."""
-    t_h2d = timed(phases.h2d)[0] if phases.h2d is not None else 0.0
-    t_comp, out = timed(phases.compute)
-    if phases.d2h is not None:
-        t_d2h, out = timed(phases.d2h)
-    else:
-        t_d2h = 0.0
-    return t_h2d, t_comp, t_d2h, out
-
-
-@dataclass
-class _Timings:
-    first_call: float = float("nan")
-    h2d: list = field(default_factory=list)
-    compute: list = field(default_factory=list)
-    d2h: list = field(default_factory=list)
-    total: list = field(default_factory=list)
-    out: Any = None
-    cancelled: bool = False
-    stages: list = field(default_factory=list)   # Phases.stages() after each entry of ``compute``
-    issue: list = field(default_factory=list)    # host time to issue one call, per burst sample
-
-
-def _loop(spec: SweepSpec, budget: float, stop: StopFlag, step) -> bool:
-    """Call ``step()`` until min_repeats and ``budget`` are both reached (or max_repeats);
-    returns True when stopped by the flag (checked between repeats)."""
-    deadline = clock() + budget
-    n = 0
-    while n < spec.min_repeats or (n < spec.max_repeats and clock() < deadline):
-        if stop.is_set():
-            return True
-        step()
-        n += 1
-    return False
-
-
-def _repeat(phases: Phases, timed, spec: SweepSpec, stop: StopFlag) -> _Timings:
-    """The first call on its own, then the repeats.
-
-    Without transfer phases (CPU backends) every repeat is one compute.  With them, half the
-    budget goes to end-to-end repeats (h2d, compute, d2h: the transfer figures and the total)
-    and half to back-to-back computes on data already on the device: the steady-state kernel
-    time, as a profiler reports it.  Those run in bursts (see ``BURST_S``) after a warm-up
-    (``WARMUP_S``), each sample a burst's time over its length.  A kernel timed right after a
-    long copy runs on a GPU that idled through the copy and is measurably slower (on an H200,
-    0.49 ms instead of 0.28 ms for a 2^24-point FFT), which is the harness's artefact, not the
-    kernel's cost; so is the host's dispatch cost when each call is timed alone with the device
-    idle (a Numba launch takes tens of microseconds of Python, and its jitter made a 70 us
-    kernel read anywhere from 100 to 130 us from one sweep to the next on an H100).
-    """
-    t = _Timings()
-    t0 = clock()
-    t.out = _execute(phases, timed)[3]
-    t.first_call = clock() - t0
-
-    if phases.h2d is None and phases.d2h is None:
-        def step():
-            # Drop the last result before the next repeat: holding it would keep one more buffer
-            # alive than the user's program does, and change what the allocator sees.
-            t.out = None
-            seconds, t.out = timed(phases.compute)
-            t.compute.append(seconds)
-            _note_stages(phases, t.stages)
-        t.cancelled = _loop(spec, spec.budget_s, stop, step)
-        t.total = list(t.compute)
-        return t
-
-    alone: list[float] = []       # the compute of each end-to-end repeat, timed on its own
-
-    def end_to_end():
-        t.out = None
-        a, b, c, t.out = _execute(phases, timed)
-        t.h2d.append(a)
-        alone.append(b)
-        t.d2h.append(c)
-        t.total.append(a + b + c)
-
-    t.cancelled = _loop(spec, spec.budget_s / 2, stop, end_to_end)
-    if t.cancelled:
-        return t
-    one = float(np.median(alone))
-    # (rounded first: 1e-3 / 1e-4 must be 10 bursts, not 11 from the last bit of a float)
-    length = int(min(MAX_BURST, max(1, math.ceil(round(BURST_S / one, 6))))) if one > 0 else MAX_BURST
-
-    staged: list[dict] = []       # stage times of each compute of the burst being timed (pipelines)
-    issued: list[float] = []      # the host's time to issue each burst (before the device is waited on)
-
-    def burst() -> None:
-        t0 = clock()
-        for _ in range(length):
-            phases.compute()
-            _note_stages(phases, staged)
-        issued.append(clock() - t0)
-
-    def sample() -> None:
-        staged.clear()
-        t.compute.append(timed(burst)[0] / length)
-        t.issue.append(issued[-1] / length)
-        if staged:     # per compute, as the sample is: their mean adds up to at most the sample
-            t.stages.append(mean_stages(staged))
-
-    warm, bursts = 0.0, 0
-    while warm < WARMUP_S and bursts < 1000 and not stop.is_set():   # a clock that reads 0 ends too
-        warm += timed(burst)[0]
-        bursts += 1
-    t.cancelled = _loop(spec, spec.budget_s / 2, stop, sample)
-    if not t.cancelled and phases.d2h is not None:
-        t.out = None
-        t.out = phases.d2h()       # the result of the last back-to-back compute is the one verified
-    return t
-
-
-def _note_stages(phases: Phases, into: list) -> None:
-    """Keep the stage times of the compute just run (a pipeline reports them; other workloads do not)."""
-    if phases.stages is not None:
-        into.append(dict(phases.stages()))
-
-
-def _row(workload: Workload, base: dict, session: Any, reference: Any, timings: _Timings,
-         peak_host: float, peak_device: float) -> dict:
+def _row(workload: Workload, base: dict, session: Any, reference: Any, timings: Timings,
+         peak_host: float, peak_device: float, machine: load_mod.Load | None = None) -> dict:
     comp = timings.compute
     c = summarize(comp)
     t = summarize(timings.total)
+    c_lo, c_hi = stats.median_ci(comp) if comp else (math.nan, math.nan)
+    t_lo, t_hi = stats.median_ci(timings.total) if timings.total else (math.nan, math.nan)
     size, itemsize = base["size"], np.dtype(base["dtype"]).itemsize
     seconds = t["median"] if workload.throughput_on == "total" else c["median"]
     flops, nbytes = workload.flops_and_bytes(size, itemsize, base["variant"])
     ok_time = seconds > 0 and not math.isnan(seconds)
-    verdict = limits.check(session, nbytes, flops, seconds, base["dtype"])
+    verdict = limits.check(session, nbytes, flops, seconds, base["dtype"],
+                           working_set=workload.device_bytes(size, itemsize) if session.device_kind == "gpu"
+                           else workload.footprint(size, itemsize))
+    readings = timings.readings
+    noisy = [machine.noisy] if machine is not None and machine.noisy else []
+    if timings.reasons - {"power cap"}:
+        noisy.append("the GPU throttled (" + ", ".join(sorted(timings.reasons)) + ")")
+    samples = {k: v for k, v in (("compute", comp), ("total", timings.total if timings.total is not comp else []),
+                                 ("h2d", timings.h2d), ("d2h", timings.d2h), ("cold", timings.cold),
+                                 ("call", timings.call)) if v}
     row = empty_row(
         **base, device=session.device, repeats=len(comp), first_call_s=timings.first_call,
         compute_median_s=c["median"], compute_min_s=c["min"], compute_max_s=c["max"],
@@ -499,7 +405,15 @@ def _row(workload: Workload, base: dict, session: Any, reference: Any, timings: 
         h2d_s=summarize(timings.h2d)["median"] if timings.h2d else 0.0,
         d2h_s=summarize(timings.d2h)["median"] if timings.d2h else 0.0,
         total_median_s=t["median"], total_q1_s=t["q1"], total_q3_s=t["q3"],
+        compute_ci_lo_s=c_lo, compute_ci_hi_s=c_hi, total_ci_lo_s=t_lo, total_ci_hi_s=t_hi,
+        noise=stats.rel_noise(comp), converged=bool(timings.converged),
+        cold_median_s=summarize(timings.cold)["median"], call_median_s=summarize(timings.call)["median"],
+        others_cores=machine.others_cores if machine is not None else math.nan,
+        sm_clock_mhz=float(np.median([r.sm_mhz for r in readings])) if readings else math.nan,
+        mem_clock_mhz=float(np.median([r.mem_mhz for r in readings])) if readings else math.nan,
+        throttle=", ".join(sorted(timings.reasons)), dropped=timings.dropped, noisy="; ".join(noisy),
         stages=encode_stages(typical_stages(comp, timings.stages)),   # pipelines only, else ""
+        samples=encode_samples(samples),
         peak_host_bytes=peak_host, peak_device_bytes=peak_device,
         gflops=flops / seconds / 1e9 if ok_time else float("nan"),
         gbps=nbytes / seconds / 1e9 if ok_time else float("nan"),

@@ -137,7 +137,8 @@ class Verdict:
     problem: str = ""       # '' when the point is plausible
 
 
-def check(session: Any, bytes_moved: float, flops: float, seconds: float, dtype: str) -> Verdict:
+def check(session: Any, bytes_moved: float, flops: float, seconds: float, dtype: str,
+          working_set: float | None = None) -> Verdict:
     """Compare a point's figures with its device's limits (a second opinion before condemning)."""
     limits = limits_for(session)
     if not (seconds > 0 and math.isfinite(seconds)):

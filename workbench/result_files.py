@@ -30,7 +30,7 @@ from typing import Any, Mapping
 
 import pandas as pd
 
-from workbench.results import COLUMNS, to_frame
+from workbench.results import COLUMNS, JSON_ONLY, to_frame
 
 log = logging.getLogger(__name__)
 
@@ -40,13 +40,13 @@ SIDECAR_SUFFIX = ".meta.json"
 #: Column kinds; every column of ``COLUMNS`` not named here holds a float, so new measured
 #: columns need no change here.
 TEXT_COLUMNS = frozenset({"workload", "backend", "device", "dtype", "variant", "host_memory", "status", "message",
-                          "stages"})
-INTEGER_COLUMNS = frozenset({"size", "repeats"})
-BOOL_COLUMNS = frozenset({"verified"})
+                          "stages", "throttle", "noisy", "samples"})
+INTEGER_COLUMNS = frozenset({"size", "repeats", "dropped"})
+BOOL_COLUMNS = frozenset({"verified", "converged"})
 #: Without these a table is not a result table; any other column may be missing (a file
 #: from before that column existed) and is filled with NaN, "", 0 or False.
 REQUIRED_COLUMNS = ("workload", "backend", "size", "dtype", "status")
-_DEFAULTS = {"repeats": 0, "verified": False}
+_DEFAULTS = {"repeats": 0, "verified": False, "dropped": 0, "converged": True}
 _INT64_MAX = 2 ** 63 - 1
 _TRUE, _FALSE = frozenset({"true", "1"}), frozenset({"false", "0", ""})
 
@@ -110,7 +110,8 @@ def write(rs: ResultSet, path: str | Path) -> Path:
     else:
         # The sidecar first: a reader that finds the CSV finds its environment too.
         write_atomic(sidecar_path(path), json.dumps({**_head(rs), "data": path.name}, indent=1, allow_nan=False))
-        write_atomic(path, rs.frame.to_csv(index=False, lineterminator="\n"))
+        frame = rs.frame.drop(columns=[c for c in JSON_ONLY if c in rs.frame.columns])
+        write_atomic(path, frame.to_csv(index=False, lineterminator="\n"))
     return path
 
 

@@ -18,10 +18,21 @@ COLUMNS = (
     "workload", "backend", "device", "size", "dtype", "variant", "host_memory", "repeats",
     "first_call_s", "compute_median_s", "compute_min_s", "compute_max_s", "compute_q1_s",
     "compute_q3_s", "host_issue_s", "h2d_s", "d2h_s", "total_median_s", "total_q1_s", "total_q3_s",
+    # The noise (workbench.stats): the 95 % intervals of both medians, the compute samples' relative
+    # spread, and whether the stopping rule's target was met before the point's time cap.
+    "compute_ci_lo_s", "compute_ci_hi_s", "total_ci_lo_s", "total_ci_hi_s", "noise", "converged",
+    # GPU figures beside the warm one (compute_*): after an L2 flush, and a Python call with its wait.
+    "cold_median_s", "call_median_s",
+    # The machine's state while the point ran (workbench.load, workbench.gpu.clocks); ``noisy`` says
+    # why a point cannot be trusted for a verdict ('' when the machine was quiet).
+    "others_cores", "sm_clock_mhz", "mem_clock_mhz", "throttle", "dropped", "noisy",
     "peak_host_bytes", "peak_device_bytes", "gflops", "gbps", "gbps_limit", "gflops_limit",
     "max_rel_error", "verified", "status", "message",
     "stages",
+    "samples",      # the raw samples as compact JSON {figure: [seconds, ...]}: in JSON files, not in CSV
 )
+#: Columns a CSV file leaves out (they belong to the JSON format only).
+JSON_ONLY = ("samples",)
 #: ``implausible``: a figure beyond what the device can do (workbench.limits): the timing is wrong.
 STATUSES = ("ok", "wrong", "implausible", "error", "skipped", "cancelled")
 
@@ -29,7 +40,8 @@ STATUSES = ("ok", "wrong", "implausible", "error", "skipped", "cancelled")
 def empty_row(**values: Any) -> dict[str, Any]:
     """A row with every column present (NaN where nothing was measured)."""
     row: dict[str, Any] = dict.fromkeys(COLUMNS, float("nan"))
-    row.update(variant="", host_memory="", repeats=0, verified=False, status="error", message="", stages="")
+    row.update(variant="", host_memory="", repeats=0, verified=False, status="error", message="", stages="",
+               converged=True, throttle="", dropped=0, noisy="", samples="")
     unknown = set(values) - set(COLUMNS)
     if unknown:
         raise KeyError(f"not result columns: {sorted(unknown)}")
@@ -39,7 +51,8 @@ def empty_row(**values: Any) -> dict[str, Any]:
 
 def to_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     frame = pd.DataFrame(list(rows), columns=list(COLUMNS))
-    return frame.astype({"size": "int64", "repeats": "int64", "verified": "bool"})
+    return frame.astype({"size": "int64", "repeats": "int64", "dropped": "int64", "verified": "bool",
+                         "converged": "bool"})
 
 
 def memory_walls(frame: pd.DataFrame) -> dict[tuple[str, str], int]:
@@ -58,6 +71,20 @@ def encode_stages(stages: Mapping[str, float]) -> str:
     A name ``a->b`` is the hand-off from stage ``a`` to stage ``b``.
     """
     return json.dumps({str(k): float(v) for k, v in stages.items()}, separators=(",", ":")) if stages else ""
+
+
+def encode_samples(samples: Mapping[str, Iterable[float]]) -> str:
+    """The ``samples`` column: {figure: [seconds, ...]} as compact JSON, 4 significant digits
+    (a sample's own noise is larger), '' if none."""
+    if not samples:
+        return ""
+    return json.dumps({k: [float(f"{v:.4g}") for v in vs] for k, vs in samples.items()}, separators=(",", ":"))
+
+
+def decode_samples(text: Any) -> dict[str, list[float]]:
+    if not isinstance(text, str) or not text:
+        return {}
+    return {str(k): [float(v) for v in vs] for k, vs in json.loads(text).items()}
 
 
 def decode_stages(text: Any) -> dict[str, float]:

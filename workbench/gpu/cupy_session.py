@@ -7,7 +7,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from workbench.gpu import driver, memory
+from workbench.gpu import blocking, driver, memory
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +40,7 @@ class CupySession:
         self.device_id = p.identity if p else self.device
         self._start = cp.cuda.Event()
         self._end = cp.cuda.Event()
+        self._blocker = blocking.StreamBlocker(cp, self.stream, p.l2_bytes if p else 0)
 
     def activate(self):
         """This session's stream as the thread's current stream; the previous one comes back on exit."""
@@ -53,6 +54,13 @@ class CupySession:
             self._end.record(self.stream)
         self._end.synchronize()
         return self.cp.cuda.get_elapsed_time(self._start, self._end) * 1e-3, value
+
+    def timed_blocked(self, fn: Callable[[], Any]) -> float | None:
+        """GPU time of ``fn``'s work with the launch gaps hidden (``workbench.gpu.blocking``)."""
+        return self._blocker.timed(fn)
+
+    def flush_l2(self) -> None:
+        self._blocker.flush_l2()
 
     def synchronize(self) -> None:
         # The whole device, not only this stream: a library may queue work on a stream of its own.

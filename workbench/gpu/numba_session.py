@@ -34,6 +34,7 @@ class NumbaCudaSession:
         self._start = cuda.event(timing=True)
         self._end = cuda.event(timing=True)
         self._held = 0           # device bytes the helpers handed out since the last release
+        self._blocker = _blocker_for(self.stream, p.l2_bytes if p else 0)
 
     def activate(self):
         return nullcontext()
@@ -44,6 +45,15 @@ class NumbaCudaSession:
         self._end.record(self.stream)
         self._end.synchronize()
         return self.cuda.event_elapsed_time(self._start, self._end) * 1e-3, value
+
+    def timed_blocked(self, fn: Callable[[], Any]) -> float | None:
+        """GPU time of ``fn``'s work with the launch gaps hidden, where CuPy is there to hold the
+        stream (``workbench.gpu.blocking``); None otherwise, and the engine times it unblocked."""
+        return self._blocker.timed(fn) if self._blocker is not None else None
+
+    def flush_l2(self) -> None:
+        if self._blocker is not None:
+            self._blocker.flush_l2()
 
     def synchronize(self) -> None:
         self.cuda.synchronize()
@@ -114,6 +124,25 @@ class NumbaCudaSession:
 
     def close(self) -> None:
         self.release()
+
+
+def _stream_pointer(stream: Any) -> int:
+    """The CUstream of a Numba stream as an integer, with the ctypes or the NVIDIA bindings."""
+    handle = stream.handle
+    value = getattr(handle, "value", None)
+    return int(value) if value is not None else int(handle)
+
+
+def _blocker_for(stream: Any, l2_bytes: int) -> Any:
+    """A CuPy stream blocker on the Numba stream, or None without CuPy (Numba alone has no
+    global timer to bound the spin with)."""
+    try:
+        import cupy as cp
+        from workbench.gpu import blocking
+        return blocking.StreamBlocker(cp, cp.cuda.ExternalStream(_stream_pointer(stream)), l2_bytes)
+    except Exception as exc:  # noqa: BLE001 - no CuPy, or another CUDA runtime: time without it
+        log.info("no blocking kernel for Numba CUDA (%s): warm times include launch gaps", exc)
+        return None
 
 
 def _name(name: Any) -> str:

@@ -1,0 +1,101 @@
+"""The statistics behind every verdict, tested on synthetic samples of known distributions."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from workbench import stats
+
+#: Benchmark times are skewed and heavy-tailed: the interval must hold for these, not only a normal.
+DISTRIBUTIONS = {
+    "normal": lambda rng, n: rng.normal(1.0, 0.05, n),
+    "lognormal": lambda rng, n: rng.lognormal(0.0, 0.3, n),
+    "exponential tail": lambda rng, n: 1.0 + rng.exponential(0.1, n),
+    "pareto tail": lambda rng, n: 1.0 + rng.pareto(2.5, n) * 0.05,
+}
+MEDIANS = {"normal": 1.0, "lognormal": 1.0, "exponential tail": 1.0 + 0.1 * math.log(2),
+           "pareto tail": 1.0 + 0.05 * (2 ** (1 / 2.5) - 1)}
+
+
+@pytest.mark.parametrize("name", DISTRIBUTIONS)
+@pytest.mark.parametrize("n", [6, 10, 30, 300])
+def test_the_interval_covers_the_true_median_at_its_nominal_rate(name, n):
+    rng = np.random.default_rng(17)
+    trials = 2000
+    hits = 0
+    for _ in range(trials):
+        lo, hi = stats.median_ci(DISTRIBUTIONS[name](rng, n))
+        hits += lo <= MEDIANS[name] <= hi
+    rate = hits / trials
+    # Order statistics cover at least 95 %; 2000 trials put 3 standard errors at 1.5 %.
+    assert rate >= 0.95 - 0.015
+    if n >= 300:
+        assert rate <= 0.975      # and not by making the interval needlessly wide
+
+
+def test_too_few_samples_give_no_interval_and_no_verdict():
+    lo, hi = stats.median_ci([1.0, 1.1, 0.9, 1.0, 1.05])     # 5: [min, max] covers only 94 %
+    assert (lo, hi) == (-math.inf, math.inf)
+    v = stats.compare(stats.estimate([1.0] * 5), stats.estimate([2.0] * 5))
+    assert v.verdict == "undecided"
+
+
+@pytest.mark.parametrize("name", DISTRIBUTIONS)
+def test_an_a_a_pair_is_never_called_faster_or_slower(name):
+    rng = np.random.default_rng(5)
+    seen = {v: 0 for v in stats.VERDICTS}
+    for _ in range(500):
+        a, b = DISTRIBUTIONS[name](rng, 40), DISTRIBUTIONS[name](rng, 40)
+        seen[stats.compare(stats.estimate(a), stats.estimate(b)).verdict] += 1
+    # The ratio's interval is conservative: a false "faster" or "slower" needs the ratio beyond
+    # the 5 % minimum effect too. Allow 1 in 100 over 500 pairs (an expected count far below 1).
+    assert seen["faster"] + seen["slower"] <= 5, seen
+
+
+def test_a_quiet_a_a_pair_is_the_same():
+    rng = np.random.default_rng(2)
+    a, b = rng.normal(1.0, 0.01, 200), rng.normal(1.0, 0.01, 200)
+    v = stats.compare(stats.estimate(a), stats.estimate(b))
+    assert v.verdict == "same" and v.lo < 1 < v.hi
+
+
+@pytest.mark.parametrize("name", DISTRIBUTIONS)
+def test_thirty_percent_slower_is_slower(name):
+    rng = np.random.default_rng(11)
+    for _ in range(100):     # 200 samples: even a 30 % spread (the lognormal) pins the medians down
+        base = DISTRIBUTIONS[name](rng, 200)
+        new = DISTRIBUTIONS[name](rng, 200) * 1.3
+        v = stats.compare(stats.estimate(new), stats.estimate(base))
+        assert v.verdict == "slower", (v, name)
+        assert v.lo <= 1.3 <= v.hi
+        back = stats.compare(stats.estimate(base), stats.estimate(new))
+        assert back.verdict == "faster" and back.speedup == pytest.approx(1 / back.ratio)
+
+
+def test_a_busy_machine_leaves_a_real_difference_undecided():
+    rng = np.random.default_rng(3)
+    base = stats.estimate(rng.normal(1.0, 0.01, 50), noisy="other processes kept 1.0 of 2 cores busy")
+    new = stats.estimate(rng.normal(1.5, 0.01, 50))
+    v = stats.compare(new, base)
+    assert v.verdict == "undecided" and "busy" in v.why
+    assert stats.compare(new, stats.estimate(rng.normal(1.0, 0.01, 50))).verdict == "slower"
+
+
+def test_a_small_but_certain_difference_is_the_same_within_the_minimum_effect():
+    rng = np.random.default_rng(4)
+    a, b = rng.normal(1.02, 0.002, 500), rng.normal(1.0, 0.002, 500)
+    assert stats.compare(stats.estimate(a), stats.estimate(b)).verdict == "same"
+    assert stats.compare(stats.estimate(a), stats.estimate(b), min_effect=0.005).verdict == "slower"
+
+
+def test_rel_noise_is_the_standard_deviation_of_a_normal_over_its_median():
+    rng = np.random.default_rng(9)
+    assert stats.rel_noise(rng.normal(10.0, 0.5, 200_000)) == pytest.approx(0.05, rel=0.02)
+
+
+def test_describe_says_the_ratio_and_its_interval():
+    v = stats.Verdict("faster", 0.5, 0.4, 0.625)
+    assert stats.describe(v) == "2x faster (1.6-2.5)"
+    assert stats.describe(stats.Verdict("undecided", 1.1, 0.9, 1.3, "why")) == "undecided: why"

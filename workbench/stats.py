@@ -1,0 +1,190 @@
+"""The statistics every figure and every verdict is derived from: medians with their intervals.
+
+A point keeps its samples; what the workbench says about it is derived from them here, the way
+pytest-benchmark's ``Stats`` derives every figure from the samples it keeps:
+
+- the **median** and its **95 % confidence interval**, distribution-free: two order statistics
+  chosen with the binomial distribution (the count of samples below the true median is
+  Binomial(n, 1/2) whatever the distribution of the times), so the interval holds for the skewed,
+  heavy-tailed times that benchmarks produce, where a mean and a standard deviation do not;
+- the **relative noise**: a robust relative spread of the samples (the interquartile range over
+  the median, scaled to a standard deviation for a normal distribution), nvbench's "noise"
+  without the outliers' pull;
+- the **verdict** of a comparison, from the two intervals (asv's ``compare`` and nvbench's
+  compare script decide the same way: a difference counts when it is both significant and beyond
+  a minimum effect).
+
+Plain NumPy and the standard library: the engine, the command line, the window and the exporters
+all use it. No SciPy: the binomial tail is summed exactly for the sample counts a point has.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+CONFIDENCE = 0.95
+#: A difference smaller than this (a ratio within 1/1.05 .. 1.05) is no difference: asv's --factor.
+DEFAULT_MIN_EFFECT = 0.05
+#: The interquartile range of a normal distribution in standard deviations (2 x 0.6745).
+_IQR_PER_SIGMA = 1.3489795
+
+VERDICTS = ("faster", "slower", "same", "undecided")
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A median time with its interval: what a verdict is decided from."""
+
+    median: float
+    lo: float
+    hi: float
+    n: int = 0
+    noisy: str = ""          # why the machine's state makes this point untrustworthy ('' when quiet)
+
+    @property
+    def usable(self) -> bool:
+        return all(math.isfinite(v) and v > 0 for v in (self.median, self.lo, self.hi)) and self.lo <= self.hi
+
+    @property
+    def rel_halfwidth(self) -> float:
+        """Half the interval's width over the median: the precision of the median."""
+        return (self.hi - self.lo) / 2 / self.median if self.usable else math.inf
+
+
+def _binom_cdf_half(k: int, n: int) -> float:
+    """P(B <= k) for B ~ Binomial(n, 1/2), exact (log-space terms, so n in the millions is fine)."""
+    if k < 0:
+        return 0.0
+    if k >= n:
+        return 1.0
+    log_half_n = n * math.log(0.5)
+    total = 0.0
+    for i in range(k + 1):
+        total += math.exp(math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) + log_half_n)
+    return min(1.0, total)
+
+
+def _lower_rank(n: int, confidence: float) -> int:
+    """The 0-based rank j of the interval [x_(j), x_(n-1-j)] that covers the median with at least
+    ``confidence``: it covers unless at most j samples fall on one side, so its coverage is
+    1 - 2 P(B <= j), B ~ Binomial(n, 1/2); the largest j with P(B <= j) <= (1 - confidence) / 2.
+    -1 when even [min, max] covers it less often (fewer than 6 samples at 95 %)."""
+    alpha = (1 - confidence) / 2
+    if n < 1 or 0.5 ** n > alpha:
+        return -1
+    # Far into a large sample, start a little below the normal approximation's rank.
+    j = max(0, int(n / 2 - 2.0 * math.sqrt(n) / 2) - 3) if n > 200 else 0
+    cdf = _binom_cdf_half(j, n)          # P(B <= j) <= alpha holds here
+    while True:
+        nxt = cdf + math.exp(math.lgamma(n + 1) - math.lgamma(j + 2) - math.lgamma(n - j) + n * math.log(0.5))
+        if nxt > alpha:      # P(B <= j + 1) is too much: j + 1 would not cover
+            return j
+        cdf, j = nxt, j + 1
+
+
+def median_ci(samples: Sequence[float] | np.ndarray, confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """The ``confidence`` interval of the median of ``samples`` (order statistics, distribution-free).
+
+    With too few samples for the confidence asked ([min, max] covers the median with probability
+    1 - 2^(1-n): 94 % for 5 samples) the interval is infinite: nothing can be decided from it.
+    """
+    a = np.sort(np.asarray(samples, dtype=np.float64))
+    a = a[np.isfinite(a)]
+    j = _lower_rank(a.size, confidence)
+    if j < 0:
+        return -math.inf, math.inf
+    return float(a[j]), float(a[a.size - 1 - j])
+
+
+def rel_noise(samples: Sequence[float] | np.ndarray) -> float:
+    """The samples' robust relative spread: IQR / median, in standard deviations of a normal."""
+    a = np.asarray(samples, dtype=np.float64)
+    a = a[np.isfinite(a)]
+    if a.size < 2:
+        return math.nan
+    q1, med, q3 = np.percentile(a, (25, 50, 75))
+    return float((q3 - q1) / _IQR_PER_SIGMA / med) if med > 0 else math.nan
+
+
+def estimate(samples: Sequence[float] | np.ndarray, noisy: str = "") -> Estimate:
+    a = np.asarray(samples, dtype=np.float64)
+    a = a[np.isfinite(a)]
+    if a.size == 0:
+        return Estimate(math.nan, math.nan, math.nan, 0, noisy)
+    lo, hi = median_ci(a)
+    return Estimate(float(np.median(a)), lo, hi, int(a.size), noisy)
+
+
+def converged(samples: Sequence[float] | np.ndarray, target: float) -> bool:
+    """The interval of the median is within ``target`` of it on either side (a relative half-width)."""
+    return estimate(samples).rel_halfwidth <= target
+
+
+# Verdicts -----------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Verdict:
+    """``new`` against ``base``: ratio of their median times (new / base) with its interval.
+
+    ``faster`` means ``new`` takes less time. The interval multiplies out the two medians'
+    intervals ([lo_new / hi_base, hi_new / lo_base]): if each covers its median with 95 %, both do
+    with at least 90 %, and then so does this one; for two independent estimates of similar
+    precision it is about 1.4 times as wide as needed, so in practice it covers well above 95 %.
+    """
+
+    verdict: str
+    ratio: float
+    lo: float
+    hi: float
+    why: str = ""
+
+    @property
+    def speedup(self) -> float:
+        """How many times faster ``new`` is than ``base`` (base / new)."""
+        return 1 / self.ratio if self.ratio > 0 else math.nan
+
+    @property
+    def decided(self) -> bool:
+        return self.verdict in ("faster", "slower")
+
+
+def compare(new: Estimate, base: Estimate, min_effect: float = DEFAULT_MIN_EFFECT) -> Verdict:
+    """``faster``, ``slower``, ``same`` or ``undecided``, as asv's ``compare`` decides.
+
+    - ``same``: the whole interval of the ratio lies within the minimum effect (1/(1+f) .. 1+f);
+    - ``faster`` / ``slower``: the interval excludes 1 and the ratio itself is beyond the effect;
+    - ``undecided``: anything else, and every comparison where a point was measured on a busy
+      machine (the load, not the code, may be what differs) or has no interval.
+    """
+    if not (new.usable and base.usable):
+        ratio = new.median / base.median if base.median and math.isfinite(base.median) else math.nan
+        return Verdict("undecided", ratio, math.nan, math.nan, "no interval to decide from")
+    ratio = new.median / base.median
+    lo, hi = new.lo / base.hi, new.hi / base.lo
+    top, bottom = 1 + min_effect, 1 / (1 + min_effect)
+    if bottom <= lo and hi <= top:
+        return Verdict("same", ratio, lo, hi)
+    noisy = "; ".join(n for n in (new.noisy, base.noisy) if n)
+    if hi < 1 and ratio < bottom:
+        decided = "faster"
+    elif lo > 1 and ratio > top:
+        decided = "slower"
+    else:
+        return Verdict("undecided", ratio, lo, hi, "the interval straddles the minimum effect")
+    if noisy:
+        return Verdict("undecided", ratio, lo, hi, f"measured on a busy machine ({noisy})")
+    return Verdict(decided, ratio, lo, hi)
+
+
+def describe(v: Verdict) -> str:
+    """``1.32x faster (1.28-1.36)``, ``same (0.98-1.02)``, ``undecided: why``: one phrase for tables."""
+    if v.verdict in ("faster", "slower"):
+        times = v.speedup if v.verdict == "faster" else v.ratio
+        lo, hi = (1 / v.hi, 1 / v.lo) if v.verdict == "faster" else (v.lo, v.hi)
+        return f"{times:.3g}x {v.verdict} ({lo:.3g}-{hi:.3g})"
+    if v.verdict == "same":
+        return f"same ({v.lo:.3g}-{v.hi:.3g})"
+    return f"undecided: {v.why}" if v.why else "undecided"
