@@ -3,6 +3,8 @@ end the statement is shown with the numbers measured, the break-even is marked, 
 the same text. Driven by object name, offscreen; waits on signals, never sleeps."""
 from __future__ import annotations
 
+from helpers import measured
+
 import json
 
 import pytest
@@ -61,7 +63,7 @@ class FakeEngine:
         gpu = BACKENDS[backend].device == "gpu"
         kernel = {"numpy": size * 1e-9, "numba": 8e-6 + size * 1e-10}.get(backend, 20e-6 + size * 1e-11)
         transfer = (30e-6 + size * 1.9e-10) * (0.2 if spec.host_memory == "pinned" else 1.0) if gpu else 0.0
-        return results.empty_row(
+        return measured(
             workload=spec.workload, backend=backend, device="GPU: Fake" if gpu else "CPU: Fake", size=size,
             dtype=spec.dtype, variant=variant, host_memory=spec.host_memory if gpu else "", repeats=3,
             first_call_s=2 * (kernel + transfer), compute_median_s=kernel, compute_q1_s=kernel, compute_q3_s=kernel,

@@ -2,6 +2,8 @@
 and where it does not (then the statement must say so, not repeat the lesson). No GPU, no engine."""
 from __future__ import annotations
 
+from helpers import measured
+
 import dataclasses
 import math
 
@@ -20,7 +22,7 @@ def row(backend, size, total, compute=None, h2d=0.0, d2h=0.0, variant="", worklo
         dtype="float32", host_memory=None, first=None, status="ok", **kw):
     gpu = backend in BACKENDS and BACKENDS[backend].device == "gpu"
     compute = total - h2d - d2h if compute is None else compute
-    return results.empty_row(
+    return measured(
         workload=workload, backend=backend, size=size, dtype=dtype, variant=variant,
         host_memory=(host_memory or "pageable") if gpu else "", compute_median_s=compute, total_median_s=total,
         h2d_s=h2d, d2h_s=d2h, first_call_s=2 * total if first is None else first, status=status, repeats=3,
@@ -165,8 +167,9 @@ def test_small_problems_with_a_break_even_names_it_with_the_measured_times():
     assert st.holds is True and st.verdict == "Measured here: as the lesson says."
     # 50 us + 0.2 ns/cell against 1 ns/cell: even near 62,500 cells, between 2^14 and 2^16
     assert 2 ** 14 < st.break_even < 2 ** 16
-    assert "cupy loses to numpy end-to-end (transfers included) up to 2^14 and wins from 2^16 on: break-even " \
-           "near 2^16" in st.text
+    # At 2^16 the two are within 5 % of each other: neither a loss nor a win, said as such.
+    assert "cupy loses to numpy end-to-end (transfers included) up to 2^14 and wins from 2^18 on (2^16: the two " \
+           "within the noise): break-even near 2^16" in st.text
     assert "at 2^10 it is 49x slower (50.2 us against 1.02 us)" in st.text
     assert "at 2^26 5.0x faster" in st.text
     assert st.marks == ((st.break_even, "break-even cupy vs numpy"),)
@@ -453,6 +456,8 @@ def pipeline_rows(zc, rt, cpu, handoff_rt=0.02):
     out = []
     for s in (10_000, 100_000, 1_000_000, 10_000_000):
         f = s / 10_000_000
+        if s == 10_000:      # the CPU stack clearly ahead at the smallest size, beyond the noise
+            f *= 0.8
         out.append(row("cpu-stack", s, cpu * f, workload="pipeline",
                        stages=results.encode_stages({"frame": 0.6 * cpu * f, "frame->array": 0.0,
                                                      "array": 0.3 * cpu * f, "kernel": 0.1 * cpu * f})))
@@ -515,8 +520,9 @@ def test_cudf_against_pandas_with_a_break_even_is_said():
     assert st.holds is True
     assert "At 10,000,000 rows cuDF's group-by alone is 167x pandas; with the conversion from and back to " \
            "pandas 17x." in st.text
-    assert "cudf loses to pandas end-to-end (conversions included) up to 100,000 and wins from 1,000,000 on: " \
-           "break-even near 110,000; at 10,000 it is 10x slower" in st.text
+    # At 100,000 rows the two are 5 % apart: within the minimum effect, neither side's.
+    assert "cudf loses to pandas end-to-end (conversions included) up to 10,000 and wins from 1,000,000 on " \
+           "(100,000: the two within the noise): break-even near 110,000; at 10,000 it is 10x slower" in st.text
     assert "Not run: cudf-pandas: cudf-cu13 is not installed." in st.text
 
 

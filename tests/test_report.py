@@ -5,7 +5,7 @@ import re
 from html.parser import HTMLParser
 
 import pytest
-from helpers import result_set
+from helpers import result_set, measured
 
 from workbench import report, results, summary
 
@@ -96,7 +96,7 @@ def test_summary_never_claims_a_win_that_a_larger_size_contradicts():
     rows = []
     for size, numba_time in ((2 ** 10, 2.0), (2 ** 12, 0.5), (2 ** 14, 0.5), (2 ** 16, 2.0)):
         for backend, t in (("numpy", 1.0), ("numba", numba_time)):
-            rows.append(results.empty_row(workload="source_terms", backend=backend, size=size, dtype="float32",
+            rows.append(measured(workload="source_terms", backend=backend, size=size, dtype="float32",
                                           total_median_s=t, compute_median_s=t, first_call_s=t, status="ok"))
     text = summary.sentences(results.to_frame(rows), "numpy")
     assert "numba beats numpy end-to-end only at 2^12 to 2^14; numpy is faster elsewhere." in text

@@ -26,7 +26,10 @@ import pandas as pd
 
 from workbench.results import decode_stages, human_bytes, human_seconds
 from workbench.sizes import fmt_size
-from workbench.summary import Comparison, fell_back, ranges
+import numpy as np
+
+from workbench import stats, verdicts
+from workbench.summary import Comparison, comparisons, fell_back, ranges
 
 log = logging.getLogger(__name__)
 
@@ -298,6 +301,31 @@ class Measured:
     def backends(self, among: Iterable[str], variant: str | None = None) -> list[str]:
         return [b for b in among if self.has(b, variant)]
 
+    def verdict(self, new: str, base: str, size: int, column: str = "total_median_s",
+                new_variant: str | None = None, base_variant: str | None = None) -> stats.Verdict:
+        """``new``'s time against ``base``'s at ``size``, decided with both intervals (``workbench.stats``)."""
+        a, b = self.row(new, size, new_variant), self.row(base, size, base_variant)
+        if a is None or b is None:
+            return stats.Verdict("undecided", math.nan, math.nan, math.nan, "not measured")
+        return verdicts.compare_rows(a, b, column)
+
+    def takes_at_least(self, factor: float, new: str, base: str, size: int, column: str = "compute_median_s",
+                       new_variant: str | None = None, base_variant: str | None = None
+                       ) -> tuple[bool | None, stats.Verdict]:
+        """Does ``new`` take at least ``factor`` times ``base``'s time? True or False where the ratio's
+        interval lies on one side of ``factor``, None where it straddles it or a point was measured on
+        a busy machine (the load, not the code, may be what the ratio shows)."""
+        v = self.verdict(new, base, size, column, new_variant, base_variant)
+        if not math.isfinite(v.lo) or not math.isfinite(v.hi):
+            return None, v
+        if v.lo >= factor:
+            busy = [r["noisy"] for r in (self.row(new, size, new_variant), self.row(base, size, base_variant))
+                    if r is not None and r["noisy"]]
+            return (None if busy else True), v
+        if v.hi < factor:
+            return False, v
+        return None, v
+
 
 def _gpu(name: str) -> bool:
     from workbench.backends import BACKENDS, is_gpu
@@ -306,8 +334,9 @@ def _gpu(name: str) -> bool:
 
 @dataclass(frozen=True)
 class Crossing:
-    """Where ``challenger`` overtakes ``opponent``, size by size, on one time column: a break-even
-    only where it loses at every size below one and wins at every size from it on."""
+    """Where ``challenger`` overtakes ``opponent``, size by size, on one time column, each size
+    decided with its noise: a break-even only where it is slower at every size up to one, faster
+    at every size from a later one on, and neither (the same, or undecided) in between."""
 
     comparison: Comparison
     size: float | None           # the break-even, between the last size lost and the first won
@@ -316,8 +345,7 @@ class Crossing:
 
     @property
     def always(self) -> bool:
-        c = self.comparison
-        return c.wins == ((c.sizes[0], c.sizes[-1]),)
+        return set(self.comparison.verdicts) == {"faster"}
 
     @property
     def never(self) -> bool:
@@ -325,7 +353,7 @@ class Crossing:
 
     @property
     def holds(self) -> bool:
-        """Loses at every size up to one and wins at every size from the next on, to the largest."""
+        """Loses up to a size and wins at every size from a later one on, to the largest."""
         return self.size is not None
 
     @property
@@ -338,25 +366,38 @@ class Crossing:
 def crossing(m: Measured, challenger: str, opponent: str, column: str = "total_median_s",
              variant: str | None = None) -> Crossing | None:
     """The break-even of ``challenger`` against ``opponent``: from which size on it is faster at
-    every larger size measured (summary's ranges), estimated between the two sizes around it."""
-    sizes = m.common([challenger, opponent], variant)
-    pairs = [(s, m.value(challenger, s, column, variant), m.value(opponent, s, column, variant)) for s in sizes]
-    pairs = [(s, a, b) for s, a, b in pairs if a > 0 and b > 0 and math.isfinite(a) and math.isfinite(b)]
-    if not pairs:
+    every larger size measured, beyond the noise (``workbench.summary.comparisons``), estimated where
+    the ratio of their medians crosses 1 between the last size lost and the first won."""
+    rows = m.ok[m.ok["backend"].isin([challenger, opponent])]
+    if variant is not None:
+        rows = rows[rows["variant"] == variant]
+    rows = rows[(rows[column] > 0) & np.isfinite(rows[column].to_numpy(float))]
+    found = [c for c in comparisons(rows.assign(variant=""), opponent, column) if c.backend == challenger]
+    if not found:
         return None
-    sizes = [s for s, _, _ in pairs]
-    wins = ranges(sizes, [a < b for _, a, b in pairs])
-    c = Comparison(challenger, variant or "", opponent, tuple(sizes), tuple(wins))
-    # One break-even only where it loses up to a size and wins at every size from the next on: a
-    # backend that changes sides more than once (a win in the middle, a loss, wins again) has none.
-    if len(wins) != 1 or wins[-1][1] != sizes[-1] or wins[-1][0] == sizes[0]:
-        return Crossing(c, None, None, wins[-1][0] if wins and wins[-1][1] == sizes[-1] else None)
-    k = sizes.index(wins[-1][0])
-    (s0, a0, b0), (s1, a1, b1) = pairs[k - 1], pairs[k]
-    r0, r1 = math.log(a0 / b0), math.log(a1 / b1)      # > 0 where it lost, < 0 where it won
+    c = dataclasses.replace(found[0], variant=variant or "")
+    v, sizes = c.verdicts, c.sizes
+    wins = c.wins
+    last_win_run = wins[-1] if wins and wins[-1][1] == sizes[-1] else None
+    first_win = last_win_run[0] if last_win_run else None
+    if first_win is None or first_win == sizes[0]:
+        return Crossing(c, None, None, first_win)
+    k = sizes.index(first_win)
+    losses = [i for i in range(k) if v[i] == "slower"]
+    # One break-even only where every size below the last winning run is lost or undecided, and it
+    # lost at least once: a backend that changes sides more than once has none.
+    if not losses or any(v[i] == "faster" for i in range(k)):
+        return Crossing(c, None, None, first_win)
+    j = losses[-1]
+    # Between the last loss and the first win the two may be the same within the noise: the estimate
+    # lies where the ratio of the medians crosses 1, between the two sizes around that crossing.
+    i = next((i for i in range(k - 1, j - 1, -1) if c.ratios[i] >= 1), j)
+    r0, r1 = math.log(c.ratios[i]), math.log(c.ratios[i + 1])      # >= 0 before, < 0 after
+    s0, s1 = sizes[i], sizes[i + 1]
     t = r0 / (r0 - r1) if r0 != r1 else 0.5
+    t = min(1.0, max(0.0, t))
     size = math.exp(math.log(s0) + t * (math.log(s1) - math.log(s0)))
-    return Crossing(c, size, s0, s1)
+    return Crossing(c, size, sizes[j], sizes[k])
 
 
 # Saying it ------------------------------------------------------------------------------------------
@@ -410,6 +451,16 @@ class Say:
     def note(self, text: str) -> None:
         """Something measured that the lesson makes no claim about (the CPU's side, a detail)."""
         self.sentences.append(text)
+
+    def decide(self, holds: bool | None, yes: str, no: str, v: stats.Verdict) -> None:
+        """A claim decided with the noise: where it could not be (``holds`` None), what was measured is
+        said as undecided and checks nothing, for the noise or the machine's load is not the code."""
+        if holds is None:
+            why = v.why or "the interval of the ratio straddles the threshold"
+            shown = f"{v.ratio:.3g}x, 95 % interval {v.lo:.3g}-{v.hi:.3g}" if math.isfinite(v.lo) else f"{v.ratio:.3g}x"
+            self.note(f"Undecided ({shown}; {why}): " + (yes or no))
+        else:
+            self.claim(holds, yes, no)
 
     def mark(self, size: float, label: str, break_even: bool = False) -> None:
         self.marks.append((float(size), label))
@@ -554,8 +605,10 @@ def _break_even_claim(m: Measured, say: Say, b: str, base: str, c: Crossing, wha
             f"{human_seconds(t(base, lo))})"
     at_hi = f"at {fmt_size(hi)} {faster(t(b, hi), t(base, hi))}"
     if c.holds:
+        between = [x for x in sizes if c.last_loss < x < c.first_win]
+        band = (f" ({', '.join(fmt_size(x) for x in between)}: the two within the noise)" if between else "")
         say.claim(True, f"{b} loses to {base} {what} up to {fmt_size(c.last_loss)} and wins from "
-                        f"{fmt_size(c.first_win)} on: break-even near {c.near}; {at_lo}, {at_hi}.", "")
+                        f"{fmt_size(c.first_win)} on{band}: break-even near {c.near}; {at_lo}, {at_hi}.", "")
         say.mark(c.size, label or f"break-even {b} vs {base}", break_even=True)
     elif c.always:
         say.claim(False, "", f"{b} beat {base} {what} at every size measured, even the smallest: {at_lo}. "
@@ -660,7 +713,11 @@ def _pays_back(m: Measured, say: Say, b: str, base: str, overhead: float) -> Non
     if s is None or b == base:
         return
     gain = m.value(base, s, "total_median_s") - m.value(b, s, "total_median_s")
-    if gain > 0:
+    v = m.verdict(b, base, s)
+    if v.verdict in ("same", "undecided") and gain > 0:
+        say.note(f"At {fmt_size(s)} {b} and {base} could not be told apart ({stats.describe(v)}): whether its "
+                 "compilation pays back is not decided by these points.")
+    elif v.verdict == "faster":
         say.note(f"At {fmt_size(s)} {b} saves {human_seconds(gain)} a call over {base}: its compilation pays "
                  f"back after about {math.ceil(overhead / gain):,} calls.")
     else:
@@ -691,9 +748,10 @@ def _precision(m: Measured, ls: Lesson, say: Say) -> None:
         memory = ""
         if m32 > 0 and m64 > 0:
             memory = f" and {times(m64 / m32)} the {where} memory ({human_bytes(m64)} against {human_bytes(m32)})"
-        say.claim(rt >= 1.4, f"{b}: float64 took {times(rt)} the time of float32 at {fmt_size(s)}{memory}.",
-                  f"{b}: float64 took only {times(rt)} the time of float32 at {fmt_size(s)}{memory}: here its "
-                  "time is not set by the bytes it moves.")
+        longer, v = m.takes_at_least(1.4, b, b, s, "compute_median_s", f64, f32)
+        say.decide(longer, f"{b}: float64 took {times(rt)} the time of float32 at {fmt_size(s)}{memory}.",
+                   f"{b}: float64 took only {times(rt)} the time of float32 at {fmt_size(s)}{memory}: here its "
+                   "time is not set by the bytes it moves.", v)
         if m32 > 0 and m64 > 0 and m64 / m32 < 1.5:
             say.claim(False, "", f"{b}'s peak {where} memory did not double ({human_bytes(m32)} to "
                                  f"{human_bytes(m64)}): part of it does not scale with the element size.")
@@ -724,18 +782,22 @@ def _divergence(m: Measured, ls: Lesson, say: Say) -> None:
             continue
         r = m.value(b, s, "compute_median_s", "random") / m.value(b, s, "compute_median_s", "sorted")
         said = f"{b}: random order took {times(r)} the time of sorted at {fmt_size(s)}"
+        slower, v = m.takes_at_least(1.3, b, b, s, "compute_median_s", "random", "sorted")
+        faster_sorted, _ = m.takes_at_least(1.3, b, b, s, "compute_median_s", "sorted", "random")
         if _gpu(b):
-            say.claim(r >= 1.3, f"{said}: each warp waits for its slowest thread.",
-                      f"{said}: divergence cost little here.")
-        elif r <= 1 / 1.3:
+            say.decide(slower, f"{said}: each warp waits for its slowest thread.",
+                       f"{said}: divergence cost little here.", v)
+        elif faster_sorted is None and r <= 1 / 1.3:
+            say.decide(None, "", f"{said}: on the CPU sorted input looked slower.", v)
+        elif faster_sorted:
             # Not divergence: prange gives each thread an equal block of elements, and sorted input
             # puts every long loop into the last blocks, so one thread works far longer than the rest.
             say.claim(False, "", f"{said}: on the CPU sorted input was the slower one, for another reason: "
                                  "numba's parallel loop gives each thread an equal block of elements, and "
                                  "sorted input puts the longest loops all into the last blocks (load imbalance).")
         else:
-            say.claim(r < 1.3, f"{said}: a CPU core follows its own branch.",
-                      f"{said}: the order mattered on the CPU too (branch prediction, vector lanes).")
+            say.decide(None if slower is None else not slower, f"{said}: a CPU core follows its own branch.",
+                       f"{said}: the order mattered on the CPU too (branch prediction, vector lanes).", v)
 
 
 @lesson(
@@ -774,20 +836,23 @@ def _kernel_style(m: Measured, ls: Lesson, say: Say) -> None:
                                 ("cupy-raw", "cupy-fused", "Several elements per thread"),
                                 ("numba-cuda-x4", "numba-cuda", "Four elements per thread")):
         if better in gpu and worse in gpu:
-            say.claim(bw(better) > 1.1 * bw(worse),
-                      f"{what} took {worse}'s {bw(worse):,.0f} GB/s to {bw(better):,.0f} GB/s.",
-                      f"{what} did not help here: {better} {bw(better):,.0f} GB/s against {worse}'s "
-                      f"{bw(worse):,.0f} GB/s.")
+            # The same bytes: 10 % more bandwidth is 10 % less time, decided with the intervals.
+            helped, v = m.takes_at_least(1.1, worse, better, s, "compute_median_s")
+            say.decide(helped,
+                       f"{what} took {worse}'s {bw(worse):,.0f} GB/s to {bw(better):,.0f} GB/s.",
+                       f"{what} did not help here: {better} {bw(better):,.0f} GB/s against {worse}'s "
+                       f"{bw(worse):,.0f} GB/s.", v)
     if "numpy" in measured and "numba" in measured and math.isfinite(bw("numpy")) and math.isfinite(bw("numba")):
         # One pass against temporaries holds on the CPU too: without a GPU, this is the measured part.
         yes = (f"On the CPU the same holds: numba's single loop moved {bw('numba'):,.1f} GB/s, numpy's "
                f"expression with its temporaries {bw('numpy'):,.1f} GB/s.")
         no = (f"On the CPU numba's single loop ({bw('numba'):,.1f} GB/s) was no faster than numpy's expression "
               f"with its temporaries ({bw('numpy'):,.1f} GB/s).")
+        helped, v = m.takes_at_least(1.1, "numpy", "numba", s, "compute_median_s")
         if gpu:
-            say.note(yes if bw("numba") > 1.1 * bw("numpy") else no)
+            say.note(yes if helped else no if helped is False else f"Undecided ({stats.describe(v)}): {yes}")
         else:
-            say.claim(bw("numba") > 1.1 * bw("numpy"), yes, no)
+            say.decide(helped, yes, no, v)
 
 
 @lesson(
@@ -874,12 +939,13 @@ def _pipeline(m: Measured, ls: Lesson, say: Say) -> None:
         return
     t = {b: m.value(b, s, "total_median_s") for b in (cpu, zc, rt) if m.has(b)}
     if zc in t and cpu in t:
-        say.claim(t[zc] < t[cpu],
+        v = m.verdict(zc, cpu, s)
+        say.decide(None if v.verdict == "undecided" else v.verdict == "faster",
                   f"At {fmt_size(s)} rows the zero-copy GPU pipeline took {human_seconds(t[zc])}, "
                   f"{faster(t[zc], t[cpu])} than the CPU stack ({human_seconds(t[cpu])}).",
                   f"At {fmt_size(s)} rows the zero-copy GPU pipeline ({human_seconds(t[zc])}) was "
                   f"{faster(t[zc], t[cpu])} than the CPU stack ({human_seconds(t[cpu])}): the GPU did not pay off "
-                  "at this size.")
+                  "at this size.", v)
         c = crossing(m, zc, cpu)
         if c is not None and c.holds:
             say.note(f"The zero-copy pipeline breaks even with the CPU stack near {c.near} rows.")
@@ -889,11 +955,12 @@ def _pipeline(m: Measured, ls: Lesson, say: Say) -> None:
         share = f" ({percent(h_rt / t[rt])} of its time)" if math.isfinite(h_rt) else ""
         handed = f"; its hand-offs took {human_seconds(h_rt)}{share} against {human_seconds(h_zc)} zero-copy" \
             if math.isfinite(h_rt) and math.isfinite(h_zc) else ""
-        say.claim(t[rt] > 1.05 * t[zc],
+        costs, v = m.takes_at_least(1.05, rt, zc, s, "total_median_s")
+        say.decide(costs,
                   f"With a host round trip at every hand-off the same GPU stages took {human_seconds(t[rt])}, "
                   f"{times(t[rt] / t[zc])} the zero-copy time{handed}.",
                   f"Host round trips cost little here: {human_seconds(t[rt])} against {human_seconds(t[zc])} "
-                  f"zero-copy{handed}.")
+                  f"zero-copy{handed}.", v)
     if cpu in t:
         stages = decode_stages(m.row(cpu, s)["stages"])
         total = sum(v for k, v in stages.items() if "->" not in k)
@@ -926,11 +993,12 @@ def _dataframes(m: Measured, ls: Lesson, say: Say) -> None:
         if s is not None:
             alone = m.value(base, s, "compute_median_s") / m.value("cudf", s, "compute_median_s")
             end = m.value(base, s, "total_median_s") / m.value("cudf", s, "total_median_s")
-            say.claim(end > 1,
+            v = m.verdict("cudf", base, s)
+            say.decide(None if v.verdict == "undecided" else v.verdict == "faster",
                       f"At {fmt_size(s)} rows cuDF's group-by alone is {times(alone)} pandas; with the conversion "
                       f"from and back to pandas {times(end)}.",
                       f"At {fmt_size(s)} rows cuDF was not faster than pandas end-to-end ({times(end)}; the "
-                      f"group-by alone {times(alone)}).")
+                      f"group-by alone {times(alone)}).", v)
         c = crossing(m, "cudf", base)
         if c is not None:
             _break_even_claim(m, say, "cudf", base, c, "end-to-end (conversions included)")
@@ -949,9 +1017,11 @@ def _dataframes(m: Measured, ls: Lesson, say: Say) -> None:
             calls = f"the pandas call alone {times(cp / cc)} pandas's{over}"
             said = f"at {fmt_size(s)} rows, end to end (the frame to the GPU and the result back included)"
             why = "moving the frame ate the gain" if cp > cc else "the call itself was not faster"
-            say.claim(tc < tp, f"cudf.pandas ran the unchanged pandas code {faster(tc, tp)} than pandas {said}; "
-                               f"{calls}.",
-                      f"cudf.pandas was {faster(tc, tp)} than plain pandas {said}: {why}; {calls}.")
+            v = m.verdict("cudf-pandas", base, s)
+            say.decide(None if v.verdict == "undecided" else v.verdict == "faster",
+                       f"cudf.pandas ran the unchanged pandas code {faster(tc, tp)} than pandas {said}; {calls}.",
+                       f"cudf.pandas was {faster(tc, tp)} than plain pandas {said}"
+                       + (" (the same within the noise)" if v.verdict == "same" else "") + f": {why}; {calls}.", v)
             fell = fell_back(m.rows("cudf-pandas"))
             if not fell.empty:
                 say.note("Some pandas calls fell back to the CPU under cudf.pandas at "

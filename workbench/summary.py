@@ -16,6 +16,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from workbench import stats, verdicts
 from workbench.results import human_seconds
 from workbench.sizes import fmt_size
 
@@ -37,13 +38,24 @@ def ranges(sizes: list[int], wins: list[bool]) -> list[tuple[int, int]]:
 
 @dataclass(frozen=True)
 class Comparison:
-    """Where ``backend`` is faster than ``baseline`` (same variant), size by size."""
+    """``backend`` against ``baseline`` (same variant), size by size, each size decided with its noise
+    (``workbench.stats``): ``faster``, ``slower``, ``same`` (within the minimum effect) or
+    ``undecided`` (the noise, or a busy machine, leaves it open)."""
 
     backend: str
     variant: str
     baseline: str
     sizes: tuple[int, ...]               # the sizes both measured, ascending
-    wins: tuple[tuple[int, int], ...]    # runs (first, last) of consecutive sizes where it is faster
+    verdicts: tuple[str, ...] = ()       # one per size
+    ratios: tuple[float, ...] = ()       # backend's time over the baseline's, one per size
+
+    def runs(self, verdict: str) -> tuple[tuple[int, int], ...]:
+        return tuple(ranges(list(self.sizes), [v == verdict for v in self.verdicts]))
+
+    @property
+    def wins(self) -> tuple[tuple[int, int], ...]:
+        """Runs (first, last) of consecutive sizes where it is faster, beyond the noise."""
+        return self.runs("faster")
 
     @property
     def label(self) -> str:
@@ -51,31 +63,58 @@ class Comparison:
 
     def sentence(self, what: str = "end-to-end") -> str:
         span = f"{fmt_size(self.sizes[0])} to {fmt_size(self.sizes[-1])}"
-        if not self.wins:
-            return f"{self.baseline} stays faster than {self.label} {what} at every size ({span})."
-        if self.wins == ((self.sizes[0], self.sizes[-1]),):
+        every = set(self.verdicts)
+        if every == {"faster"}:
             return f"{self.label} beats {self.baseline} {what} at every size ({span})."
-        runs = [fmt_size(a) if a == b else f"{fmt_size(a)} to {fmt_size(b)}" for a, b in self.wins]
-        where = ", ".join(runs[:-1]) + " and " + runs[-1] if len(runs) > 1 else runs[0]
-        return f"{self.label} beats {self.baseline} {what} only at {where}; {self.baseline} is faster elsewhere."
+        if every == {"slower"}:
+            return f"{self.baseline} stays faster than {self.label} {what} at every size ({span})."
+        if every == {"same"}:
+            return f"{self.label} and {self.baseline} take the same time {what} at every size ({span}), within the noise."
+        if every == {"undecided"}:
+            return f"{self.label} against {self.baseline} {what}: undecided at every size ({span}): the noise is larger than the difference."
+        if every == {"faster", "slower"}:
+            return (f"{self.label} beats {self.baseline} {what} only at {_where(self.wins)}; "
+                    f"{self.baseline} is faster elsewhere.")
+        parts = []
+        if self.wins:
+            parts.append(f"{self.label} beats {self.baseline} {what} at {_where(self.wins)}")
+        if self.runs("slower"):
+            parts.append(f"{self.baseline} is faster at {_where(self.runs('slower'))}")
+        if self.runs("same"):
+            parts.append(f"the same within the noise at {_where(self.runs('same'))}")
+        if self.runs("undecided"):
+            parts.append(f"undecided at {_where(self.runs('undecided'))}")
+        if not self.wins:
+            parts.insert(0, f"{self.label} never beats {self.baseline} {what}")
+        return "; ".join(parts) + "."
 
 
-def comparisons(frame: pd.DataFrame, baseline: str, column: str = "total_median_s") -> list[Comparison]:
-    """Each backend against ``baseline`` on the sizes both measured (ok points only)."""
+def _where(runs: tuple[tuple[int, int], ...]) -> str:
+    named = [fmt_size(a) if a == b else f"{fmt_size(a)} to {fmt_size(b)}" for a, b in runs]
+    return ", ".join(named[:-1]) + " and " + named[-1] if len(named) > 1 else named[0]
+
+
+def comparisons(frame: pd.DataFrame, baseline: str, column: str = "total_median_s",
+                min_effect: float = stats.DEFAULT_MIN_EFFECT) -> list[Comparison]:
+    """Each backend against ``baseline`` on the sizes both measured (ok points only), decided with
+    the intervals (``workbench.verdicts``), never by comparing two medians."""
     ok = frame[frame["status"] == "ok"]
-    base = ok[ok["backend"] == baseline].groupby(["variant", "size"])[column].first()
+    base = {(r["variant"], int(r["size"])): r for r in ok[ok["backend"] == baseline].to_dict("records")}
     out = []
     for (backend, variant), g in ok.groupby(["backend", "variant"], sort=False):
         if backend == baseline:
             continue
-        g = g.groupby("size")[column].first().sort_index()
-        pairs = [(int(s), t, base[(variant, s)]) for s, t in g.items() if (variant, s) in base.index]
-        pairs = [(s, t, b) for s, t, b in pairs if math.isfinite(t) and math.isfinite(b)]
-        if not pairs:
+        rows = {int(r["size"]): r for r in g.to_dict("records")}
+        found = []
+        for size in sorted(rows):
+            b, r = base.get((variant, size)), rows[size]
+            if b is None or not (math.isfinite(r[column]) and math.isfinite(b[column])):
+                continue
+            found.append((size, verdicts.compare_rows(r, b, column, min_effect)))
+        if not found:
             continue
-        sizes = [s for s, _, _ in pairs]
-        out.append(Comparison(backend, variant, baseline, tuple(sizes),
-                              tuple(ranges(sizes, [t < b for _, t, b in pairs]))))
+        out.append(Comparison(backend, variant, baseline, tuple(s for s, _ in found),
+                              tuple(v.verdict for _, v in found), tuple(v.ratio for _, v in found)))
     return out
 
 
@@ -95,9 +134,18 @@ def sentences(frame: pd.DataFrame, baseline: str, strong: Callable[[str], str] =
     if ok.empty:
         return lines
     largest = ok["size"].max()
-    best = ok[ok["size"] == largest].sort_values("total_median_s").iloc[0]
-    lines.append(f"Fastest end-to-end at {fmt_size(largest)}: {strong(best['backend'])} "
-                 f"({human_seconds(best['total_median_s'])}).")
+    at = ok[ok["size"] == largest].sort_values("total_median_s")
+    best = at.iloc[0]
+    fastest = f"Fastest end-to-end at {fmt_size(largest)}: {strong(best['backend'])} ({human_seconds(best['total_median_s'])})"
+    if len(at) > 1:
+        # The runner-up is named where the noise cannot tell the two apart: a fastest by a hair is no verdict.
+        second = at.iloc[1]
+        v = verdicts.compare_rows(best, second)
+        if v.verdict != "faster":
+            fastest += (f", {'the same as' if v.verdict == 'same' else 'not told apart from'} "
+                        f"{second['backend']} ({human_seconds(second['total_median_s'])}"
+                        + (f"; {v.why}" if v.why else "") + ")")
+    lines.append(fastest + ".")
     lines += [c.sentence() for c in comparisons(frame, baseline)]
     lines += accelerator_sentences(ok)
     dev = ok[ok["host_memory"] != ""]
@@ -137,7 +185,11 @@ def accelerator_sentences(ok: pd.DataFrame) -> list[str]:
     speed = p["total_median_s"] / a["total_median_s"]
     if not (math.isfinite(speed) and speed > 0 and c["compute_median_s"] > 0):
         return []
-    faster = f"{speed:.3g}x faster than pandas" if speed >= 1 else f"{1 / speed:.3g}x slower than pandas"
+    v = verdicts.compare_rows(a, p)
+    faster = (f"{speed:.3g}x faster than pandas (95 % interval {1 / v.hi:.3g}-{1 / v.lo:.3g}x)" if v.verdict == "faster" else
+              f"{1 / speed:.3g}x slower than pandas (95 % interval {v.lo:.3g}-{v.hi:.3g}x)" if v.verdict == "slower" else
+              f"as fast as pandas ({stats.describe(v)})" if v.verdict == "same" else
+              f"{speed:.3g}x pandas' speed, undecided ({v.why})")
     over = a["compute_median_s"] / c["compute_median_s"]
     lines = [f"cudf.pandas at {fmt_size(size)}: the same pandas code runs {faster} end to end; it takes "
              f"{over:.3g}x cuDF's own compute time ({human_seconds(a['compute_median_s'])} against "
