@@ -101,7 +101,8 @@ def test_a_lesson_on_a_gpu_shows_its_statement_marks_the_break_even_and_exports_
     summary = widget(w, QLabel, "plotSummary").text()
     assert "Lesson: Small problems lose; the break-even size" in summary
     assert "Measured here: as the lesson says." in summary
-    assert "cupy loses to numpy end-to-end (transfers included) up to 2^14 and wins from 2^16 on" in summary
+    assert "cupy loses to numpy end-to-end (transfers included) up to 2^14 and wins from 2^18 on (2^16: the two " \
+           "within the noise)" in summary       # 0.96x there: within the 5 % minimum effect
     assert "at 2^26 5.0x faster" in summary                          # the numbers just measured
     for chart in (w.runtimePlot, w.speedupPlot):
         ((size, label),) = w.plots.mark_positions(chart)
