@@ -37,7 +37,8 @@ def test_statistics_of_a_known_duration(fake_device):
             return inputs[0] * 2
         return run
 
-    (row,) = rows_of(SweepSpec("synthetic", ("fake-cpu",), (16,), "float64", min_repeats=5, budget_s=0.05))
+    (row,) = rows_of(SweepSpec("synthetic", ("fake-cpu",), (16,), "float64", min_repeats=5, budget_s=0.05,
+                               rounds=1))
     assert row["status"] == "ok"
     assert (row["compute_min_s"], row["compute_q1_s"], row["compute_median_s"], row["compute_q3_s"],
             row["compute_max_s"]) == pytest.approx((0.001, 0.002, 0.003, 0.004, 0.005), abs=2e-4)
@@ -61,7 +62,8 @@ def test_first_call_is_kept_out_of_the_statistics(fake_device):
             return inputs[0] * 2
         return run
 
-    (row,) = rows_of(SweepSpec("synthetic", ("fake-cpu",), (16,), "float64", min_repeats=3, budget_s=0.0))
+    (row,) = rows_of(SweepSpec("synthetic", ("fake-cpu",), (16,), "float64", min_repeats=3, budget_s=0.0,
+                               rounds=1))
     assert row["first_call_s"] == pytest.approx(0.05)
     assert row["compute_max_s"] == pytest.approx(0.001)
     assert row["repeats"] == 3 and len(calls) == 4
@@ -227,7 +229,7 @@ def test_device_compute_is_timed_back_to_back(registry, monkeypatch):
 def test_short_device_computes_are_timed_in_warmed_up_bursts(registry, monkeypatch):
     """A 0.1 ms kernel is timed in bursts of 10 (1 ms), after 20 ms of unrecorded warm-up."""
     fake = _device_workload(registry, monkeypatch, lambda state: 1e-4)
-    (row,) = rows_of(SweepSpec("synthetic", ("fake-a",), (16,), "float64", min_repeats=5, budget_s=0.0))
+    (row,) = rows_of(SweepSpec("synthetic", ("fake-a",), (16,), "float64", min_repeats=5, budget_s=0.0, rounds=1))
     assert row["compute_median_s"] == pytest.approx(1e-4)
     assert row["host_issue_s"] == pytest.approx(1e-4)        # the fake device works as it is issued
     assert row["repeats"] == 5                               # samples: one per burst
@@ -273,6 +275,40 @@ def test_rows_without_stages_say_so_with_an_empty_cell(registry):
     w.implement("numpy")(lambda inputs, ctx: (lambda: inputs[0] * 2))
     (row,) = rows_of(SweepSpec("synthetic", ("numpy",), (8,), "float64", min_repeats=1, budget_s=0.0))
     assert row["stages"] == ""
+
+
+def test_each_round_makes_the_implementation_anew_and_only_the_first_call_counts(fake_device):
+    made, calls = [], []
+
+    @fake_device.implement("fake-cpu")
+    def _(inputs, ctx):
+        made.append(len(calls))
+
+        def run():
+            ctx.session.run("compute", 0.05 if not calls else 0.001)   # the first call "compiles"
+            calls.append(1)
+            return inputs[0] * 2
+        return run
+
+    (row,) = rows_of(SweepSpec("synthetic", ("fake-cpu",), (16,), "float64", min_repeats=6, budget_s=0.0, rounds=3))
+    assert len(made) == 3                                   # one implementation per round
+    assert row["repeats"] == 6 and len(calls) == 3 + 6      # a first call per round, 2 samples each
+    assert row["first_call_s"] == pytest.approx(0.05) and row["compute_max_s"] == pytest.approx(0.001)
+
+
+def test_rounds_that_disagree_widen_the_interval(fake_device):
+    rounds = []
+
+    @fake_device.implement("fake-cpu")
+    def _(inputs, ctx):
+        cost = (0.001, 0.0013)[len(rounds) % 2]      # where a round's buffers land changes its speed
+        rounds.append(cost)
+        return lambda: (ctx.session.run("compute", cost), inputs[0] * 2)[1]
+
+    (row,) = rows_of(SweepSpec("synthetic", ("fake-cpu",), (16,), "float64", min_repeats=30, budget_s=0.0, rounds=2))
+    # Each round alone is exact; pooled, the interval must still hold both rounds' medians.
+    assert row["compute_ci_lo_s"] == pytest.approx(0.001) and row["compute_ci_hi_s"] == pytest.approx(0.0013)
+    assert not row["converged"]
 
 
 def test_typical_stages_come_from_the_lower_median_repeat():

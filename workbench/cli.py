@@ -5,6 +5,7 @@ Exit status: 0 when every point is ok, 1 when some point failed, 2 for bad usage
 from __future__ import annotations
 
 import argparse
+import math
 import dataclasses
 import logging
 import sys
@@ -59,14 +60,41 @@ def _parser() -> argparse.ArgumentParser:
     lesson.add_argument("--sizes", "-s", help="instead of the lesson's sizes (as for run): a quick try")
     _sweep_options(lesson, out_help="write the results and the lesson's statement to FILE.csv or FILE.json")
     _chart_options(lesson, required=False)
+    compare = sub.add_parser("compare", help="per-point verdicts of NEW against BASE: faster, slower, same or "
+                                             "undecided, decided with each point's noise")
+    compare.add_argument("base", metavar="BASE", help="result file measured first (.csv, .json or .meta.json)")
+    compare.add_argument("new", metavar="NEW", help="result file to compare with it")
+    compare.add_argument("--json", action="store_true", help="a JSON list of objects, one per matched point")
+    compare.add_argument("--figure", choices=("end-to-end", "compute"), default="end-to-end",
+                         help="which time to compare (default: end-to-end)")
+    compare.add_argument("--min-effect", type=_percent, default=None, metavar="PERCENT",
+                         help="a difference smaller than this is 'same' (default 5 %%), as asv's --factor")
     sub.add_parser("gui", help="open the workbench window (the default)")
     return p
 
 
+def _percent(text: str) -> float:
+    """'1', '1%' or '0.5 %' as a fraction (0.01, 0.005); refused outside 0-100 %."""
+    try:
+        value = float(str(text).strip().rstrip("%").strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a percentage (e.g. 1 or 0.5%)") from None
+    if not 0 <= value < 100:
+        raise argparse.ArgumentTypeError(f"{text!r} must be between 0 and 100 %")
+    return value / 100
+
+
 def _sweep_options(p: argparse.ArgumentParser, out_help: str) -> None:
     """What ``run`` and ``lesson`` both take: repeats, budget, the output file, quiet, the point limit."""
-    p.add_argument("--repeats", "-r", type=int, default=None, help="minimum repeats per point")
-    p.add_argument("--budget", type=float, default=None, help="seconds of repeats per point, at least")
+    p.add_argument("--repeats", "-r", type=int, default=None, help="the fewest samples per point (default 7)")
+    p.add_argument("--noise", type=_percent, default=None, metavar="PERCENT",
+                   help="sample each point until the 95 %% interval of its median is within this of it "
+                        "(default 1 %%; 0: always to the budget)")
+    p.add_argument("--min-time", type=float, default=None, metavar="SECONDS",
+                   help="the fewest seconds of samples per point (default 0.02)")
+    p.add_argument("--budget", type=float, default=None, metavar="SECONDS",
+                   help="the most seconds of samples per point (default 1); a point that reaches it before "
+                        "its noise target says so")
     p.add_argument("--out", "-o", help=out_help)
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.add_argument("--point-timeout", type=float, default=None, metavar="SECONDS",
@@ -110,6 +138,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_plot(args)
         if args.command == "report":
             return cmd_report(args)
+        if args.command == "compare":
+            return cmd_compare(args)
         from panels.window import main as gui_main    # the launcher: core's one way into the window
         return gui_main([], plugins=tuple(args.plugin))
     except UsageError as exc:
@@ -173,6 +203,8 @@ def _plan(args: argparse.Namespace):
         host_memory="pinned" if args.pinned else "pageable",
         min_repeats=args.repeats if args.repeats is not None else engine.DEFAULT_MIN_REPEATS,
         budget_s=args.budget if args.budget is not None else engine.DEFAULT_BUDGET_S,
+        noise=args.noise if args.noise is not None else engine.DEFAULT_NOISE,
+        min_time_s=args.min_time if args.min_time is not None else engine.DEFAULT_MIN_TIME_S,
         device_memory_limit=limit)
     spec = dataclasses.replace(spec, max_repeats=max(spec.max_repeats, spec.min_repeats))
     try:
@@ -321,7 +353,7 @@ def cmd_lesson(args: argparse.Namespace) -> int:
     _check_out(args)
     chart = _chart_plan(args) if args.chart else None
     p = lessons.plan(ls, probe_all([b for b in ls.backends if b in BACKENDS]), sizes=sizes,
-                     min_repeats=args.repeats, budget_s=args.budget)
+                     min_repeats=args.repeats, budget_s=args.budget, noise=args.noise, min_time_s=args.min_time)
     print(f"Lesson: {ls.title}\n" + textwrap.fill(ls.claim, 100, initial_indent="  ", subsequent_indent="  "))
     rows: list[dict] = []
     env: dict = {}
@@ -485,6 +517,43 @@ def cmd_report(args: argparse.Namespace) -> int:
     sets = _open_sets(args.results)
     _check_baseline(sets, args.baseline)
     print(f"wrote {report.write(sets, out, stamp=not args.no_stamp, baseline_name=args.baseline)}")
+    return EXIT_OK
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    """``compare BASE NEW``: each point both files measured ok, decided with its noise."""
+    import json
+
+    import pandas as pd
+
+    from workbench import stats, verdicts
+    base, new = _open_sets([args.base, args.new])
+    column = "total_median_s" if args.figure == "end-to-end" else "compute_median_s"
+    effect = args.min_effect if args.min_effect is not None else stats.DEFAULT_MIN_EFFECT
+    found = verdicts.compare_sets(base.frame, new.frame, column, effect)
+    if args.json:
+        from workbench.result_files import strict_json
+        print(json.dumps([strict_json({k: v for k, v in r.items() if k != "described"}) for r in found], indent=1))
+        return EXIT_OK
+    if not found:
+        print("no point was measured ok in both files (matched on workload, backend, size, dtype, variant)")
+        return EXIT_OK
+    from workbench.results import human_seconds
+    table = pd.DataFrame({
+        "workload": [r["workload"] for r in found], "backend": [r["backend"] for r in found],
+        "size": [r["size"] for r in found], "dtype": [r["dtype"] for r in found],
+        "variant": [r["variant"] for r in found],
+        "base": [human_seconds(r["base_s"]) for r in found], "new": [human_seconds(r["new_s"]) for r in found],
+        "new/base": [f"{r['ratio']:.3g}" for r in found],
+        "95 % interval": [f"{r['ratio_lo']:.3g}-{r['ratio_hi']:.3g}" if math.isfinite(r["ratio_lo"]) else "-"
+                          for r in found],
+        "verdict": [r["verdict"] + (f" ({r['why']})" if r["why"] else "") for r in found]})
+    if not table["variant"].astype(bool).any():
+        table = table.drop(columns="variant")
+    print(f"{args.figure} time of NEW against BASE; 'same' within {effect * 100:g} %:")
+    print(table.to_string(index=False))
+    counts = pd.Series([r["verdict"] for r in found]).value_counts()
+    print(", ".join(f"{counts.get(v, 0)} {v}" for v in stats.VERDICTS))
     return EXIT_OK
 
 

@@ -14,6 +14,7 @@ thread all consume the same generator of events.
 """
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 import threading
@@ -32,6 +33,7 @@ from workbench import load as load_mod
 from workbench import stats
 from workbench.gpu import clocks as clocks_mod
 from workbench.measure import HostPeak, summarize, typical_stages
+from workbench import sampling
 from workbench.sampling import Timings, repeat
 from workbench.protocol import PointFinished, PointStarted, SweepError, SweepFinished, SweepStarted
 from workbench.registry import REGISTRY, Context, Phases, Workload, shown
@@ -53,6 +55,9 @@ DEFAULT_MIN_REPEATS = 7
 DEFAULT_MIN_TIME_S = 0.02
 DEFAULT_BUDGET_S = 1.0
 DEFAULT_MAX_REPEATS = 100_000
+#: Rounds per point (asv runs its benchmarks in rounds too): see _measure_point.
+DEFAULT_ROUNDS = 5
+MAX_ROUNDS = 100
 #: What a sweep may ask for at most: beyond these a point would run for hours, which is a typo.
 MAX_MIN_REPEATS = 100_000
 MAX_BUDGET_S = 3600.0
@@ -74,6 +79,7 @@ class SweepSpec:
     seed: int = 0
     device_memory_limit: int = 0            # bytes the GPU backends may use (0: no cap): workbench.gpu.cap
     noise: float = DEFAULT_NOISE             # target half-width of the median's interval, relative (0: to the cap)
+    rounds: int = DEFAULT_ROUNDS             # each point measured in this many rounds, made anew each time
     min_time_s: float = DEFAULT_MIN_TIME_S   # the fewest seconds of samples (at most budget_s)
 
 
@@ -146,6 +152,8 @@ def validate(spec: SweepSpec) -> Workload:
         raise PlanError(f"repeats must be between 1 and {MAX_MIN_REPEATS:,}, not {spec.min_repeats:,}")
     if not 0 <= spec.budget_s <= MAX_BUDGET_S:     # also refuses NaN
         raise PlanError(f"the budget must be between 0 and {MAX_BUDGET_S:.0f} seconds per point, not {spec.budget_s}")
+    if not isinstance(spec.rounds, int) or not 1 <= spec.rounds <= MAX_ROUNDS:
+        raise PlanError(f"rounds must be a whole number from 1 to {MAX_ROUNDS}, not {spec.rounds!r}")
     if not 0 <= spec.noise < 1:
         raise PlanError(f"the noise target must be a fraction between 0 and 1 (0.01 for 1 %), not {spec.noise}")
     if not 0 <= spec.min_time_s <= MAX_BUDGET_S:
@@ -301,6 +309,16 @@ def _clocks(sessions: dict) -> clocks_mod.GpuClocks:
     return sessions[_CLOCKS]
 
 
+_CANARY = "canary"
+
+
+def _canary(sessions: dict) -> load_mod.Canary:
+    """The sweep's canary (``workbench.load.Canary``): one, so its buffers stay where they are."""
+    if _CANARY not in sessions:
+        sessions[_CANARY] = load_mod.Canary()
+    return sessions[_CANARY]
+
+
 def _session(sessions: dict, backend: str) -> Any:
     """One session per backend and sweep, opened in the thread that runs the sweep."""
     if backend not in sessions:
@@ -324,17 +342,62 @@ def _measure_point(workload: Workload, backend: str, sessions: dict, inputs: Any
                 session.device_memory() as device_bytes:
             ctx = Context(size=base["size"], dtype=dtype, variant=base["variant"],
                           host_memory=spec.host_memory, session=session)
-            made = workload.implementations[backend].factory(inputs, ctx)
-            phases = made if isinstance(made, Phases) else Phases(compute=made)
+            factory = workload.implementations[backend].factory
+            clocks = _clocks(sessions) if session.device_kind == "gpu" else None
             meter = load_mod.LoadMeter()
-            timings = repeat(phases, session, spec, stop, _clocks(sessions) if session.device_kind == "gpu" else None)
-            machine = meter.read()
+            dropped = 0
+            # Rounds, each with the implementation made anew: where its buffers land in memory changes
+            # its speed (two allocations of the same NumPy code ran 9.5 and 13.3 us at 2^14 here, in
+            # turn), and only a fresh allocation shows what a rerun would; the rounds' disagreement
+            # then widens the interval (sampling.merged).
+            timings = None
+            per_round = dataclasses.replace(spec, budget_s=spec.budget_s / spec.rounds,
+                                            min_repeats=max(1, math.ceil(spec.min_repeats / spec.rounds)),
+                                            min_time_s=spec.min_time_s / spec.rounds)
+            shuffle = np.random.default_rng([spec.seed, base["size"], len(backend)])
+            canary = _canary(sessions)
+            speeds: list[float] = []
+            before = canary.read()
+            kept = attempts = 0
+            first_call = math.nan
+            # A round during which the machine ran below the best speed the canary has seen in this
+            # sweep is dropped and run again (nvbench drops a throttled GPU's samples the same way),
+            # up to twice the rounds asked for; past that the point keeps what it has, flagged noisy.
+            while kept < spec.rounds:
+                attempts += 1
+                if phases is not None:
+                    _close(phases, workload, backend)
+                    phases = None
+                    session.release()     # the last round's device memory back before the next one's
+                spacer = sampling.spacer(shuffle)     # held through the round: see sampling.spacer
+                made = factory(inputs, ctx)
+                phases = made if isinstance(made, Phases) else Phases(compute=made)
+                t = repeat(phases, session, per_round, stop, clocks)
+                del spacer
+                after = canary.read()
+                if attempts == 1:
+                    first_call = t.first_call          # only the very first call compiles
+                slow = canary.behind(before, after)
+                if slow and not t.cancelled and attempts < 2 * spec.rounds - (spec.rounds - kept) + 1:
+                    dropped += len(t.compute) + len(t.total)
+                    before = after
+                    continue
+                timings = t if timings is None else sampling.merged(timings, t)
+                speeds += [before, after]
+                kept += 1
+                before = after
+                if t.cancelled:
+                    break
+            timings.first_call = first_call
+            timings.dropped += dropped
+            machine = dataclasses.replace(meter.read(), canary_s=float(np.median(speeds)),
+                                          canary_note=load_mod.canary_note(speeds))
             # The result is verified only once every piece of device work is complete: a download
             # into pinned memory returns before its copy has landed.
             session.synchronize()
             peak_host, peak_device = host_bytes(), device_bytes()
             note = _diagnose(session, phases, timings)
-        row = _row(workload, base, session, reference, timings, peak_host, peak_device, machine)
+        row = _row(workload, base, session, reference, timings, peak_host, peak_device, machine, spec.noise)
         if note:       # what the session saw beside the figures (cudf.pandas: calls that fell back to the CPU)
             row["message"] = "; ".join(m for m in (row["message"], note) if m)
         return row
@@ -349,11 +412,8 @@ def _measure_point(workload: Workload, backend: str, sessions: dict, inputs: Any
                                    driver.free_memory())
         return empty_row(**base, device=getattr(session, "device", ""), status="error", message=message)
     finally:
-        if phases is not None and phases.close is not None:
-            try:
-                phases.close()
-            except Exception:  # noqa: BLE001
-                log.exception("closing %s on %s failed", workload.name, backend)
+        if phases is not None:
+            _close(phases, workload, backend)
         phases = None
         if out_of_memory:
             cap.release_after_oom()
@@ -362,6 +422,14 @@ def _measure_point(workload: Workload, backend: str, sessions: dict, inputs: Any
                 session.release()
             except Exception:  # noqa: BLE001 - a poisoned CUDA context fails here too: the row stands
                 log.exception("releasing %s after the point failed", backend)
+
+
+def _close(phases: Phases, workload: Workload, backend: str) -> None:
+    if phases.close is not None:
+        try:
+            phases.close()
+        except Exception:  # noqa: BLE001
+            log.exception("closing %s on %s failed", workload.name, backend)
 
 
 def _diagnose(session: Any, phases: Phases, timings: Timings) -> str:
@@ -376,13 +444,19 @@ def _diagnose(session: Any, phases: Phases, timings: Timings) -> str:
         return ""
 
 
+def _within(lo: float, hi: float, median: float, target: float) -> bool:
+    """The interval meets the noise target (a target of 0 asks for none)."""
+    return target <= 0 or (median > 0 and math.isfinite(lo) and math.isfinite(hi) and (hi - lo) / 2 / median <= target)
+
+
 def _row(workload: Workload, base: dict, session: Any, reference: Any, timings: Timings,
-         peak_host: float, peak_device: float, machine: load_mod.Load | None = None) -> dict:
+         peak_host: float, peak_device: float, machine: load_mod.Load | None = None,
+         noise_target: float = 0.0) -> dict:
     comp = timings.compute
     c = summarize(comp)
     t = summarize(timings.total)
-    c_lo, c_hi = stats.median_ci(comp) if comp else (math.nan, math.nan)
-    t_lo, t_hi = stats.median_ci(timings.total) if timings.total else (math.nan, math.nan)
+    c_lo, c_hi = sampling.interval(comp, timings.round_compute)
+    t_lo, t_hi = sampling.interval(timings.total, timings.round_total)
     size, itemsize = base["size"], np.dtype(base["dtype"]).itemsize
     seconds = t["median"] if workload.throughput_on == "total" else c["median"]
     flops, nbytes = workload.flops_and_bytes(size, itemsize, base["variant"])
@@ -391,7 +465,7 @@ def _row(workload: Workload, base: dict, session: Any, reference: Any, timings: 
                            working_set=workload.device_bytes(size, itemsize) if session.device_kind == "gpu"
                            else workload.footprint(size, itemsize))
     readings = timings.readings
-    noisy = [machine.noisy] if machine is not None and machine.noisy else []
+    noisy = [n for n in (machine.noisy, machine.canary_note) if n] if machine is not None else []
     if timings.reasons - {"power cap"}:
         noisy.append("the GPU throttled (" + ", ".join(sorted(timings.reasons)) + ")")
     samples = {k: v for k, v in (("compute", comp), ("total", timings.total if timings.total is not comp else []),
@@ -406,9 +480,10 @@ def _row(workload: Workload, base: dict, session: Any, reference: Any, timings: 
         d2h_s=summarize(timings.d2h)["median"] if timings.d2h else 0.0,
         total_median_s=t["median"], total_q1_s=t["q1"], total_q3_s=t["q3"],
         compute_ci_lo_s=c_lo, compute_ci_hi_s=c_hi, total_ci_lo_s=t_lo, total_ci_hi_s=t_hi,
-        noise=stats.rel_noise(comp), converged=bool(timings.converged),
+        noise=stats.rel_noise(comp), converged=bool(timings.converged) and _within(c_lo, c_hi, c["median"], noise_target),
         cold_median_s=summarize(timings.cold)["median"], call_median_s=summarize(timings.call)["median"],
         others_cores=machine.others_cores if machine is not None else math.nan,
+        canary_s=machine.canary_s if machine is not None else math.nan,
         sm_clock_mhz=float(np.median([r.sm_mhz for r in readings])) if readings else math.nan,
         mem_clock_mhz=float(np.median([r.mem_mhz for r in readings])) if readings else math.nan,
         throttle=", ".join(sorted(timings.reasons)), dropped=timings.dropped, noisy="; ".join(noisy),

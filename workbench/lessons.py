@@ -36,9 +36,11 @@ log = logging.getLogger(__name__)
 #: What a point that ran out of device memory says in its message (CuPy, Numba, RMM, the engine).
 OUT_OF_MEMORY = re.compile(r"out of (?:device )?memory|outofmemory|memoryerror|memory limit|cudaErrorMemoryAllocation|"
                            r"CUDA_ERROR_OUT_OF_MEMORY|bad_alloc|exceeds? the (?:device )?memory", re.IGNORECASE)
-#: Repeats and seconds per point a lesson takes unless it says otherwise: enough for a median.
-MIN_REPEATS = 3
-BUDGET_S = 0.05
+#: Samples and seconds per point a lesson takes unless it says otherwise: at least 7 samples (fewer
+#: give no 95 % interval of the median, and every claim would be undecided), and at most half a
+#: second, stopping earlier once the median is known to the noise target.
+MIN_REPEATS = 7
+BUDGET_S = 0.5
 
 
 # Declarations ------------------------------------------------------------------------------------
@@ -160,8 +162,10 @@ def _reason(ls: Lesson, backend: str, availability: Mapping[str, Any]) -> str:
 
 
 def plan(ls: Lesson, availability: Mapping[str, Any], *, sizes: Sequence[int] | None = None,
-         min_repeats: int | None = None, budget_s: float | None = None) -> Plan:
-    """The lesson's sweeps for this machine. ``sizes``, ``min_repeats`` and ``budget_s`` replace the
+         min_repeats: int | None = None, budget_s: float | None = None, noise: float | None = None,
+         min_time_s: float | None = None) -> Plan:
+    """The lesson's sweeps for this machine. ``sizes``, ``min_repeats``, ``budget_s``, ``noise`` and
+    ``min_time_s`` replace the
     lesson's own (a quick try, a test); sizes whose host footprint would not fit are left out."""
     from workbench import engine
     from workbench.registry import REGISTRY
@@ -201,7 +205,9 @@ def plan(ls: Lesson, availability: Mapping[str, Any], *, sizes: Sequence[int] | 
             workload=ls.workload, backends=backends, sizes=tuple(fits), dtype=r.dtype, variants=ls.variants,
             host_memory=r.host_memory,
             min_repeats=min_repeats if min_repeats is not None else ls.min_repeats,
-            budget_s=budget_s if budget_s is not None else ls.budget_s)
+            budget_s=budget_s if budget_s is not None else ls.budget_s,
+            noise=noise if noise is not None else engine.DEFAULT_NOISE,
+            min_time_s=min_time_s if min_time_s is not None else engine.DEFAULT_MIN_TIME_S)
         spec = dataclasses.replace(spec, max_repeats=max(spec.max_repeats, spec.min_repeats))
         specs.append(_with_device_limit(spec, ls.device_memory_limit))
         labels.append(r.label)

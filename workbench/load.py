@@ -1,4 +1,5 @@
-"""What else the machine was doing while a point ran: the CPU time of other processes.
+"""What else the machine was doing while a point ran: the CPU time of other processes, and how
+fast the machine itself ran (a canary).
 
 A benchmark cannot tell its own slowness from a neighbour's: on a 2-core machine with one other
 busy process, Numba's parallel loop took 8 ms a call at every size, and a lesson explained the
@@ -12,6 +13,7 @@ import os
 import time
 from dataclasses import dataclass
 
+import numpy as np
 import psutil
 
 #: Other processes keeping this much of a core busy make a point noisy: half a core is a
@@ -33,7 +35,8 @@ def _own_seconds(proc: psutil.Process) -> float:
 class Load:
     others_cores: float          # cores other processes kept busy, on average, over the scope
     cores: int
-
+    canary_s: float = float("nan")   # the canary's median time over the scope (Canary)
+    canary_note: str = ""            # why the canary's readings make the point noisy
     @property
     def noisy(self) -> str:
         """Why this load makes the point untrustworthy ('' when it does not)."""
@@ -58,3 +61,60 @@ class LoadMeter:
         # psutil's system times tick at 100 Hz: a scope of a few ticks says nothing.
         others = max(0.0, busy - own) / wall if wall >= 0.05 else 0.0
         return Load(others, os.cpu_count() or 1)
+
+
+#: A canary that ran this much slower at one moment of a point than at another says the machine
+#: changed speed under it.
+CANARY_SPREAD = 1.05
+
+
+class Canary:
+    """A fixed small NumPy kernel, timed before and after every round of every point.
+
+    psutil sees other processes, not the machine under this one: on a shared VM the same kernel on
+    the same buffers ran 8.6 us for seconds, then 11.5 us, then 8.6 again (another tenant on the
+    core, a clock changing), with no other process running here. The canary's time is kept with
+    the point; a point whose canary moved is ``noisy``, and two points whose canaries disagree
+    were measured on a machine running at different speeds: no verdict is drawn between them.
+    """
+
+    SAMPLES = 21
+
+    def __init__(self) -> None:
+        self._x = np.random.default_rng(0).random(2048)
+        self._out = np.empty_like(self._x)
+        self.best = float("inf")
+        for _ in range(5):      # a first idea of the machine's best speed, before any point
+            self.read()
+
+    def _work(self) -> None:
+        np.multiply(self._x, self._x, out=self._out)
+        np.add(self._out, self._x, out=self._out)
+
+    def close(self) -> None:
+        """Kept beside the sweep's sessions, closed with them: nothing to free."""
+
+    def read(self) -> float:
+        """The median of a few timed calls (about 50 us in all): the machine's speed now."""
+        times = []
+        for _ in range(self.SAMPLES):
+            t0 = time.perf_counter()
+            self._work()
+            times.append(time.perf_counter() - t0)
+        reading = float(np.median(times))
+        self.best = min(self.best, reading)
+        return reading
+
+    def behind(self, *readings: float) -> bool:
+        """Whether the machine ran below its best speed seen in this sweep at any of these readings."""
+        return max(readings) > CANARY_SPREAD * self.best
+
+
+def canary_note(readings: list[float]) -> str:
+    """Why the canary's readings during a point make it noisy ('' when they agree)."""
+    if len(readings) < 2 or min(readings) <= 0:
+        return ""
+    spread = max(readings) / min(readings)
+    if spread > CANARY_SPREAD:
+        return f"the machine's speed changed while it ran (a fixed kernel took {100 * (spread - 1):.0f} % longer at times)"
+    return ""

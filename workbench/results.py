@@ -25,7 +25,7 @@ COLUMNS = (
     "cold_median_s", "call_median_s",
     # The machine's state while the point ran (workbench.load, workbench.gpu.clocks); ``noisy`` says
     # why a point cannot be trusted for a verdict ('' when the machine was quiet).
-    "others_cores", "sm_clock_mhz", "mem_clock_mhz", "throttle", "dropped", "noisy",
+    "others_cores", "canary_s", "sm_clock_mhz", "mem_clock_mhz", "throttle", "dropped", "noisy",
     "peak_host_bytes", "peak_device_bytes", "gflops", "gbps", "gbps_limit", "gflops_limit",
     "max_rel_error", "verified", "status", "message",
     "stages",
@@ -137,12 +137,20 @@ def readable_table(frame: pd.DataFrame) -> pd.DataFrame:
         "size": frame["size"],
         "variant": frame["variant"],
         "compute": frame["compute_median_s"].map(human_seconds),
-        "q1-q3": [f"{human_seconds(a)}-{human_seconds(b)}" for a, b in zip(frame["compute_q1_s"], frame["compute_q3_s"])],
+        # The median's 95 % interval and the count of samples it rests on (workbench.stats).
+        "95 % CI": [f"{human_seconds(a)}-{human_seconds(b)}" if math.isfinite(a) and math.isfinite(b) else "-"
+                    for a, b in zip(frame["compute_ci_lo_s"], frame["compute_ci_hi_s"])],
+        "n": frame["repeats"],
+        "noise": frame["noise"].map(lambda v: "-" if pd.isna(v) else f"{100 * v:.1f} %"),
         # CPU backends have no transfer phases (host_memory is empty for them): show "-", not "0 ns".
         "h2d": [human_seconds(v) if hm else "-" for v, hm in zip(frame["h2d_s"], frame["host_memory"])],
         "d2h": [human_seconds(v) if hm else "-" for v, hm in zip(frame["d2h_s"], frame["host_memory"])],
         "end-to-end": frame["total_median_s"].map(human_seconds),
         "first call": frame["first_call_s"].map(human_seconds),
+        # GPU rows: the warm figure above is GPU time (launch gaps hidden); beside it, after an L2
+        # flush, and a Python call with its wait, as a user's line of code pays it.
+        "GPU cold": [human_seconds(v) if hm else "-" for v, hm in zip(frame["cold_median_s"], frame["host_memory"])],
+        "call": [human_seconds(v) if hm else "-" for v, hm in zip(frame["call_median_s"], frame["host_memory"])],
         "GFLOP/s": frame["gflops"].map(lambda v: "-" if pd.isna(v) or v == 0 else f"{v:.3g}"),
         "GB/s": frame["gbps"].map(lambda v: "-" if pd.isna(v) else f"{v:.3g}"),
         "host mem": frame["peak_host_bytes"].map(human_bytes),
@@ -152,7 +160,23 @@ def readable_table(frame: pd.DataFrame) -> pd.DataFrame:
     })
     if not (frame["variant"] != "").any():
         show = show.drop(columns="variant")
+    if not (frame["host_memory"] != "").any():      # a CPU-only sweep: no transfer or GPU-only columns
+        show = show.drop(columns=["h2d", "d2h", "GPU cold", "call", "dev mem"])
     return show
+
+
+def caution(row: Mapping[str, Any]) -> str:
+    """Why a point's figures are to be read with care ('' when they need none): the machine's load or
+    throttling (``noisy``), or a median whose interval did not reach the noise target in time."""
+    said = []
+    if row.get("noisy"):
+        said.append(f"noisy: {row['noisy']}")
+    if not row.get("converged", True):
+        lo, hi, med = row.get("compute_ci_lo_s"), row.get("compute_ci_hi_s"), row.get("compute_median_s")
+        width = (f" (95 % interval +-{50 * (hi - lo) / med:.1f} % after {row.get('repeats', 0)} samples)"
+                 if all(isinstance(v, float) and math.isfinite(v) for v in (lo, hi, med)) and med > 0 else "")
+        said.append(f"did not reach the noise target within the time cap{width}")
+    return "; ".join(said)
 
 
 def summary_table(frame: pd.DataFrame) -> str:
@@ -169,6 +193,9 @@ def summary_table(frame: pd.DataFrame) -> str:
     noted = frame[(frame["status"] == "ok") & (frame["message"].astype(str) != "")]
     if not noted.empty:        # what a session saw beside the figures (cudf.pandas: calls that fell back)
         text += "\n\n" + "\n".join(f"{r.backend} size {r.size}: {r.message}" for r in noted.itertuples())
+    flagged = frame[(frame["status"] == "ok") & ((frame["noisy"].astype(str) != "") | ~frame["converged"].astype(bool))]
+    if not flagged.empty:      # figures to read with care: a busy machine, or noise the cap left unresolved
+        text += "\n\n" + "\n".join(f"{r.backend} size {r.size}: {caution(r._asdict())}" for r in flagged.itertuples())
     failed = frame[frame["status"] != "ok"]
     if not failed.empty:
         text += "\n\n" + "\n".join(f"{r.backend} size {r.size}: {r.status}: {r.message}" for r in failed.itertuples())

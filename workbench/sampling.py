@@ -70,6 +70,42 @@ class Timings:
     stages: list = field(default_factory=list)     # Phases.stages() after each entry of ``compute``
     issue: list = field(default_factory=list)      # host time to issue one call, per burst sample
     batched: bool = False                          # warm samples timed behind a blocking kernel
+    round_compute: list = field(default_factory=list)   # the median of each round's compute samples
+    round_total: list = field(default_factory=list)     # and of its end-to-end samples
+
+
+#: The most host bytes a round's spacer shifts the implementation's buffers by.
+SPACER_BYTES = 64 * 1024
+
+
+def spacer(rng: np.random.Generator) -> np.ndarray:
+    """A host allocation of random size, made before a round's implementation and held through it,
+    so that its buffers land at another offset each round (Stabilizer's idea: Curtsinger and Berger,
+    ASPLOS 2013). Where two buffers sit relative to each other changes the speed of the same code
+    (on this project's 2-core VM, 8.7 against 13.2 us for one NumPy expression at 2^14, by the
+    offset alone): without it, a point's rounds reuse the same addresses and two identical
+    backends can differ by 40 % with every sample agreeing. With it, the layout is one more
+    thing the rounds sample, and their disagreement widens the interval."""
+    return np.empty(int(rng.integers(0, SPACER_BYTES // 16)) * 16, np.uint8)
+
+
+def merged(a: Timings, b: Timings) -> Timings:
+    """Two rounds' timings as one: samples pooled, the first round's first call, the last's result."""
+    return Timings(
+        first_call=a.first_call, h2d=a.h2d + b.h2d, compute=a.compute + b.compute, d2h=a.d2h + b.d2h,
+        total=a.total + b.total, cold=a.cold + b.cold, call=a.call + b.call, out=b.out,
+        cancelled=b.cancelled, converged=a.converged and b.converged, dropped=a.dropped + b.dropped,
+        readings=a.readings + b.readings, reasons=a.reasons | b.reasons, stages=a.stages + b.stages,
+        issue=a.issue + b.issue, batched=a.batched or b.batched,
+        round_compute=a.round_compute + b.round_compute, round_total=a.round_total + b.round_total)
+
+
+def interval(samples: list, round_medians: list) -> tuple[float, float]:
+    """The 95 % interval of the pooled samples' median, widened by the rounds' disagreement
+    (``stats.rounds_ci``): what separate rounds disagree on is what a rerun would show."""
+    if not samples:
+        return math.nan, math.nan
+    return stats.rounds_ci(samples, round_medians)
 
 
 def loop(spec: Any, cap: float, stop: Any, step: Callable[[], None], samples: list) -> tuple[bool, bool]:
@@ -152,7 +188,7 @@ def repeat(phases: Phases, session: Any, spec: Any, stop: Any, clocks: Any = Non
             note_stages(phases, t.stages)
         t.cancelled, t.converged = loop(spec, spec.budget_s, stop, step, t.compute)
         t.total = list(t.compute)
-        return t
+        return _with_round_medians(t)
 
     throttle = _Throttle(clocks if gpu else None, t)
     alone: list[float] = []       # the compute of each end-to-end repeat, timed on its own
@@ -174,7 +210,7 @@ def repeat(phases: Phases, session: Any, spec: Any, stop: Any, clocks: Any = Non
                                         stop, end_to_end, t.total)
         if t.cancelled or not gpu:
             t.compute = list(alone)
-            return t
+            return _with_round_medians(t)
         one = float(np.median(alone)) if alone else 0.0
     else:
         one = timed(phases.compute)[0]
@@ -249,4 +285,10 @@ def repeat(phases: Phases, session: Any, spec: Any, stop: Any, clocks: Any = Non
         t.out = phases.d2h()       # the result of the last compute is the one verified
     elif not t.cancelled:
         t.out = timed(phases.compute)[1]
+    return _with_round_medians(t)
+
+
+def _with_round_medians(t: Timings) -> Timings:
+    t.round_compute = [float(np.median(t.compute))] if t.compute else []
+    t.round_total = [float(np.median(t.total))] if t.total else []
     return t

@@ -99,6 +99,35 @@ def median_ci(samples: Sequence[float] | np.ndarray, confidence: float = CONFIDE
     return float(a[j]), float(a[a.size - 1 - j])
 
 
+#: Two-sided 97.5 % quantiles of Student's t for 1..30 degrees of freedom (beyond: 1.96).
+_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
+         2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048,
+         2.045, 2.042)
+
+
+def t975(df: int) -> float:
+    return _T975[df - 1] if 1 <= df <= len(_T975) else 1.96
+
+
+def rounds_ci(samples: Sequence[float] | np.ndarray, round_medians: Sequence[float]) -> tuple[float, float]:
+    """The 95 % interval of a point's median measured in rounds, each with its implementation made
+    anew: the pooled samples' interval, widened to the rounds' own disagreement where that is larger.
+
+    Within a round the samples are close; between rounds the buffers land elsewhere in memory and a
+    rerun's median moves (by 10-40 % for the same NumPy code on a 2-core VM). A verdict must survive
+    a rerun, so the rounds are the units: on a log scale, their mean's t-interval (R - 1 degrees of
+    freedom) around the pooled median, whichever of the two intervals is wider on each side.
+    """
+    lo, hi = median_ci(samples)
+    logs = np.log([m for m in round_medians if math.isfinite(m) and m > 0])
+    if logs.size < 2:
+        return lo, hi
+    a = np.asarray(samples, dtype=np.float64)
+    center = float(np.median(a[np.isfinite(a)]))
+    half = t975(logs.size - 1) * float(np.std(logs, ddof=1)) / math.sqrt(logs.size)
+    return min(lo, center * math.exp(-half)), max(hi, center * math.exp(half))
+
+
 def rel_noise(samples: Sequence[float] | np.ndarray) -> float:
     """The samples' robust relative spread: IQR / median, in standard deviations of a normal."""
     a = np.asarray(samples, dtype=np.float64)

@@ -12,7 +12,7 @@ from typing import Any, Mapping
 
 import pandas as pd
 
-from workbench import stats
+from workbench import load, stats
 
 #: A figure's median column and its interval's columns.
 FIGURES = {
@@ -40,7 +40,25 @@ def estimate_of(row: Mapping[str, Any], column: str = "total_median_s") -> stats
 
 def compare_rows(new: Mapping[str, Any], base: Mapping[str, Any], column: str = "total_median_s",
                  min_effect: float = stats.DEFAULT_MIN_EFFECT) -> stats.Verdict:
-    return stats.compare(estimate_of(new, column), estimate_of(base, column), min_effect)
+    """``new`` against ``base``; undecided where the same machine ran at another speed for each
+    (their canaries disagree: ``workbench.load.Canary``), for then the machine, not the code,
+    may be what differs."""
+    v = stats.compare(estimate_of(new, column), estimate_of(base, column), min_effect)
+    if v.decided and new.get("device") == base.get("device"):
+        ca, cb = (_number(r.get("canary_s")) for r in (new, base))
+        if ca > 0 and cb > 0 and max(ca, cb) / min(ca, cb) > load.CANARY_SPREAD:
+            return stats.Verdict("undecided", v.ratio, v.lo, v.hi,
+                                 f"the machine ran at another speed for each (a fixed kernel took "
+                                 f"{max(ca, cb) / min(ca, cb):.2f}x as long for one)")
+    return v
+
+
+def _number(value: Any) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return math.nan
+    return v if math.isfinite(v) else math.nan
 
 
 def compare_sets(base: pd.DataFrame, new: pd.DataFrame, column: str = "total_median_s",
