@@ -18,6 +18,8 @@
 #           tbb wheel in $TBB_WHEEL, if given, is tried too)
 #   rest    what mixed left on 2026-12-03: the stencil float64 table, then the crossover section
 #   settle  the two bandwidth tables with rows past 5 % on 2026-12-03, over ROUNDS (default 4) rounds
+#   verdicts (issue 17) the workbench beside nvbench (cuda-bench) on the same kernels; a GPU sweep with
+#           its warm, cold and call figures; the A/A plug-in on this host's CPU, idle and loaded
 set -uo pipefail
 OUT=${1:-/tmp/gpu-out}; shift; mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
@@ -89,6 +91,24 @@ from workbench.environment import numba_threading_layer as f; print('layer $laye
       timeout "$T" python3 benchmarks/mixed_vs_alone.py "$OUT/rest-crossover" --tables none \
           > "$OUT/mixed-rest-crossover.log" 2>&1; echo "crossover exit $?"
       grep -hE "^- |rounds done|Verdict|largest" "$OUT"/mixed-rest-*.log | tail -24 ;;
+    verdicts)
+      timeout "$T" python3 benchmarks/nvbench_side_by_side.py "$OUT/nvbench" > "$OUT/nvbench-side.log" 2>&1
+      echo "side by side exit $?"; tail -26 "$OUT/nvbench-side.log"
+      timeout 150 python3 -m workbench run -w source_terms -b numpy,numba,cupy,cupy-fused,numba-cuda \
+          -s 2^12:2^24:x4 -q -o "$OUT/source_terms-verdicts.json" > "$OUT/sweep-verdicts.txt" 2>&1
+      echo "gpu sweep exit $?"; head -20 "$OUT/sweep-verdicts.txt"
+      for load in idle loaded; do
+        pids=""
+        if [ $load = loaded ]; then      # every core but two kept busy by other processes
+          for _ in $(seq 3 "$(nproc)"); do python3 -c "while True: pass" & pids="$pids $!"; done
+        fi
+        for order in twin-a,twin-b twin-b,twin-a; do
+          timeout 150 python3 -m workbench --plugin benchmarks/aa_plugin.py run -w twins -b $order,twin-slow \
+              -s 2^14:2^24:x2 -d float64 -q -o "$OUT/aa-$load-$order.json" > "$OUT/aa-$load-$order.txt" 2>&1
+          echo "A/A $load $order exit $?"; python3 benchmarks/aa_verdicts.py "$OUT/aa-$load-$order.json"
+        done
+        [ -n "$pids" ] && kill $pids
+      done ;;
   esac
   echo "== stage $stage took $((SECONDS - start)) s"
 done

@@ -351,9 +351,10 @@ def _measure_point(workload: Workload, backend: str, sessions: dict, inputs: Any
             # turn), and only a fresh allocation shows what a rerun would; the rounds' disagreement
             # then widens the interval (sampling.merged).
             timings = None
-            per_round = dataclasses.replace(spec, budget_s=spec.budget_s / spec.rounds,
-                                            min_repeats=max(1, math.ceil(spec.min_repeats / spec.rounds)),
-                                            min_time_s=spec.min_time_s / spec.rounds)
+            rounds = min(spec.rounds, spec.min_repeats)     # a round gives one sample at least
+            per_round = dataclasses.replace(spec, budget_s=spec.budget_s / rounds,
+                                            min_repeats=max(1, math.ceil(spec.min_repeats / rounds)),
+                                            min_time_s=spec.min_time_s / rounds)
             shuffle = np.random.default_rng([spec.seed, base["size"], len(backend)])
             canary = _canary(sessions)
             speeds: list[float] = []
@@ -363,7 +364,7 @@ def _measure_point(workload: Workload, backend: str, sessions: dict, inputs: Any
             # A round during which the machine ran below the best speed the canary has seen in this
             # sweep is dropped and run again (nvbench drops a throttled GPU's samples the same way),
             # up to twice the rounds asked for; past that the point keeps what it has, flagged noisy.
-            while kept < spec.rounds:
+            while kept < rounds:
                 attempts += 1
                 if phases is not None:
                     _close(phases, workload, backend)
@@ -378,7 +379,7 @@ def _measure_point(workload: Workload, backend: str, sessions: dict, inputs: Any
                 if attempts == 1:
                     first_call = t.first_call          # only the very first call compiles
                 slow = canary.behind(before, after)
-                if slow and not t.cancelled and attempts < 2 * spec.rounds - (spec.rounds - kept) + 1:
+                if slow and not t.cancelled and attempts < 2 * rounds - (rounds - kept) + 1:
                     dropped += len(t.compute) + len(t.total)
                     before = after
                     continue

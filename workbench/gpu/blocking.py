@@ -17,6 +17,8 @@ import ctypes
 import logging
 from typing import Any, Callable
 
+import numpy as np
+
 log = logging.getLogger(__name__)
 
 #: How long the stream is held at most: far more than queuing a burst of 64 launches takes.
@@ -43,9 +45,13 @@ class StreamBlocker:
         self.stream = stream
         self._kernel = cp.RawKernel(_SOURCE, "hold_stream")
         # Mapped pinned memory: the device reads the flag the host writes, while the kernel runs.
-        self._flags = cp.cuda.PinnedMemory(8, cp.cuda.runtime.hostAllocMapped)
+        runtime = cp.cuda.runtime
+        self._flags = cp.cuda.PinnedMemory(8, getattr(runtime, "hostAllocMapped", 2))   # cudaHostAllocMapped
         self._release = ctypes.c_int.from_address(self._flags.ptr)
         self._timed_out = ctypes.c_int.from_address(self._flags.ptr + 4)
+        # The device's address of the flags (the host's own under unified addressing).
+        get = getattr(runtime, "hostGetDevicePointer", None)
+        self._device_ptr = int(get(self._flags.ptr, 0)) if get is not None else self._flags.ptr
         self._start, self._end = cp.cuda.Event(), cp.cuda.Event()
         # Twice the L2: nvbench's flush; allocated now, outside any point's memory cap and statistics.
         self._flush = cp.empty(max(2 * l2_bytes, 1 << 20), dtype=cp.uint8) if l2_bytes else None
@@ -56,9 +62,8 @@ class StreamBlocker:
         cp, s = self.cp, self.stream
         self._release.value = 0
         self._timed_out.value = 0
-        import numpy as np
         with s:
-            self._kernel((1,), (1,), (np.uint64(self._flags.ptr), np.uint64(self._flags.ptr + 4),
+            self._kernel((1,), (1,), (np.uint64(self._device_ptr), np.uint64(self._device_ptr + 4),
                                       np.uint64(TIMEOUT_NS)), stream=s)
             self._start.record(s)
             fn()

@@ -40,7 +40,11 @@ class CupySession:
         self.device_id = p.identity if p else self.device
         self._start = cp.cuda.Event()
         self._end = cp.cuda.Event()
-        self._blocker = blocking.StreamBlocker(cp, self.stream, p.l2_bytes if p else 0)
+        try:
+            self._blocker = blocking.StreamBlocker(cp, self.stream, p.l2_bytes if p else 0)
+        except Exception as exc:  # noqa: BLE001 - no blocking kernel: warm times keep their launch gaps
+            log.warning("no blocking kernel for CuPy (%s): warm GPU times include launch gaps", exc)
+            self._blocker = None
 
     def activate(self):
         """This session's stream as the thread's current stream; the previous one comes back on exit."""
@@ -57,10 +61,11 @@ class CupySession:
 
     def timed_blocked(self, fn: Callable[[], Any]) -> float | None:
         """GPU time of ``fn``'s work with the launch gaps hidden (``workbench.gpu.blocking``)."""
-        return self._blocker.timed(fn)
+        return self._blocker.timed(fn) if self._blocker is not None else None
 
     def flush_l2(self) -> None:
-        self._blocker.flush_l2()
+        if self._blocker is not None:
+            self._blocker.flush_l2()
 
     def synchronize(self) -> None:
         # The whole device, not only this stream: a library may queue work on a stream of its own.
