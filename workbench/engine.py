@@ -14,30 +14,25 @@ thread all consume the same generator of events.
 """
 from __future__ import annotations
 
-import dataclasses
+import itertools
 import logging
-import math
 import threading
 import time
+import uuid
 import warnings
-from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Iterator
+from dataclasses import asdict, dataclass
+from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 import psutil
 
 from workbench import backends as backends_mod
-from workbench import limits
-from workbench.gpu import cap, driver
-from workbench import load as load_mod
-from workbench import stats
-from workbench.gpu import clocks as clocks_mod
-from workbench.measure import HostPeak, summarize, typical_stages
-from workbench import sampling
-from workbench.sampling import Timings, repeat
+from workbench.gpu import driver
+from workbench.measure import HostPeak
+from workbench.point import Point
 from workbench.protocol import PointFinished, PointStarted, SweepError, SweepFinished, SweepStarted
-from workbench.registry import REGISTRY, Context, Phases, Workload, shown
-from workbench.results import empty_row, encode_samples, encode_stages
+from workbench.registry import REGISTRY, Workload, shown
+from workbench.results import empty_row
 
 log = logging.getLogger(__name__)
 
@@ -229,11 +224,15 @@ def plan(spec: SweepSpec, workload: Workload) -> list[tuple[int, str, str]]:
 
 
 def run_sweep(spec: SweepSpec, stop: StopFlag | None = None, first: int = 0, last: int | None = None,
-              unavailable: str = "") -> Iterator[Any]:
-    """Run the points of ``spec`` with index in [``first``, ``last``), yielding protocol messages;
-    never raises for a failing point. (A supervisor resumes a sweep at ``first`` after its engine
-    died, and gives an engine of its own the points of a backend that needs one.) ``unavailable``:
-    why this process cannot run them (its preparation failed): each point becomes an error row."""
+              unavailable: str = "", skip: Iterable[int] = ()) -> Iterator[Any]:
+    """Run the points of ``spec`` with index in [``first``, ``last``) and not in ``skip``, yielding
+    protocol messages; never raises for a failing point. (A supervisor resumes a sweep at ``first``
+    after its engine died, skipping the point that took it down, and gives an engine of its own the
+    points of a backend that needs one.) ``unavailable``: why this process cannot run them (its
+    preparation failed): each point becomes an error row.
+
+    The points of one size (and variant) run their rounds interleaved (``workbench.point``): a
+    ``PointStarted`` before each round of each, their ``PointFinished`` once the size is done."""
     stop = stop or StopFlag()
     t_sweep = time.perf_counter()
     try:
@@ -250,43 +249,55 @@ def run_sweep(spec: SweepSpec, stop: StopFlag | None = None, first: int = 0, las
     host_peak = HostPeak()
     done = 0
     cancelled = False
+    skip = frozenset(skip)
+    todo = [(i, p) for i, p in enumerate(points)
+            if i >= first and (last is None or i < last) and i not in skip]
+    sweep_id = uuid.uuid4().hex[:12]
+    rounds = min(spec.rounds, spec.min_repeats)       # a round gives one sample at least
     inputs = reference = None
-    made_for = None
     try:
-        for index, (size, variant, backend) in enumerate(points):
-            if index < first or (last is not None and index >= last):
-                continue
+        for g, ((size, variant), members) in enumerate(itertools.groupby(todo, key=lambda ip: ip[1][:2])):
+            members = list(members)
             if stop.is_set():
                 cancelled = True
                 break
-            if unavailable:
-                setup_error = unavailable
-            elif made_for != (size, variant):
-                inputs = reference = None          # free the last inputs before making the next
-                made_for = (size, variant)
-                rng = np.random.default_rng(spec.seed)
+            inputs = reference = None              # free the last inputs before making the next
+            setup_error = unavailable
+            if not setup_error:
                 try:
-                    inputs = workload.make_inputs(size, dtype, variant, rng)
+                    inputs = workload.make_inputs(size, dtype, variant, np.random.default_rng(spec.seed))
                     reference = workload.reference(reference_inputs(inputs))
                 except Exception as exc:  # noqa: BLE001 - e.g. MemoryError: the sweep goes on
                     inputs = reference = None
                     setup_error = f"could not make inputs: {type(exc).__name__}: {exc}"
-                else:
-                    setup_error = ""
-                if stop.is_set():                  # making inputs can take long: look again
-                    cancelled = True
-                    break
-            yield PointStarted(index, total, backend, size, variant)
-            base = dict(workload=workload.name, backend=backend, size=size, dtype=spec.dtype,
-                        variant=variant, host_memory=spec.host_memory if backends_mod.is_gpu(backend) else "")
+            if stop.is_set():                      # making inputs can take long: look again
+                cancelled = True
+                break
+            group = [Point(index, workload, backend, _base(workload, spec, size, variant, backend), spec,
+                           rounds, f"{sweep_id}:{g}", sessions, inputs, reference, host_peak)
+                     for index, (_, _, backend) in members]
             if setup_error:
-                row = empty_row(**base, device="", status="error", message=setup_error)
-            else:
-                row = _measure_point(workload, backend, sessions, inputs, reference, base,
-                                     dtype, spec, stop, host_peak)
-            cancelled = row["status"] == "cancelled"
-            yield PointFinished(index, total, row)
-            done += 1
+                for p in group:
+                    yield PointStarted(p.index, total, p.backend, size, variant)
+                    p.error = empty_row(**p.base, device="", status="error", message=setup_error)
+            for r in range(rounds):
+                # Each round in the other order: no backend always runs first after another's round.
+                for p in (group if r % 2 == 0 else group[::-1]):
+                    if p.finished:
+                        continue
+                    if stop.is_set():
+                        cancelled = True
+                        break
+                    yield PointStarted(p.index, total, p.backend, size, variant)
+                    p.measure_round(r, stop)
+                    cancelled = cancelled or p.cancelled
+                if cancelled:
+                    break
+            started = [p for p in group if p.timings is not None or p.error is not None]
+            for p in started:
+                row = p.row()
+                yield PointFinished(p.index, total, row)
+                done += 1
             if cancelled:
                 break
     finally:
@@ -299,215 +310,6 @@ def run_sweep(spec: SweepSpec, stop: StopFlag | None = None, first: int = 0, las
     yield SweepFinished(cancelled, time.perf_counter() - t_sweep, done)
 
 
-_CLOCKS = "gpu clocks"
-
-
-def _clocks(sessions: dict) -> clocks_mod.GpuClocks:
-    """The GPU's clock reader, opened once per sweep beside the sessions (and closed with them)."""
-    if _CLOCKS not in sessions:
-        sessions[_CLOCKS] = clocks_mod.GpuClocks(0)
-    return sessions[_CLOCKS]
-
-
-_CANARY = "canary"
-
-
-def _canary(sessions: dict) -> load_mod.Canary:
-    """The sweep's canary (``workbench.load.Canary``): one, so its buffers stay where they are."""
-    if _CANARY not in sessions:
-        sessions[_CANARY] = load_mod.Canary()
-    return sessions[_CANARY]
-
-
-def _session(sessions: dict, backend: str) -> Any:
-    """One session per backend and sweep, opened in the thread that runs the sweep."""
-    if backend not in sessions:
-        sessions[backend] = backends_mod.open_session(backend)
-    return sessions[backend]
-
-
-def _measure_point(workload: Workload, backend: str, sessions: dict, inputs: Any, reference: Any,
-                   base: dict, dtype: np.dtype, spec: SweepSpec, stop: StopFlag,
-                   host_peak: HostPeak) -> dict:
-    phases = None
-    session = None
-    out_of_memory = False
-    # The cap holds for the point's own work only, not for the device limits measured in _row.
-    limit = spec.device_memory_limit if backends_mod.is_gpu(backend) else 0
-    try:
-        session = _session(sessions, backend)
-        # Everything the point does runs with its own session current (its stream, for CuPy),
-        # whatever other sessions of the sweep were opened before or after it.
-        with cap.capped(limit), session.activate(), host_peak.scope() as host_bytes, \
-                session.device_memory() as device_bytes:
-            ctx = Context(size=base["size"], dtype=dtype, variant=base["variant"],
-                          host_memory=spec.host_memory, session=session)
-            factory = workload.implementations[backend].factory
-            clocks = _clocks(sessions) if session.device_kind == "gpu" else None
-            meter = load_mod.LoadMeter()
-            dropped = 0
-            # Rounds, each with the implementation made anew: where its buffers land in memory changes
-            # its speed (two allocations of the same NumPy code ran 9.5 and 13.3 us at 2^14 here, in
-            # turn), and only a fresh allocation shows what a rerun would; the rounds' disagreement
-            # then widens the interval (sampling.merged).
-            timings = None
-            rounds = min(spec.rounds, spec.min_repeats)     # a round gives one sample at least
-            per_round = dataclasses.replace(spec, budget_s=spec.budget_s / rounds,
-                                            min_repeats=max(1, math.ceil(spec.min_repeats / rounds)),
-                                            min_time_s=spec.min_time_s / rounds)
-            shuffle = np.random.default_rng([spec.seed, base["size"], len(backend)])
-            canary = _canary(sessions)
-            speeds: list[float] = []
-            before = canary.read()
-            kept = attempts = 0
-            first_call = math.nan
-            # A round during which the machine ran below the best speed the canary has seen in this
-            # sweep is dropped and run again (nvbench drops a throttled GPU's samples the same way),
-            # up to twice the rounds asked for; past that the point keeps what it has, flagged noisy.
-            while kept < rounds:
-                attempts += 1
-                if phases is not None:
-                    _close(phases, workload, backend)
-                    phases = None
-                    session.release()     # the last round's device memory back before the next one's
-                spacer = sampling.spacer(shuffle)     # held through the round: see sampling.spacer
-                made = factory(inputs, ctx)
-                phases = made if isinstance(made, Phases) else Phases(compute=made)
-                t = repeat(phases, session, per_round, stop, clocks)
-                del spacer
-                after = canary.read()
-                if attempts == 1:
-                    first_call = t.first_call          # only the very first call compiles
-                slow = canary.behind(before, after)
-                if slow and not t.cancelled and attempts < 2 * rounds - (rounds - kept) + 1:
-                    dropped += len(t.compute) + len(t.total)
-                    before = after
-                    continue
-                timings = t if timings is None else sampling.merged(timings, t)
-                speeds += [before, after]
-                kept += 1
-                before = after
-                if t.cancelled:
-                    break
-            timings.first_call = first_call
-            timings.dropped += dropped
-            machine = dataclasses.replace(meter.read(), canary_s=float(np.median(speeds)),
-                                          canary_note=load_mod.canary_note(speeds))
-            # The result is verified only once every piece of device work is complete: a download
-            # into pinned memory returns before its copy has landed.
-            session.synchronize()
-            peak_host, peak_device = host_bytes(), device_bytes()
-            note = _diagnose(session, phases, timings)
-        row = _row(workload, base, session, reference, timings, peak_host, peak_device, machine, spec.noise)
-        if note:       # what the session saw beside the figures (cudf.pandas: calls that fell back to the CPU)
-            row["message"] = "; ".join(m for m in (row["message"], note) if m)
-        return row
-    except Exception as exc:  # noqa: BLE001 - one failing point never ends the sweep
-        log.warning("%s on %s at size %s failed: %s", workload.name, backend, base["size"], exc)
-        message = f"{type(exc).__name__}: {exc}"
-        if backends_mod.is_gpu(backend) and cap.is_device_oom(exc):
-            # The wall: said in numbers, and the sweep goes on with the next point.
-            out_of_memory = True
-            what = f"{workload.name} on {backend} at size {base['size']:,} ({base['dtype']})"
-            message = cap.describe(exc, what, workload.device_bytes(base["size"], dtype.itemsize), limit,
-                                   driver.free_memory())
-        return empty_row(**base, device=getattr(session, "device", ""), status="error", message=message)
-    finally:
-        if phases is not None:
-            _close(phases, workload, backend)
-        phases = None
-        if out_of_memory:
-            cap.release_after_oom()
-        if session is not None:
-            try:
-                session.release()
-            except Exception:  # noqa: BLE001 - a poisoned CUDA context fails here too: the row stands
-                log.exception("releasing %s after the point failed", backend)
-
-
-def _close(phases: Phases, workload: Workload, backend: str) -> None:
-    if phases.close is not None:
-        try:
-            phases.close()
-        except Exception:  # noqa: BLE001
-            log.exception("closing %s on %s failed", workload.name, backend)
-
-
-def _diagnose(session: Any, phases: Phases, timings: Timings) -> str:
-    """A session's note on the point it just measured (``Session.diagnose``), '' if it has none."""
-    diagnose = getattr(session, "diagnose", None)
-    if diagnose is None or timings.cancelled:
-        return ""
-    try:
-        return str(diagnose(phases.compute))
-    except Exception as exc:  # noqa: BLE001 - a note is never worth the point
-        log.warning("diagnosing the point failed: %s", exc)
-        return ""
-
-
-def _within(lo: float, hi: float, median: float, target: float) -> bool:
-    """The interval meets the noise target (a target of 0 asks for none)."""
-    return target <= 0 or (median > 0 and math.isfinite(lo) and math.isfinite(hi) and (hi - lo) / 2 / median <= target)
-
-
-def _row(workload: Workload, base: dict, session: Any, reference: Any, timings: Timings,
-         peak_host: float, peak_device: float, machine: load_mod.Load | None = None,
-         noise_target: float = 0.0) -> dict:
-    comp = timings.compute
-    c = summarize(comp)
-    t = summarize(timings.total)
-    c_lo, c_hi = sampling.interval(comp, timings.round_compute)
-    t_lo, t_hi = sampling.interval(timings.total, timings.round_total)
-    size, itemsize = base["size"], np.dtype(base["dtype"]).itemsize
-    seconds = t["median"] if workload.throughput_on == "total" else c["median"]
-    flops, nbytes = workload.flops_and_bytes(size, itemsize, base["variant"])
-    ok_time = seconds > 0 and not math.isnan(seconds)
-    verdict = limits.check(session, nbytes, flops, seconds, base["dtype"],
-                           working_set=workload.device_bytes(size, itemsize) if session.device_kind == "gpu"
-                           else workload.footprint(size, itemsize))
-    readings = timings.readings
-    noisy = [n for n in (machine.noisy, machine.canary_note) if n] if machine is not None else []
-    if timings.reasons - {"power cap"}:
-        noisy.append("the GPU throttled (" + ", ".join(sorted(timings.reasons)) + ")")
-    samples = {k: v for k, v in (("compute", comp), ("total", timings.total if timings.total is not comp else []),
-                                 ("h2d", timings.h2d), ("d2h", timings.d2h), ("cold", timings.cold),
-                                 ("call", timings.call)) if v}
-    row = empty_row(
-        **base, device=session.device, repeats=len(comp), first_call_s=timings.first_call,
-        compute_median_s=c["median"], compute_min_s=c["min"], compute_max_s=c["max"],
-        compute_q1_s=c["q1"], compute_q3_s=c["q3"],
-        host_issue_s=summarize(timings.issue)["median"],
-        h2d_s=summarize(timings.h2d)["median"] if timings.h2d else 0.0,
-        d2h_s=summarize(timings.d2h)["median"] if timings.d2h else 0.0,
-        total_median_s=t["median"], total_q1_s=t["q1"], total_q3_s=t["q3"],
-        compute_ci_lo_s=c_lo, compute_ci_hi_s=c_hi, total_ci_lo_s=t_lo, total_ci_hi_s=t_hi,
-        noise=stats.rel_noise(comp), converged=bool(timings.converged) and _within(c_lo, c_hi, c["median"], noise_target),
-        cold_median_s=summarize(timings.cold)["median"], call_median_s=summarize(timings.call)["median"],
-        others_cores=machine.others_cores if machine is not None else math.nan,
-        canary_s=machine.canary_s if machine is not None else math.nan,
-        sm_clock_mhz=float(np.median([r.sm_mhz for r in readings])) if readings else math.nan,
-        mem_clock_mhz=float(np.median([r.mem_mhz for r in readings])) if readings else math.nan,
-        throttle=", ".join(sorted(timings.reasons)), dropped=timings.dropped, noisy="; ".join(noisy),
-        stages=encode_stages(typical_stages(comp, timings.stages)),   # pipelines only, else ""
-        samples=encode_samples(samples),
-        peak_host_bytes=peak_host, peak_device_bytes=peak_device,
-        gflops=flops / seconds / 1e9 if ok_time else float("nan"),
-        gbps=nbytes / seconds / 1e9 if ok_time else float("nan"),
-        gbps_limit=verdict.gbps_limit, gflops_limit=verdict.gflops_limit,
-    )
-    if timings.cancelled:
-        row.update(status="cancelled", message=f"stopped after {len(comp)} repeat(s); not verified")
-        return row
-    err = workload.relative_error(timings.out, reference)
-    tol = workload.tolerance[base["dtype"]]
-    row.update(max_rel_error=err, verified=bool(err <= tol))
-    wrong = "" if err <= tol else (f"result differs from the float64 reference: max relative error "
-                                   f"{err:.3g} exceeds the {base['dtype']} tolerance {tol:.1g}")
-    if verdict.problem:
-        # A timing the hardware cannot produce is no result, whatever the verification says.
-        row.update(status="implausible", message=verdict.problem + (f"; the {wrong}" if wrong else ""))
-    elif wrong:
-        row.update(status="wrong", message=wrong)
-    else:
-        row.update(status="ok")
-    return row
+def _base(workload: Workload, spec: SweepSpec, size: int, variant: str, backend: str) -> dict:
+    return dict(workload=workload.name, backend=backend, size=size, dtype=spec.dtype, variant=variant,
+                host_memory=spec.host_memory if backends_mod.is_gpu(backend) else "")

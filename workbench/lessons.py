@@ -29,7 +29,7 @@ from workbench.sizes import fmt_size
 import numpy as np
 
 from workbench import stats, verdicts
-from workbench.summary import Comparison, comparisons, fell_back, ranges
+from workbench.summary import Comparison, comparisons, fell_back
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import os
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Iterator
 
 import numpy as np
 import psutil
@@ -35,8 +37,7 @@ def _own_seconds(proc: psutil.Process) -> float:
 class Load:
     others_cores: float          # cores other processes kept busy, on average, over the scope
     cores: int
-    canary_s: float = float("nan")   # the canary's median time over the scope (Canary)
-    canary_note: str = ""            # why the canary's readings make the point noisy
+
     @property
     def noisy(self) -> str:
         """Why this load makes the point untrustworthy ('' when it does not)."""
@@ -46,25 +47,39 @@ class Load:
 
 
 class LoadMeter:
-    """Started before a point's repeats, read after them."""
+    """The other processes' CPU time over the scopes a point's rounds ran in (``running``), or from
+    its creation to ``read`` when no scope was entered."""
 
     def __init__(self) -> None:
         self._proc = psutil.Process(os.getpid())
-        self._t0 = time.perf_counter()
-        self._busy0 = _busy_seconds()
-        self._own0 = _own_seconds(self._proc)
+        self._wall = self._busy = self._own = 0.0
+        self._scoped = False
+        self._t0, self._busy0, self._own0 = time.perf_counter(), _busy_seconds(), _own_seconds(self._proc)
+
+    @contextmanager
+    def running(self) -> Iterator[None]:
+        self._scoped = True
+        t0, busy0, own0 = time.perf_counter(), _busy_seconds(), _own_seconds(self._proc)
+        try:
+            yield
+        finally:
+            self._wall += time.perf_counter() - t0
+            self._busy += _busy_seconds() - busy0
+            self._own += _own_seconds(self._proc) - own0
 
     def read(self) -> Load:
-        wall = time.perf_counter() - self._t0
-        busy = _busy_seconds() - self._busy0
-        own = _own_seconds(self._proc) - self._own0
+        if self._scoped:
+            wall, busy, own = self._wall, self._busy, self._own
+        else:
+            wall = time.perf_counter() - self._t0
+            busy, own = _busy_seconds() - self._busy0, _own_seconds(self._proc) - self._own0
         # psutil's system times tick at 100 Hz: a scope of a few ticks says nothing.
         others = max(0.0, busy - own) / wall if wall >= 0.05 else 0.0
         return Load(others, os.cpu_count() or 1)
 
 
-#: A canary that ran this much slower at one moment of a point than at another says the machine
-#: changed speed under it.
+#: Two points whose canaries differ by more than this were measured on a machine running at
+#: different speeds: no unpaired verdict is drawn between them (workbench.verdicts).
 CANARY_SPREAD = 1.05
 
 
@@ -73,9 +88,9 @@ class Canary:
 
     psutil sees other processes, not the machine under this one: on a shared VM the same kernel on
     the same buffers ran 8.6 us for seconds, then 11.5 us, then 8.6 again (another tenant on the
-    core, a clock changing), with no other process running here. The canary's time is kept with
-    the point; a point whose canary moved is ``noisy``, and two points whose canaries disagree
-    were measured on a machine running at different speeds: no verdict is drawn between them.
+    core, a clock changing), with no other process running here. The canary's median is kept with
+    the point: two points whose canaries disagree were measured on a machine running at different
+    speeds, and no unpaired verdict is drawn between them.
     """
 
     SAMPLES = 21
@@ -104,17 +119,3 @@ class Canary:
         reading = float(np.median(times))
         self.best = min(self.best, reading)
         return reading
-
-    def behind(self, *readings: float) -> bool:
-        """Whether the machine ran below its best speed seen in this sweep at any of these readings."""
-        return max(readings) > CANARY_SPREAD * self.best
-
-
-def canary_note(readings: list[float]) -> str:
-    """Why the canary's readings during a point make it noisy ('' when they agree)."""
-    if len(readings) < 2 or min(readings) <= 0:
-        return ""
-    spread = max(readings) / min(readings)
-    if spread > CANARY_SPREAD:
-        return f"the machine's speed changed while it ran (a fixed kernel took {100 * (spread - 1):.0f} % longer at times)"
-    return ""

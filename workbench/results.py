@@ -30,6 +30,9 @@ COLUMNS = (
     "max_rel_error", "verified", "status", "message",
     "stages",
     "samples",      # the raw samples as compact JSON {figure: [seconds, ...]}: in JSON files, not in CSV
+    # Each round's median, by round ({"group": id, "compute": [...], "total": [...]}): the points of
+    # one size ran their rounds interleaved (workbench.point), so two of them pair round by round.
+    "rounds",
 )
 #: Columns a CSV file leaves out (they belong to the JSON format only).
 JSON_ONLY = ("samples",)
@@ -41,7 +44,7 @@ def empty_row(**values: Any) -> dict[str, Any]:
     """A row with every column present (NaN where nothing was measured)."""
     row: dict[str, Any] = dict.fromkeys(COLUMNS, float("nan"))
     row.update(variant="", host_memory="", repeats=0, verified=False, status="error", message="", stages="",
-               converged=True, throttle="", dropped=0, noisy="", samples="")
+               converged=True, throttle="", dropped=0, noisy="", samples="", rounds="")
     unknown = set(values) - set(COLUMNS)
     if unknown:
         raise KeyError(f"not result columns: {sorted(unknown)}")

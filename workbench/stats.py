@@ -191,12 +191,28 @@ def compare(new: Estimate, base: Estimate, min_effect: float = DEFAULT_MIN_EFFEC
     if not (new.usable and base.usable):
         ratio = new.median / base.median if base.median and math.isfinite(base.median) else math.nan
         return Verdict("undecided", ratio, math.nan, math.nan, "no interval to decide from")
-    ratio = new.median / base.median
-    lo, hi = new.lo / base.hi, new.hi / base.lo
+    return decide(new.median / base.median, new.lo / base.hi, new.hi / base.lo, min_effect,
+                  "; ".join(n for n in (new.noisy, base.noisy) if n))
+
+
+def paired(ratios: Sequence[float], min_effect: float = DEFAULT_MIN_EFFECT, noisy: str = "") -> Verdict | None:
+    """A verdict from round-by-round ratios of two points measured in interleaved rounds: the
+    t-interval of the mean log ratio. The machine's drift between rounds cancels in each ratio, so
+    this decides where the two points' own intervals, each wide with that drift, could not.
+    None with fewer than 3 pairs."""
+    logs = np.log([r for r in ratios if math.isfinite(r) and r > 0])
+    if logs.size < 3:
+        return None
+    mean = float(logs.mean())
+    half = t975(logs.size - 1) * float(logs.std(ddof=1)) / math.sqrt(logs.size)
+    return decide(math.exp(mean), math.exp(mean - half), math.exp(mean + half), min_effect, noisy)
+
+
+def decide(ratio: float, lo: float, hi: float, min_effect: float = DEFAULT_MIN_EFFECT, noisy: str = "") -> Verdict:
+    """The verdict of a ratio (new / base) and its 95 % interval; see :func:`compare`."""
     top, bottom = 1 + min_effect, 1 / (1 + min_effect)
     if bottom <= lo and hi <= top:
         return Verdict("same", ratio, lo, hi)
-    noisy = "; ".join(n for n in (new.noisy, base.noisy) if n)
     if hi < 1 and ratio < bottom:
         decided = "faster"
     elif lo > 1 and ratio > top:

@@ -7,6 +7,7 @@ and asv's ``compare`` match benchmarks by name and parameters.
 """
 from __future__ import annotations
 
+import json
 import math
 from typing import Any, Mapping
 
@@ -43,6 +44,12 @@ def compare_rows(new: Mapping[str, Any], base: Mapping[str, Any], column: str = 
     """``new`` against ``base``; undecided where the same machine ran at another speed for each
     (their canaries disagree: ``workbench.load.Canary``), for then the machine, not the code,
     may be what differs."""
+    pairs = _pairs(new, base, column)
+    if pairs is not None:
+        noisy = "; ".join(n for n in (new.get("noisy"), base.get("noisy")) if isinstance(n, str) and n)
+        v = stats.paired(pairs, min_effect, noisy)
+        if v is not None:
+            return v
     v = stats.compare(estimate_of(new, column), estimate_of(base, column), min_effect)
     if v.decided and new.get("device") == base.get("device"):
         ca, cb = (_number(r.get("canary_s")) for r in (new, base))
@@ -51,6 +58,27 @@ def compare_rows(new: Mapping[str, Any], base: Mapping[str, Any], column: str = 
                                  f"the machine ran at another speed for each (a fixed kernel took "
                                  f"{max(ca, cb) / min(ca, cb):.2f}x as long for one)")
     return v
+
+
+def _pairs(new: Mapping[str, Any], base: Mapping[str, Any], column: str) -> list[float] | None:
+    """Round-by-round ratios new / base where both points ran their rounds interleaved (the same
+    group of one sweep: ``workbench.point``), else None."""
+    a, b = _rounds(new.get("rounds")), _rounds(base.get("rounds"))
+    if not a or not b or a.get("group") != b.get("group") or new is base:
+        return None
+    key = "compute" if column == "compute_median_s" else "total"
+    return [x / y for x, y in zip(a.get(key) or [], b.get(key) or [])
+            if isinstance(x, (int, float)) and isinstance(y, (int, float)) and x > 0 and y > 0]
+
+
+def _rounds(text: Any) -> dict:
+    if not isinstance(text, str) or not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def _number(value: Any) -> float:
