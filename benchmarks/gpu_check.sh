@@ -101,10 +101,11 @@ from workbench.environment import numba_threading_layer as f; print('layer $laye
         pids=""
         if [ $load = loaded ]; then      # every core but two kept busy by other processes
           for _ in $(seq 3 "$(nproc)"); do python3 -c "while True: pass" & pids="$pids $!"; done
+          sleep 2
         fi
         for order in twin-a,twin-b twin-b,twin-a; do
           timeout 150 python3 -m workbench --plugin benchmarks/aa_plugin.py run -w twins -b $order,twin-slow \
-              -s 2^14:2^24:x2 -d float64 -q -o "$OUT/aa-$load-$order.json" > "$OUT/aa-$load-$order.txt" 2>&1
+              -s 2^14:2^24:x4 -d float64 -q -o "$OUT/aa-$load-$order.json" > "$OUT/aa-$load-$order.txt" 2>&1
           echo "A/A $load $order exit $?"; python3 benchmarks/aa_verdicts.py "$OUT/aa-$load-$order.json"
         done
         [ -n "$pids" ] && kill $pids

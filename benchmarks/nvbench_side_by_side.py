@@ -136,7 +136,9 @@ def main(out: Path) -> int:
     t0 = time.perf_counter()
     with open(out / "nvbench.log", "w") as log:
         rc = subprocess.run([sys.executable, __file__, "--nvbench", str(json_path)], stdout=log,
-                            stderr=subprocess.STDOUT, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}).returncode
+                            stderr=subprocess.STDOUT, cwd=ROOT,
+                            env={**os.environ, "PYTHONPATH": os.pathsep.join(
+                                p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)}).returncode
     nv_wall = time.perf_counter() - t0
     print(f"nvbench exit {rc} in {nv_wall:.1f} s")
     nv = _nvbench_figures(json_path) if json_path.exists() else {}

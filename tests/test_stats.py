@@ -99,3 +99,33 @@ def test_describe_says_the_ratio_and_its_interval():
     v = stats.Verdict("faster", 0.5, 0.4, 0.625)
     assert stats.describe(v) == "2x faster (1.6-2.5)"
     assert stats.describe(stats.Verdict("undecided", 1.1, 0.9, 1.3, "why")) == "undecided: why"
+
+
+def _row(median, lo, hi, rounds, group="s:0", noisy=""):
+    import json
+    return {"total_median_s": median, "total_ci_lo_s": lo, "total_ci_hi_s": hi, "repeats": 50, "noisy": noisy,
+            "device": "CPU", "rounds": json.dumps({"group": group, "total": rounds, "compute": rounds})}
+
+
+def test_interleaved_rounds_decide_where_the_drift_makes_each_interval_wide():
+    """The machine runs 30 % slower in every other round: each point's own interval spans that
+    drift, but round by round the pairs were measured side by side, and their ratio is steady."""
+    from workbench import verdicts
+    rng = np.random.default_rng(1)
+    drift = np.array([1.0, 1.3, 1.0, 1.3, 1.0])
+    for _ in range(50):
+        base = drift * rng.normal(1.0, 0.01, 5)
+        slow = drift * 1.3 * rng.normal(1.0, 0.01, 5)
+        twin = drift * rng.normal(1.0, 0.01, 5)
+        b = _row(1.0, 0.8, 1.4, list(base))
+        assert verdicts.compare_rows(_row(1.3, 1.04, 1.82, list(slow)), b).verdict == "slower"
+        assert verdicts.compare_rows(_row(1.0, 0.8, 1.4, list(twin)), b).verdict in ("same", "undecided")
+        # The same rows from two sweeps (different groups) cannot pair: their intervals overlap.
+        other = _row(1.3, 1.04, 1.82, list(slow), group="t:0")
+        assert verdicts.compare_rows(other, b).verdict == "undecided"
+
+
+def test_a_pair_measured_on_a_busy_machine_stays_undecided():
+    from workbench import verdicts
+    base = _row(1.0, 0.99, 1.01, [1.0] * 5, noisy="other processes kept 1.0 of 2 cores busy")
+    assert verdicts.compare_rows(_row(1.3, 1.29, 1.31, [1.3] * 5), base).verdict == "undecided"

@@ -57,6 +57,19 @@ def test_a_point_that_kills_the_engine_is_an_error_row_and_the_sweep_goes_on(sup
     assert sum(isinstance(m, protocol.SweepStarted) for m in messages) == 1
 
 
+def test_an_engine_that_dies_between_the_interleaved_rounds_of_a_size_loses_only_its_culprit(supervisor):
+    messages = list(supervisor.run(SweepSpec("misbehaving", ("numpy", "numba"), (9, 1), "float64",
+                                             min_repeats=3, budget_s=0.0)))
+    rows = {(r["size"], r["backend"]): r for r in protocol.rows(messages)}
+    assert set(rows) == {(9, "numpy"), (9, "numba"), (1, "numpy"), (1, "numba")}
+    assert rows[(9, "numba")]["status"] == "error" and "SIGSEGV" in rows[(9, "numba")]["message"]
+    # The other point of size 9 had run a round before the crash: it is measured again, whole.
+    assert rows[(9, "numpy")]["status"] == "ok" and rows[(9, "numpy")]["repeats"] == 3
+    assert rows[(1, "numpy")]["status"] == rows[(1, "numba")]["status"] == "ok"
+    assert supervisor.restarts == 1
+    assert sorted(m.index for m in messages if isinstance(m, protocol.PointFinished)) == [0, 1, 2, 3]
+
+
 def test_a_sticky_cuda_error_retires_the_engine_and_the_next_point_gets_a_fresh_one(supervisor):
     messages = list(supervisor.run(spec(1, 8, 1)))
     assert statuses(messages) == [(1, "ok"), (8, "error"), (1, "ok")]

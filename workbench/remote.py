@@ -11,8 +11,8 @@ A process rather than a thread, because:
   window and the command line cannot;
 * cuDF's takeover of the allocators and the peak-RSS reading stay the child's.
 
-Requests in: ``("run", spec, first, last)`` (the points of the plan with index in
-[first, last)), ``("probe",)``, ``("quit",)``. Out: the messages of
+Requests in: ``("run", spec, first, last, skip)`` (the points of the plan with index in
+[first, last), less those in ``skip``: points that already took an engine down), ``("probe",)``, ``("quit",)``. Out: the messages of
 ``workbench.protocol``, each request closed by ``Done``.
 
 A backend that needs the process prepared before anything is imported (cuDF's
@@ -161,7 +161,8 @@ def serve(conn, stop_raw, plugins: tuple[str, ...] = (), memory_limit: int | Non
             if kind == "run":
                 spec, first = request[1], request[2] if len(request) > 2 else 0
                 last = request[3] if len(request) > 3 else None
-                for message in engine.run_sweep(spec, stop, first, last, unavailable):
+                skip = request[4] if len(request) > 4 else ()
+                for message in engine.run_sweep(spec, stop, first, last, unavailable, skip):
                     conn.send(message)
                     if isinstance(message, protocol.PointFinished) and poisons_context(message.row):
                         conn.send(protocol.EngineRetiring(

@@ -47,3 +47,17 @@ def _numpy(inputs, ctx):
             ctypes.CDLL(None).sleep(30)
         return x * 2
     return run
+
+
+@W.implement("numba")
+def _second(inputs, ctx):
+    """A second backend, fine except at size 9, where it takes the engine down (a segfault): the
+    points of one size run their rounds interleaved, so the other backend's point there is unfinished."""
+    (x,) = inputs
+    size = ctx.size
+
+    def run():
+        if size == 9:
+            os.kill(os.getpid(), signal.SIGSEGV)
+        return x * 2
+    return run
