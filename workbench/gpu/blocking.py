@@ -53,8 +53,7 @@ class StreamBlocker:
         get = getattr(runtime, "hostGetDevicePointer", None)
         self._device_ptr = int(get(self._flags.ptr, 0)) if get is not None else self._flags.ptr
         self._start, self._end = cp.cuda.Event(), cp.cuda.Event()
-        # Twice the L2: nvbench's flush; allocated now, outside any point's memory cap and statistics.
-        self._flush = cp.empty(max(2 * l2_bytes, 1 << 20), dtype=cp.uint8) if l2_bytes else None
+        self._flush = L2Flush(cp, l2_bytes)
 
     def timed(self, fn: Callable[[], Any]) -> float | None:
         """GPU seconds of the work ``fn`` queues on the stream, its launch gaps hidden; None when the
@@ -76,7 +75,28 @@ class StreamBlocker:
         return cp.cuda.get_elapsed_time(self._start, self._end) * 1e-3
 
     def flush_l2(self) -> None:
-        """Evict the L2 cache: write a buffer of twice its size on the stream."""
-        if self._flush is not None:
-            with self.stream:
-                self._flush.fill(0)
+        self._flush.flush(self.stream)
+
+    def close(self) -> None:
+        self._flush.close()
+
+
+class L2Flush:
+    """A buffer of twice the L2 cache, written before a cold sample (nvbench's flush).
+
+    Allocated with cudaMalloc, outside CuPy's pool and RMM: a point's device memory statistics and
+    cap, and the pool's emptiness between points, are the point's own."""
+
+    def __init__(self, cp: Any, l2_bytes: int) -> None:
+        self._runtime = cp.cuda.runtime
+        self.nbytes = max(2 * l2_bytes, 1 << 20) if l2_bytes else 0
+        self._ptr = self._runtime.malloc(self.nbytes) if self.nbytes else 0
+
+    def flush(self, stream: Any = None) -> None:
+        if self._ptr:
+            self._runtime.memsetAsync(self._ptr, 0, self.nbytes, stream.ptr if stream is not None else 0)
+
+    def close(self) -> None:
+        if self._ptr:
+            self._runtime.free(self._ptr)
+            self._ptr = 0

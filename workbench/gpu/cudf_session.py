@@ -11,7 +11,7 @@ import time
 from contextlib import contextmanager, nullcontext
 from typing import Any, Callable, Iterator
 
-from workbench.gpu import driver, memory
+from workbench.gpu import blocking, driver, memory
 
 
 class CudfSession:
@@ -27,14 +27,13 @@ class CudfSession:
         self.device_id = p.identity if p else self.device
         # Twice the L2, written before a cold sample (nvbench's flush); cuDF synchronises inside its
         # calls, so no blocking kernel here: its times are the host's, between synchronisations.
-        self._flush = cp.empty(max(2 * p.l2_bytes, 1 << 20), dtype=cp.uint8) if p and p.l2_bytes else None
+        self._flush = blocking.L2Flush(cp, p.l2_bytes if p else 0)
 
     def activate(self):
         return nullcontext()     # cuDF picks its own streams; the clock below waits for all of them
 
     def flush_l2(self) -> None:
-        if self._flush is not None:
-            self._flush.fill(0)
+        self._flush.flush()
 
     def synchronize(self) -> None:
         self.cp.cuda.runtime.deviceSynchronize()
@@ -68,3 +67,4 @@ class CudfSession:
 
     def close(self) -> None:
         self.release()
+        self._flush.close()

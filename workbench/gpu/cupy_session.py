@@ -134,3 +134,5 @@ class CupySession:
 
     def close(self) -> None:
         self.release()
+        if self._blocker is not None:
+            self._blocker.close()

@@ -124,6 +124,8 @@ class NumbaCudaSession:
 
     def close(self) -> None:
         self.release()
+        if self._blocker is not None:
+            self._blocker.close()
 
 
 def _stream_pointer(stream: Any) -> int:
