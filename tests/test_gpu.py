@@ -200,7 +200,7 @@ def usable_gpu_backends(workload: str) -> tuple[str, ...]:
 def mixed_spec(workload: str, backends: tuple[str, ...]) -> SweepSpec:
     # Pinned transfers: pageable ones vary by a quarter from run to run on their own (docs/GPU.md).
     return SweepSpec(workload, backends, MIXED_SIZES[workload], "float32", host_memory="pinned",
-                     min_repeats=3, budget_s=0.02)
+                     min_repeats=3, budget_s=0.02, rounds=1)      # one round: mixed against alone is the point
 
 
 def by_point(rows) -> dict:
