@@ -56,12 +56,15 @@ class HostPeak:
             return False
 
     @contextmanager
-    def scope(self) -> Iterator[Callable[[], float]]:
-        """Yield a function that returns the peak in bytes since the scope began (NaN if unknown)."""
+    def scope(self, collect: bool = True) -> Iterator[Callable[[], float]]:
+        """Yield a function that returns the peak in bytes since the scope began (NaN if unknown).
+        ``collect``: collect garbage first (tens of milliseconds with many objects alive: once a
+        point, not once a round)."""
         if not self.supported:
             yield lambda: float("nan")
             return
-        gc.collect()
+        if collect:
+            gc.collect()
         self._reset()
         base = _status_kib("VmRSS:") or 0
         yield lambda: max(0, ((_status_kib("VmHWM:") or 0) - base)) * 1024.0

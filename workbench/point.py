@@ -66,9 +66,12 @@ class Point:
         self.rounds, self.group = rounds, group
         self.sessions, self.inputs, self.reference, self.host_peak = sessions, inputs, reference, host_peak
         self.dtype = np.dtype(spec.dtype)
+        # Each round's share of the point: its time, its samples, and a noise target sqrt(R) as loose,
+        # since the median pooled over R rounds is about sqrt(R) times as precise as one round's.
         self.per_round = dataclasses.replace(spec, budget_s=spec.budget_s / rounds,
                                              min_repeats=max(1, math.ceil(spec.min_repeats / rounds)),
-                                             min_time_s=spec.min_time_s / rounds)
+                                             min_time_s=spec.min_time_s / rounds,
+                                             noise=spec.noise * math.sqrt(rounds))
         self.shuffle = np.random.default_rng([spec.seed, base["size"], index])
         self.timings: Timings | None = None
         self.round_medians: dict[str, list] = {"compute": [None] * rounds, "total": [None] * rounds}
@@ -81,6 +84,18 @@ class Point:
         self.session: Any = None
         self.load = load_mod.LoadMeter()
         self.speeds: list[float] = []
+
+    def _round_spec(self) -> Any:
+        """This round's sampling: once earlier rounds disagree by more than the noise target, a
+        round need not pin its own median down further than that disagreement (the point's interval
+        is set by it): the round stops sooner, and a noisy machine costs less time, not more."""
+        done = [m for m in self.round_medians["compute"] if m]
+        if len(done) < 2:
+            return self.per_round
+        spread = float(np.std(np.log(done), ddof=1))
+        if spread <= self.per_round.noise:
+            return self.per_round
+        return dataclasses.replace(self.per_round, noise=spread)
 
     @property
     def finished(self) -> bool:
@@ -97,14 +112,14 @@ class Point:
             self.session = session = _session(self.sessions, backend)
             before = canary.read()
             with self.load.running(), cap.capped(limit), session.activate(), \
-                    self.host_peak.scope() as host_bytes, session.device_memory() as device_bytes:
+                    self.host_peak.scope(collect=r == 0) as host_bytes, session.device_memory() as device_bytes:
                 ctx = Context(size=base["size"], dtype=self.dtype, variant=base["variant"],
                               host_memory=spec.host_memory, session=session)
                 spacer = sampling.spacer(self.shuffle)     # held through the round: see sampling.spacer
                 made = workload.implementations[backend].factory(self.inputs, ctx)
                 phases = made if isinstance(made, Phases) else Phases(compute=made)
                 clocks = _clocks(self.sessions) if session.device_kind == "gpu" else None
-                t = repeat(phases, session, self.per_round, stop, clocks)
+                t = repeat(phases, session, self._round_spec(), stop, clocks)
                 del spacer
                 # The result is verified only once every piece of device work is complete: a download
                 # into pinned memory returns before its copy has landed.
