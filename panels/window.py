@@ -418,6 +418,7 @@ class MainWindow(QMainWindow):
         protocol.dispatch(self.handlers, message)
 
     def on_sweep_started(self, message: protocol.SweepStarted) -> None:
+        self._spec = message.spec
         total = self.total = message.total
         self.progressBar.setRange(0, total)
         self.progressBar.setValue(0)
@@ -431,9 +432,12 @@ class MainWindow(QMainWindow):
         self.etaLabel.setText(self._eta(done))
 
     def _eta(self, done: int) -> str:
-        if done == 0 or self.total == 0:
+        spec = getattr(self, "_spec", None)
+        if self.total == 0 or spec is None:
             return "estimating..."
-        left = (time.perf_counter() - self.t_start) / done * (self.total - done)
+        left, ceiling = engine.time_left(spec, done, self.total, time.perf_counter() - self.t_start)
+        if done == 0:     # nothing measured yet: the stopping rule's ceiling is all there is to say
+            return f"at most about {ceiling:.0f} s of samples left" if ceiling >= 1 else "estimating..."
         return f"about {left:.0f} s left" if left >= 1 else "under a second left"
 
     def on_point_finished(self, message: protocol.PointFinished) -> None:

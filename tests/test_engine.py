@@ -332,3 +332,12 @@ def test_counts_that_depend_on_the_variant_are_used(registry):
         r = by[variant]
         assert r["gflops"] * r["compute_median_s"] * 1e9 == pytest.approx(64 * f)
         assert r["gbps"] * r["compute_median_s"] * 1e9 == pytest.approx(64 * 8 * 2 * f)
+
+
+def test_time_left_comes_from_the_stopping_rule():
+    from workbench.engine import time_left
+    spec = SweepSpec("synthetic", ("numpy",), (16,), "float64", budget_s=0.5)
+    assert time_left(spec, 0, 10, 0.0) == (5.0, 5.0)            # before any point: the ceiling
+    assert time_left(spec, 5, 10, 1.0) == (1.0, 2.5)            # quick points: their pace
+    assert time_left(spec, 5, 10, 20.0) == (2.5, 2.5)           # never past the ceiling
+    assert time_left(spec, 10, 10, 3.0) == (0.0, 0.0)

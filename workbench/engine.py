@@ -310,6 +310,17 @@ def run_sweep(spec: SweepSpec, stop: StopFlag | None = None, first: int = 0, las
     yield SweepFinished(cancelled, time.perf_counter() - t_sweep, done)
 
 
+def time_left(spec: SweepSpec, done: int, total: int, elapsed: float) -> tuple[float, float]:
+    """(an estimate, a ceiling) of the seconds a sweep has left, from the stopping rule: a point stops
+    at its noise target, or at ``budget_s`` of samples (first calls aside); the estimate scales the
+    time the points done so far took, never past the ceiling."""
+    left = max(0, total - done)
+    ceiling = left * spec.budget_s
+    if done == 0:
+        return ceiling, ceiling
+    return min(elapsed / done * left, ceiling) if ceiling > 0 else elapsed / done * left, ceiling
+
+
 def _base(workload: Workload, spec: SweepSpec, size: int, variant: str, backend: str) -> dict:
     return dict(workload=workload.name, backend=backend, size=size, dtype=spec.dtype, variant=variant,
                 host_memory=spec.host_memory if backends_mod.is_gpu(backend) else "")
