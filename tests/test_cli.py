@@ -340,3 +340,43 @@ def test_the_numba_layer_is_named_as_numba_chooses_it(selector, expected):
     assert proc.returncode == 0, proc.stderr
     before, after, actual = proc.stdout.split()
     assert after == actual and before in expected and actual in expected
+
+
+def _result_file(path, rows_by_backend):
+    """A saved result set: each backend's rows at sizes 2^10 and 2^12, with +-1 % intervals."""
+    from helpers import measured
+    from workbench import results
+    rows = [measured(workload="source_terms", backend=b, device="CPU: Test", size=s, dtype="float32",
+                     total_median_s=t, compute_median_s=t, status="ok")
+            for b, times in rows_by_backend.items() for s, t in zip((1024, 4096), times)]
+    results.save(results.to_frame(rows), path, {"host": "test"})
+    return path
+
+
+def test_compare_prints_each_points_verdict_and_json_lists_them(tmp_path):
+    base = _result_file(tmp_path / "base.json", {"numpy": [1e-3, 2e-3], "numba": [1e-3, 2e-3]})
+    new = _result_file(tmp_path / "new.csv", {"numpy": [1.3e-3, 2e-3], "numba": [0.7e-3, 2.01e-3]})
+    proc = cli("compare", str(base), str(new))
+    assert proc.returncode == 0, proc.stderr
+    lines = {tuple(line.split()[1:3]): line for line in proc.stdout.splitlines() if line.startswith("source_terms")}
+    assert lines[("numpy", "1024")].rstrip().endswith("slower")
+    assert lines[("numba", "1024")].rstrip().endswith("faster")
+    assert lines[("numpy", "4096")].rstrip().endswith("same") and lines[("numba", "4096")].rstrip().endswith("same")
+    assert "1 faster, 1 slower, 2 same, 0 undecided" in proc.stdout
+    proc = cli("compare", str(base), str(new), "--json")
+    assert proc.returncode == 0, proc.stderr
+    found = json.loads(proc.stdout)
+    assert {(r["backend"], r["size"], r["verdict"]) for r in found} == {
+        ("numpy", 1024, "slower"), ("numba", 1024, "faster"), ("numpy", 4096, "same"), ("numba", 4096, "same")}
+    for r in found:
+        assert {"workload", "backend", "size", "dtype", "variant", "verdict", "ratio"} <= set(r)
+    slower = next(r for r in found if r["verdict"] == "slower")
+    assert slower["ratio"] == pytest.approx(1.3) and slower["ratio_lo"] < 1.3 < slower["ratio_hi"]
+
+
+def test_compare_refuses_a_bad_file_and_a_bad_effect_in_one_line(tmp_path):
+    base = _result_file(tmp_path / "base.json", {"numpy": [1e-3, 2e-3]})
+    proc = cli("compare", str(base), str(tmp_path / "missing.json"))
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
+    proc = cli("compare", str(base), str(base), "--min-effect", "150")
+    assert proc.returncode == 2 and "between 0 and 100" in proc.stderr
