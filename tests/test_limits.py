@@ -191,7 +191,8 @@ def test_the_cpu_ladder_is_measured_once_per_device(registry, monkeypatch):
                         lambda self, *a, **k: calls.append(a) or real(self, *a, **k))
     s1, s2 = FakeGpuSession(), FakeGpuSession()
     assert limits.limits_for(s1) is limits.limits_for(s2)    # the same device: measured once
-    assert len(calls) == len(limits.PATTERNS) * len(limits.LADDER["gpu"])   # every pattern per rung
+    # every pattern per rung, twice (the margin's spread)
+    assert len(calls) == 2 * len(limits.PATTERNS) * len(limits.LADDER["gpu"])
     limits.forget()
 
 
@@ -212,3 +213,44 @@ def test_a_session_that_cannot_even_release_still_gives_the_point_its_row(fake_g
     rows = rows_of(SweepSpec("fake_gpu", ("fake-a",), (8, 16), "float64", min_repeats=1, budget_s=0))
     assert [r["status"] for r in rows] == ["ok", "error"]
     assert "ILLEGAL_ADDRESS" in rows[1]["message"]
+
+
+def test_a_working_set_inside_a_cache_is_held_to_the_cache_not_to_memory():
+    """A stencil counts every read of a grid that stays in cache: its ceiling comes from the rungs
+    near what it holds, not from the bytes it counts (issue 17: 1.1x 'beyond the hardware')."""
+    lim = DeviceLimits("CPU: x", "x", "cpu", bandwidth={2 ** 22: 150e9, 2 ** 24: 60e9, 2 ** 26: 40e9})
+    assert lim.bandwidth_limit(2 ** 26) == 40e9                            # counted bytes alone: memory
+    assert lim.bandwidth_limit(2 ** 26, working_set=2 ** 23) == 150e9      # it holds 8 MiB: the cache
+    assert lim.bandwidth_limit(2 ** 26, working_set=2 ** 30) == 40e9       # holding more changes nothing
+
+
+def test_the_margin_grows_with_the_spread_of_the_limits_own_measurements():
+    lim = DeviceLimits("CPU: x", "x", "cpu", bandwidth={2 ** 24: 160e9}, spread={2 ** 24: 1.7})
+    assert lim.margin(2 ** 24) == pytest.approx(limits.MARGIN * 1.7)
+    quiet = DeviceLimits("CPU: y", "y", "cpu", bandwidth={2 ** 24: 160e9}, spread={2 ** 24: 1.01})
+    assert quiet.margin(2 ** 24) == pytest.approx(limits.MARGIN * 1.01)
+    wild = DeviceLimits("CPU: z", "z", "cpu", bandwidth={2 ** 24: 160e9}, spread={2 ** 24: 9.0})
+    assert wild.margin(2 ** 24) == pytest.approx(limits.MARGIN * limits.MAX_SPREAD)   # bounded
+
+
+class _Wobbly(FakeGpuSession):
+    """Its quick measurements of one rung alternate between 1 and 1.6 TB/s."""
+
+    device_id = "wobbly"
+    calls = 0
+
+    def stream_seconds(self, nbytes, pattern="copy", thorough=False):
+        if pattern == limits.PATTERNS[0]:        # one measurement of a rung: all its patterns alike
+            _Wobbly.calls += 1
+        return nbytes / (1e12 if _Wobbly.calls % 2 else 1.6e12)
+
+
+def test_a_wobbly_ceiling_spares_an_honest_point_and_still_catches_a_timer_that_bracketed_nothing():
+    limits.forget()
+    try:
+        session, nbytes = _Wobbly(), 2 ** 24
+        assert limits.check(session, nbytes, 0.0, nbytes / 2.5e12, "float32").problem == ""   # 1.6 x 1.1 x 1.6
+        absurd = limits.check(session, nbytes, 0.0, nbytes / 1e15, "float32")                 # 1 PB/s
+        assert "beyond the hardware" in absurd.problem
+    finally:
+        limits.forget()

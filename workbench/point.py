@@ -247,9 +247,10 @@ def _row(workload: Workload, base: dict, session: Any, timings: Timings, peak_ho
     seconds = t["median"] if workload.throughput_on == "total" else c["median"]
     flops, nbytes = workload.flops_and_bytes(size, itemsize, base["variant"])
     ok_time = seconds > 0 and not math.isnan(seconds)
+    # The bytes the point's kernel holds (its declared device footprint, the same arrays on a CPU;
+    # the host footprint counts the reference and temporaries the kernel never touches).
     verdict = limits.check(session, nbytes, flops, seconds, base["dtype"],
-                           working_set=workload.device_bytes(size, itemsize) if session.device_kind == "gpu"
-                           else workload.footprint(size, itemsize))
+                           working_set=workload.device_bytes(size, itemsize))
     readings = timings.readings
     noisy = [machine.noisy] if machine.noisy else []
     if timings.reasons - {"power cap"}:
