@@ -19,10 +19,11 @@ import numpy as np
 import pandas as pd
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt
-from PySide6.QtGui import QFont, QFontMetrics
+from PySide6.QtGui import QColor, QFont, QFontMetrics
 
 from panels import axes, style
 from panels.style import Look
+from workbench import bands
 from workbench.compare import Baseline, Overlay, Series, speedups
 from workbench.results import memory_walls
 
@@ -295,45 +296,90 @@ class Chart(Titled, pg.PlotWidget):
 
 
 class RuntimeChart(Chart):
+    """Each series' median, and around it the band ``workbench.bands`` describes (the exported
+    chart draws the same one): a filled outline per series, updated in place like the lines."""
+
     def __init__(self) -> None:
         super().__init__("runtimePlot", "Runtime", "time", axes.fmt_time, 10,
                          "compute", "end-to-end")
         self.kind = "runtime"
         self.shows_walls = True
+        self.band_items: dict = {}      # key -> the filled outline of a series' band
+        self.bands: dict = {}           # key -> the workbench.bands.Band it draws: for tests and exports
+        self.band_keys: dict = {}       # what a band is (its label) -> its sample in the chart's key
 
     def draw_all(self, overlay: Overlay) -> None:
         for s in overlay.series:
             g = s.rows
             self.draw(self.key("compute", s, overlay), s, g, positive(g["compute_median_s"]))
-            self._spread(self.key("spread", s, overlay), s.backend, g)
+            for which in ("compute", "total") if s.moves_data else ("compute",):
+                self._band(self.key(f"band-{which}", s, overlay), s.backend, bands.band(g, which))
             if s.moves_data:   # a device backend: transfers make end-to-end differ
                 self.draw(self.key("total", s, overlay), s, g, positive(g["total_median_s"]), dashed=True)
 
-    def _spread(self, key, backend: str, g: pd.DataFrame) -> None:
-        """An error bar from the first to the third quartile, in log coordinates."""
-        bars = self.series.get(key)
-        if bars is None:
-            bars = pg.ErrorBarItem(beam=0.0)
-            self.addItem(bars)
-            self.series[key] = bars
-        bars.setData(pen=style.pen(backend, self.look, width=max(1.0, self.look.line_px / 2)))
-        med, q1, q3 = (positive(g[c]) for c in ("compute_median_s", "compute_q1_s", "compute_q3_s"))
-        ok = np.isfinite(med) & np.isfinite(q1) & np.isfinite(q3)
-        lm = np.log10(med[ok])
-        # x, y, top and bottom always together: bars with old top/bottom crash a paint.
-        bars.setData(x=np.log10(g["size"].to_numpy(float)[ok]), y=lm, top=np.log10(q3[ok]) - lm,
-                     bottom=lm - np.log10(q1[ok]))
-        bars.setVisible(True)
+    def update_from(self, overlay: Overlay) -> None:
+        super().update_from(overlay)
+        for key in self.band_items:
+            if key not in self._drawn:
+                self._empty_band(key)
+        self._key_bands()
+
+    def _band(self, key, backend: str, band: bands.Band) -> None:
+        """A series' band as one closed outline, filled (pyqtgraph's 'enclosed' fill level), under
+        the lines; the item is made once and its data set in place."""
+        item = self.band_items.get(key)
+        if item is None:
+            item = pg.PlotDataItem([], [], pen=None, fillLevel="enclosed")
+            item.setZValue(-1)
+            self.addItem(item)
+            self.band_items[key] = item
+        item.setFillBrush(self._band_brush(backend))
+        item.setData(*band.polygon())
+        self.bands[key] = band
         self._drawn.add(key)
 
-    def _empty(self, key) -> None:
-        item = self.series[key]
-        if isinstance(item, pg.ErrorBarItem):
-            empty = np.array([])
-            item.setData(x=empty, y=empty, top=empty, bottom=empty)
-            item.setVisible(False)      # an empty bar item still bounds (0, 0): the axis would reach 2^0
-        else:
-            super()._empty(key)
+    def _band_brush(self, backend: str) -> QColor:
+        c = QColor(style.color(backend, self.look))
+        c.setAlphaF(bands.ALPHA)
+        return c
+
+    def _empty_band(self, key) -> None:
+        self.band_items[key].setData([], [])
+        self.bands.pop(key, None)
+
+    def clear_series(self) -> None:
+        super().clear_series()
+        for key in self.band_items:
+            self._empty_band(key)
+        self._key_bands()
+
+    def _key_bands(self) -> None:
+        """The chart's key names what the bands drawn are (the interval, or an old file's
+        quartiles), as the exported chart's legend does; entries change only when that does."""
+        wanted = bands.labels(self.bands.values())
+        if wanted == list(self.band_keys):
+            return
+        for item in self.band_keys.values():
+            self.legend.removeItem(item)
+        self.band_keys = {}
+        for text in wanted:
+            sample = pg.PlotDataItem(pen=None, fillLevel=0)
+            self._style_band_key(sample)
+            self.legend.addItem(sample, text)
+            self.band_keys[text] = sample
+        self._fit_minimum()
+
+    def _style_band_key(self, sample: pg.PlotDataItem) -> None:
+        c = QColor(self.look.foreground)
+        c.setAlphaF(2 * bands.ALPHA)
+        sample.setFillBrush(c)
+
+    def apply_look(self, look: Look) -> None:
+        super().apply_look(look)
+        for key, item in getattr(self, "band_items", {}).items():   # none yet in the constructor
+            item.setFillBrush(self._band_brush(key[1]))
+        for sample in getattr(self, "band_keys", {}).values():
+            self._style_band_key(sample)
 
 
 class MemoryChart(Chart):

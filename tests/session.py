@@ -221,10 +221,9 @@ class Session:
             assert not stale, (chart.objectName(), stale)
             for k, (x, _) in chart.points().items():
                 assert set(np.asarray(x).tolist()) <= set(expected.get((k[1], k[2]), [])), (chart.objectName(), k)
-        bars = w.runtimePlot.series
-        for key, item in bars.items():
-            if key[0] == "spread":
-                assert len(item.opts["x"]) == len(item.opts["top"]) == len(item.opts["bottom"])
+        for key, band in w.runtimePlot.bands.items():      # a band only where its series was drawn
+            item = w.runtimePlot.band_items[key]
+            assert len(item.xData) == 2 * len(band) and set(band.x) <= set(expected.get((key[1], key[2]), []))
         base = w.speedupPlot.baseline
         if base and (base, "") in expected:
             x, y = w.speedupPlot.points()[("total", base, "")]

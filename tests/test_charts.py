@@ -94,6 +94,36 @@ def test_svg_has_one_path_per_series_and_text_as_text():
     assert any("source_terms" in t and "float32" in t for t in texts)   # the stamp, as text
 
 
+def test_the_runtime_band_is_each_medians_95_percent_interval_and_is_labelled_so():
+    """Around each line (compute for all, end-to-end for a GPU backend) the band spans the CI columns;
+    a file without them falls back to q1-q3, and the legend says which it is."""
+    from workbench import bands
+    rs = result_set()
+    rs.frame.loc[rs.frame["status"] == "ok", "compute_ci_hi_s"] *= 1.4      # wide enough to see
+    with charts.style(charts.preset()):
+        fig = charts.figure("runtime", [rs])
+    areas = {c.get_gid(): c for c in fig.axes[0].collections if c.get_gid()}
+    assert sorted(g for g in areas if "-band-" in g) == ["series-runtime-band-compute-cupy",
+                                                         "series-runtime-band-compute-numba",
+                                                         "series-runtime-band-compute-numpy",
+                                                         "series-runtime-band-total-cupy"]
+    ok = rs.frame[rs.frame["status"] == "ok"]
+    for backend, which in (("numpy", "compute"), ("cupy", "total")):
+        rows = ok[ok["backend"] == backend].sort_values("size")
+        ys = {}
+        for x, y in areas[f"series-runtime-band-{which}-{backend}"].get_paths()[0].vertices:
+            ys.setdefault(x, []).append(y)
+        assert sorted(ys) == rows["size"].tolist()
+        assert [min(v) for _, v in sorted(ys.items())] == pytest.approx(rows[f"{which}_ci_lo_s"].tolist())
+        assert [max(v) for _, v in sorted(ys.items())] == pytest.approx(rows[f"{which}_ci_hi_s"].tolist())
+    assert bands.INTERVAL in [t.get_text() for t in legends(fig)[0].get_texts()]
+    for c in ("compute_ci_lo_s", "compute_ci_hi_s", "total_ci_lo_s", "total_ci_hi_s"):
+        rs.frame[c] = np.nan                       # a file written before the intervals were kept
+    root = svg_tree(charts.render("runtime", [rs], "svg"))
+    assert sorted(series_groups(root, "runtime", "band-compute")) == ["cupy", "numba", "numpy"]
+    assert bands.QUARTILES in svg_texts(root) and bands.INTERVAL not in svg_texts(root)
+
+
 def test_paper_is_a_narrow_vector_figure():
     root = svg_tree(charts.render("runtime", [result_set()], "svg", charts.PAPER))
     assert root.get("width") == "252pt"          # 3.5 in

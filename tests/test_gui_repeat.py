@@ -18,7 +18,8 @@ def _sweep(qtbot, w, lo, hi, steps):
 
 def test_a_second_run_with_fewer_sizes_draws_only_its_own_points(qtbot, window):
     """Error bars used to keep the first sweep's top/bottom after the clear: with fewer points
-    in the second sweep pyqtgraph indexed past its arrays inside a paint (a segfault)."""
+    in the second sweep pyqtgraph indexed past its arrays inside a paint (a segfault). The bands
+    that replaced them must hold the second sweep's points only."""
     w = window
     w.experiment.select_workload("source_terms")
     check_backends(w, ["numpy", "numba"])
@@ -28,8 +29,9 @@ def test_a_second_run_with_fewer_sizes_draws_only_its_own_points(qtbot, window):
     w.runtimePlot.grab()                     # paint with the first sweep's bars
     _sweep(qtbot, w, "2^10", "2^11", 2)
     w.runtimePlot.grab()                     # a paint after the second: the crash was here
-    bars = w.runtimePlot.series[("spread", "numpy", "")]
-    assert len(bars.opts["x"]) == len(bars.opts["top"]) == len(bars.opts["bottom"]) == 2
+    key = ("band-compute", "numpy", "")
+    band, item = w.runtimePlot.bands[key], w.runtimePlot.band_items[key]
+    assert set(band.x) <= {1024, 2048} and len(item.xData) == len(item.yData) == 2 * len(band)
     x, _ = w.runtimePlot.points()[("compute", "numpy", "")]
     assert list(x) == [1024, 2048]
     assert w.resultsTable.model().rowCount() == 4

@@ -28,7 +28,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
-from workbench import palette, provenance
+from workbench import bands, palette, provenance
 from workbench.compare import (DEFAULT_BASELINES, Baseline, Series, baseline, is_baseline, series,  # noqa: F401 - the API
                                speedups)
 from workbench.chart_presets import FORMATS, KINDS, PAPER, Preset, output_paths, parse_size, preset  # noqa: F401 - the API
@@ -234,18 +234,22 @@ class _Chart:
 def _runtime(c: _Chart) -> None:
     c.ax.set_title("Runtime")
     c.ax.set_ylabel("time per call")
-    ys, any_device = [], False
+    ys, any_device, drawn = [], False, []
     for s in series(c.sets, c.labels):
         x, r = s.rows["size"].to_numpy(float), s.rows
         ys.append(c.line(s, "compute", x, r["compute_median_s"]))
-        q1, q3 = _positive(r["compute_q1_s"]), _positive(r["compute_q3_s"])
-        band = np.isfinite(q1) & np.isfinite(q3)
-        c.ax.fill_between(x[band], q1[band], q3[band], color=s.color, alpha=0.18, linewidth=0,
-                          gid=_gid(c.kind, "spread", s.label))
+        for which in ("compute", "total") if s.moves_data else ("compute",):
+            b = bands.band(r, which)    # what the window draws too, around each line
+            c.ax.fill_between(b.x, b.lo, b.hi, color=s.color, alpha=bands.ALPHA, linewidth=0,
+                              gid=_gid(c.kind, f"band-{which}", s.label))
+            drawn.append(b)
+            ys += [b.lo, b.hi]          # the axis reaches the band's edges, not only the medians
         if s.moves_data:   # a device backend: end-to-end adds the transfers
             any_device = True
             ys.append(c.line(s, "total", x, r["total_median_s"], dashed=True, legend=False))
-    c.key("compute (median; band: q1 to q3)", "end-to-end, with transfers" if any_device else None)
+    c.key("compute (median)", "end-to-end, with transfers" if any_device else None)
+    c.handles += [Patch(facecolor="#555", alpha=bands.ALPHA * 2, linewidth=0, label=text)
+                  for text in bands.labels(drawn)]
     _axes(c, ys, time_label)
 
 
