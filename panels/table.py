@@ -1,5 +1,6 @@
-"""The results table: every column of the result rows, sortable, failures highlighted; when result
-sets are compared, the rows of every set, each named by its set's label."""
+"""The results table: every column of the result rows, with each median's 95 % interval and sample
+count beside it, sortable, failures highlighted; when result sets are compared, the rows of every
+set, each named by its set's label."""
 from __future__ import annotations
 
 import math
@@ -9,7 +10,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyMod
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
-from workbench.results import COLUMNS, human_bytes, human_seconds
+from workbench.results import COLUMNS, human_bytes, human_seconds, interval_text
 
 # Every status but "ok" is a failed point and highlighted; "implausible" (a time beyond what the
 # hardware can do) has its own colour, and a status added later still gets OTHER.
@@ -17,6 +18,12 @@ FAILED = {"wrong": QColor("#ffd6d6"), "error": QColor("#ffe4c4"), "implausible":
           "cancelled": QColor("#eeeeee"), "skipped": QColor("#eeeeee")}
 OTHER = QColor("#fff2a8")
 DARK_TEXT = QColor("#111111")   # highlighted rows stay readable in the dark theme
+
+
+#: Columns the table adds for reading, each after the column it reads beside: the compute median's 95 %
+#: interval as one cell, and the count of samples it rests on (``n``, the terminal table's names).
+DERIVED = {"compute_median_s": ("95 % CI", "n")}
+SHOWN = tuple(c for column in COLUMNS for c in (column, *DERIVED.get(column, ())))
 
 
 def status_color(status: str) -> QColor | None:
@@ -34,7 +41,7 @@ class ResultsModel(QAbstractTableModel):
         self.labels: list[str] = []                 # each set's label; [] for a single set
 
     def columns(self) -> tuple[str, ...]:
-        return (("set",) if self.labels else ()) + COLUMNS
+        return (("set",) if self.labels else ()) + SHOWN
 
     def rowCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.rows) + len(self.others)
@@ -58,11 +65,17 @@ class ResultsModel(QAbstractTableModel):
         col = self.columns()[index.column()]
         if col == "set":
             value = self.labels[set_index] if set_index < len(self.labels) else ""
+        elif col == "95 % CI":
+            value = row.get("compute_ci_lo_s", float("nan"))    # sorted by its lower end
+        elif col == "n":
+            value = row.get("repeats", 0)
         else:
             value = row.get(col, float("nan"))   # a column added after this row was made
         if role == Qt.ItemDataRole.DisplayRole:
             if col in ("h2d_s", "d2h_s") and not row["host_memory"]:
                 return "-"                      # CPU backends have no transfer phase
+            if col == "95 % CI":
+                return interval_text(row.get("compute_ci_lo_s"), row.get("compute_ci_hi_s"))
             return _display(col, value)
         if role == Qt.ItemDataRole.UserRole:          # the sort key: the raw value
             return value if not (isinstance(value, float) and math.isnan(value)) else -math.inf

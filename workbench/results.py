@@ -133,6 +133,16 @@ def human_seconds(s: float) -> str:
     return str(s)
 
 
+def interval_text(lo: Any, hi: Any) -> str:
+    """'1.2 ms-1.3 ms': a median's 95 % interval as every view writes it; '-' where there is none
+    (a file from before the intervals were kept, a point with too few samples)."""
+    try:
+        lo, hi = float(lo), float(hi)
+    except (TypeError, ValueError):
+        return "-"
+    return f"{human_seconds(lo)}-{human_seconds(hi)}" if math.isfinite(lo) and math.isfinite(hi) else "-"
+
+
 def readable_table(frame: pd.DataFrame) -> pd.DataFrame:
     """The result columns a person reads, as text with units (the terminal table, the HTML report)."""
     show = pd.DataFrame({
@@ -141,8 +151,7 @@ def readable_table(frame: pd.DataFrame) -> pd.DataFrame:
         "variant": frame["variant"],
         "compute": frame["compute_median_s"].map(human_seconds),
         # The median's 95 % interval and the count of samples it rests on (workbench.stats).
-        "95 % CI": [f"{human_seconds(a)}-{human_seconds(b)}" if math.isfinite(a) and math.isfinite(b) else "-"
-                    for a, b in zip(frame["compute_ci_lo_s"], frame["compute_ci_hi_s"])],
+        "95 % CI": [interval_text(a, b) for a, b in zip(frame["compute_ci_lo_s"], frame["compute_ci_hi_s"])],
         "n": frame["repeats"],
         "noise": frame["noise"].map(lambda v: "-" if pd.isna(v) else f"{100 * v:.1f} %"),
         # CPU backends have no transfer phases (host_memory is empty for them): show "-", not "0 ns".
