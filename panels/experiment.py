@@ -1,4 +1,5 @@
-"""The experiment panel: workload, backends, sizes, dtype, repeats, budget, host memory, device memory cap.
+"""The experiment panel: workload, backends, sizes, dtype, repeats, noise target, time cap per point,
+host memory, device memory cap.
 
 It only describes a sweep: ``spec()`` returns an engine ``SweepSpec`` or None,
 and ``validityChanged`` says whether Run may be pressed, with the reason shown
@@ -78,6 +79,13 @@ class ExperimentPanel(QWidget):
                                     value=engine.DEFAULT_MIN_REPEATS)
         self.budgetSpin = QDoubleSpinBox(objectName="budgetSpin", minimum=0.0, maximum=60.0, decimals=2,
                                          singleStep=0.05, value=engine.DEFAULT_BUDGET_S, suffix=" s")
+        self.budgetSpin.setToolTip("The most seconds of samples a point may take: a point that reaches it "
+                                   "before its noise target says so (the command line's --budget)")
+        # In percent, as the command line's --noise takes it; the spec holds the fraction.
+        self.noiseSpin = QDoubleSpinBox(objectName="noiseSpin", minimum=0.0, maximum=50.0, decimals=2,
+                                        singleStep=0.25, value=100 * engine.DEFAULT_NOISE, suffix=" %")
+        self.noiseSpin.setToolTip("Sample each point until the 95 % interval of its median is within this "
+                                  "of it, or until the time cap; 0: always to the cap (the command line's --noise)")
         self.hostMemoryCombo = QComboBox(objectName="hostMemoryCombo")
         self.hostMemoryCombo.addItems(["pageable", "pinned"])
         self.hostMemoryCombo.setToolTip("How GPU backends hold host buffers for their transfers")
@@ -109,7 +117,8 @@ class ExperimentPanel(QWidget):
         pf = QFormLayout(params)
         pf.addRow("dtype", self.dtypeCombo)
         pf.addRow("Min repeats", self.repeatsSpin)
-        pf.addRow("Budget per point", self.budgetSpin)
+        pf.addRow("Noise target", self.noiseSpin)
+        pf.addRow("Most time per point", self.budgetSpin)
         pf.addRow("GPU host memory", self.hostMemoryCombo)
         pf.addRow("GPU memory cap", self.deviceMemoryLimit)
         pf.addRow(self.deviceMemoryNote)
@@ -174,7 +183,8 @@ class ExperimentPanel(QWidget):
         return {"workload": self.workload_name() or "", "backends": self.checked_backends(),
                 "size_from": self.sizeFrom.text(), "size_to": self.sizeTo.text(), "size_steps": self.sizeSteps.value(),
                 "dtype": self.dtypeCombo.currentText(), "repeats": self.repeatsSpin.value(),
-                "budget_s": self.budgetSpin.value(), "host_memory": self.hostMemoryCombo.currentText(),
+                "budget_s": self.budgetSpin.value(), "noise_percent": self.noiseSpin.value(),
+                "host_memory": self.hostMemoryCombo.currentText(),
                 "device_memory_limit": self.deviceMemoryLimit.text()}
 
     def apply_settings(self, settings: Mapping[str, Any]) -> list[str]:
@@ -192,7 +202,7 @@ class ExperimentPanel(QWidget):
         if settings.get("device_memory_limit") is not None:     # empty is a choice here: no cap
             self.deviceMemoryLimit.setText(str(settings["device_memory_limit"]))
         for key, spin, kind in (("size_steps", self.sizeSteps, int), ("repeats", self.repeatsSpin, int),
-                                ("budget_s", self.budgetSpin, float)):
+                                ("budget_s", self.budgetSpin, float), ("noise_percent", self.noiseSpin, float)):
             if settings.get(key) not in (None, ""):
                 try:
                     spin.setValue(kind(float(settings[key])))
@@ -232,6 +242,7 @@ class ExperimentPanel(QWidget):
             workload=self.workload_name(), backends=tuple(self.checked_backends()), sizes=tuple(self.sizes()),
             dtype=self.dtypeCombo.currentText(), host_memory=self.hostMemoryCombo.currentText(),
             min_repeats=self.repeatsSpin.value(), budget_s=self.budgetSpin.value(),
+            noise=self.noiseSpin.value() / 100,
             max_repeats=max(engine.DEFAULT_MAX_REPEATS, self.repeatsSpin.value()),
             device_memory_limit=self.device_memory_limit())
 

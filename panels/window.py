@@ -363,6 +363,7 @@ class MainWindow(QMainWindow):
             e.hostMemoryCombo.setCurrentText(spec.host_memory)
             e.repeatsSpin.setValue(spec.min_repeats)
             e.budgetSpin.setValue(spec.budget_s)
+            e.noiseSpin.setValue(100 * spec.noise)
             e.deviceMemoryLimit.setText(fmt_bytes_exact(spec.device_memory_limit) if spec.device_memory_limit else "")
 
     def _lesson_prefix(self) -> str:

@@ -259,3 +259,36 @@ def test_the_gpu_memory_cap_field_goes_into_the_sweep_and_is_remembered(qtbot, t
     qtbot.addWidget(w2)
     assert w2.experiment.deviceMemoryLimit.text() == "1GiB"
     w2.close()
+
+
+def test_the_noise_target_goes_into_the_sweep_and_is_remembered(qtbot, tmp_path):
+    """In percent, as the command line's --noise; 0 allowed (always to the time cap); in the spec the
+    sweep runs with and the settings its results carry; kept in QSettings."""
+    from panels.window import MainWindow
+    from workbench import engine
+    path = str(tmp_path / "noise.ini")
+    w = MainWindow(QSettings(path, QSettings.Format.IniFormat))
+    qtbot.addWidget(w)
+    with qtbot.waitSignal(w.ready, timeout=120_000):
+        pass
+    e = w.experiment
+    noise = widget(w, type(e.budgetSpin), "noiseSpin")
+    assert noise.value() == pytest.approx(100 * engine.DEFAULT_NOISE) and noise.minimum() == 0
+    e.select_workload("source_terms")
+    check_backends(w, ["numpy"])
+    set_sizes(w, "2^10", "2^11", 2)
+    e.budgetSpin.setValue(0.0)
+    noise.setValue(0.0)
+    assert e.spec().noise == 0.0
+    noise.setValue(2.5)
+    assert e.spec().noise == pytest.approx(0.025)
+    with qtbot.waitSignal(w.sweepCompleted, timeout=120_000):
+        w.run()
+    assert w.sweep_settings["noise"] == pytest.approx(0.025)
+    assert w.result_sets()[0].settings["noise"] == pytest.approx(0.025)
+    w.close()
+    w2 = MainWindow(QSettings(path, QSettings.Format.IniFormat))
+    qtbot.addWidget(w2)
+    assert w2.experiment.noiseSpin.value() == pytest.approx(2.5)
+    assert w2.experiment.settings()["noise_percent"] == pytest.approx(2.5)
+    w2.close()

@@ -244,6 +244,7 @@ def test_a_session_saved_and_reopened_restores_settings_rows_and_baseline(qtbot,
     w.experiment.dtypeCombo.setCurrentText("float64")
     w.experiment.repeatsSpin.setValue(7)
     w.experiment.budgetSpin.setValue(0.5)
+    w.experiment.noiseSpin.setValue(2.5)
     w.experiment.hostMemoryCombo.setCurrentText("pinned")
     combo = w.findChild(QComboBox, "speedupBaseline")
     combo.setCurrentIndex(combo.findData("numba@2"))
@@ -257,7 +258,7 @@ def test_a_session_saved_and_reopened_restores_settings_rows_and_baseline(qtbot,
         pass
     assert other.experiment.settings() != settings
     assert other.files.open_session(saved)
-    assert other.experiment.settings() == settings
+    assert other.experiment.settings() == settings and other.experiment.spec().noise == pytest.approx(0.025)
     again = other.result_sets()
     assert len(again) == 2
     for before, after in zip(sets, again):

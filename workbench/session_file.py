@@ -32,7 +32,8 @@ SCHEMA = 1
 #: The experiment panel's settings and their kinds; a key missing from a file is left as it is.
 EXPERIMENT_FIELDS: dict[str, type | tuple[type, ...]] = {
     "workload": str, "backends": list, "size_from": str, "size_to": str, "size_steps": int, "dtype": str,
-    "repeats": int, "budget_s": (int, float), "host_memory": str, "device_memory_limit": str}
+    "repeats": int, "budget_s": (int, float), "noise_percent": (int, float), "host_memory": str,
+    "device_memory_limit": str}
 
 
 @dataclass(frozen=True)
