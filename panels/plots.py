@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import logging
 import math
-
-from typing import Sequence
+from html import escape
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -26,15 +26,16 @@ from panels.charts import FirstCallChart, MemoryChart, RuntimeChart, SpeedupChar
 from panels.legend import LegendStrip
 from panels.style import Look
 from panels.transfer_chart import TransferChart
-from workbench import compare
+from workbench import compare, overlay_verdicts
 from workbench.compare import Baseline, Overlay
 from workbench.registry import REGISTRY
 from workbench.result_files import ResultSet
-from workbench.results import human_seconds
+from workbench.results import caution, human_seconds, interval_text
 from workbench.sizes import fmt_size
-from workbench.summary import summarize
+from workbench.summary import sentences
 
 log = logging.getLogger(__name__)
+CAUTION_COLOR = "#8a5a00"      # amber, as the experiment panel's notes: read with care, not an error
 EMPTY_MESSAGE = "Pick a workload and press Run (Ctrl+R)"
 MIN_SUMMARY = (150, 100)
 
@@ -67,6 +68,7 @@ class PlotsPanel(QWidget):
                                       "compared, each set's own or one set's for all")
         self.baselineCombo.currentIndexChanged.connect(self._baseline_changed)
         self.overlay = Overlay.of([])
+        self.verdicts: list[overlay_verdicts.SetVerdicts] = []    # each later set's against the first
         self._axis = None              # (sizes, unit) of the size axes, set per chart as it is drawn
         self.lesson_html = ""          # a lesson's statement, above the summary, until the next sweep
         self.marks: list = []          # (chart, pg.InfiniteLine): a break-even, a memory wall
@@ -125,6 +127,7 @@ class PlotsPanel(QWidget):
         for chart in self.plots():
             chart.clear_series()
         self.overlay = Overlay.of([])
+        self.verdicts = []
         self._axis = None
         self._pending = []
         self.stagger.stop()
@@ -162,6 +165,8 @@ class PlotsPanel(QWidget):
     def _prepare(self, data: pd.DataFrame | Sequence[ResultSet]) -> None:
         sets = [ResultSet(data)] if isinstance(data, pd.DataFrame) else list(data)
         self.overlay = o = Overlay.of(sets)
+        # Each later set against the first, decided once per update: the summary and the hover read it.
+        self.verdicts = overlay_verdicts.of_sets(o.sets, o.labels) if o.compare else []
         self._offer_baselines()
         self.speedupPlot.set_baseline(self.baseline_choice(), o.labels)
         frames = [rs.frame for rs in sets if not rs.frame.empty]
@@ -218,15 +223,17 @@ class PlotsPanel(QWidget):
             self._say()
 
     def _summary(self) -> str:
-        """The summary of each set against the baseline (its own, where a set lacks that backend)."""
+        """The summary of each set against the baseline (its own, where a set lacks that backend);
+        when sets are compared, each later set's verdicts against the first after them."""
         o, base = self.overlay, self.speedupPlot.baseline
         if not o.compare:
-            return summarize(o.sets[0].frame, base) if o.sets else EMPTY_MESSAGE
+            return summary_html(o.sets[0].frame, base) if o.sets else EMPTY_MESSAGE
         parts = []
         for rs, label in zip(o.sets, o.labels):
             here = base if (rs.frame["backend"] == base).any() else \
                 (str(rs.frame["backend"].iloc[0]) if len(rs.frame) else "")
-            parts.append(f"<b>{label}</b>: " + summarize(rs.frame, here))
+            parts.append(f"<b>{escape(label)}</b>: " + summary_html(rs.frame, here))
+        parts += [verdicts_html(sv) for sv in self.verdicts]
         return "<br><br>".join(parts)
 
     def _say(self) -> None:
@@ -268,22 +275,31 @@ class PlotsPanel(QWidget):
     # --- what a point says when the pointer is on it -------------------------------------------
 
     def describe(self, row: dict, set_index: int = 0) -> str:
-        """Backend, size, median and quartiles, end-to-end and speedup of one point (rich text)."""
+        """Backend, size, median with its 95 % interval and sample count, end-to-end, speedup; a
+        caution where the machine or the noise asks for one; when sets are compared, the verdict
+        against the first. Rich text: every name in it is escaped (a backend may be ``numba<!--``)."""
         label = row["backend"] + (f" ({row['variant']})" if row["variant"] else "")
         o = self.overlay
-        where = f" ({o.labels[set_index]})" if o.compare and set_index < len(o.labels) else ""
-        lines = [f"<b>{label}</b>{where} at {fmt_size(row['size'])}",
-                 f"compute median {human_seconds(row['compute_median_s'])} "
-                 f"(q1 {human_seconds(row['compute_q1_s'])}, q3 {human_seconds(row['compute_q3_s'])})",
-                 f"end-to-end {human_seconds(row['total_median_s'])}"]
+        where = f" ({escape(o.labels[set_index])})" if o.compare and set_index < len(o.labels) else ""
+        gpu = bool(row.get("host_memory"))
+        lines = [f"<b>{escape(label)}</b>{where} at {fmt_size(row['size'])}",
+                 f"compute median {human_seconds(row['compute_median_s'])}, {spread_text(row, 'compute')}",
+                 f"end-to-end {human_seconds(row['total_median_s'])}"
+                 + (f", {spread_text(row, 'total')}" if gpu else "")]
         b = self.speedupPlot.choice
         ref = compare.baseline_rows(o.sets, b, set_index) if b.backend and o.sets else None
         if ref is not None and not (row["backend"] == b.backend and b.set_index in (None, set_index)):
             r = ref[(ref["size"] == row["size"]) & (ref["variant"] == row["variant"])]
             if len(r) and row["total_median_s"] > 0:
-                lines.append(f"speedup over {b.describe(o.labels)}: "
+                lines.append(f"speedup over {escape(b.describe(o.labels))}: "
                              f"{r['total_median_s'].iloc[0] / row['total_median_s']:.3g}x "
                              f"end-to-end, {r['compute_median_s'].iloc[0] / row['compute_median_s']:.3g}x compute")
+        said = overlay_verdicts.point(self.verdicts, row, set_index) if set_index else None
+        if said is not None:
+            lines.append(f"end-to-end against {escape(o.labels[0])}: <b>{escape(said['described'])}</b>")
+        careful = caution(row)
+        if careful:
+            lines.append(f"<span style='color: {CAUTION_COLOR}'>{escape(careful)}</span>")
         return "<br>".join(lines)
 
     # --- how it looks -------------------------------------------------------------------------
@@ -329,3 +345,34 @@ class PlotsPanel(QWidget):
                     self.toggle_solo(chart)
                     return True
         return super().eventFilter(watched, event)
+
+
+# Where workbench.summary stresses a figure; private-use characters, so that no name can hold them.
+_STRONG, _PLAIN = "\ue000", "\ue001"
+
+
+def summary_html(frame: pd.DataFrame, baseline: str) -> str:
+    """``workbench.summary``'s sentences as rich text, every name in them escaped (a backend named
+    ``numba<!--`` opened a comment that hid the rest of the summary) and their emphasis kept."""
+    said = sentences(frame, baseline, strong=lambda text: f"{_STRONG}{text}{_PLAIN}")
+    return "<br>".join(escape(line).replace(_STRONG, "<b>").replace(_PLAIN, "</b>") for line in said)
+
+
+def spread_text(row: Mapping[str, Any], figure: str) -> str:
+    """'95 % interval 1.2 ms-1.3 ms, n = 40' for ``figure`` ("compute" or "total") of a row; a file
+    from before the intervals were kept gives its quartiles instead, and says so."""
+    interval = interval_text(row.get(f"{figure}_ci_lo_s"), row.get(f"{figure}_ci_hi_s"))
+    if interval != "-":
+        return f"95 % interval {interval}, n = {int(row.get('repeats') or 0)}"
+    return (f"q1 {human_seconds(row.get(f'{figure}_q1_s'))}, q3 {human_seconds(row.get(f'{figure}_q3_s'))} "
+            f"(no interval in the file)")
+
+
+def verdicts_html(sv: overlay_verdicts.SetVerdicts) -> str:
+    """One later set's verdicts against the first, as the summary shows them; names escaped."""
+    head = (f"<b>{escape(sv.label)}</b> against <b>{escape(sv.base_label)}</b>, "
+            f"{overlay_verdicts.FIGURE_NAME[overlay_verdicts.FIGURE]} time"
+            + (", matched across dtypes" if sv.across_dtypes else ""))
+    if not sv.points:
+        return head + ": no point measured ok in both"
+    return head + f" ({escape(sv.counts())}):<br>" + "<br>".join(escape(line) for line in sv.lines())

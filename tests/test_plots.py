@@ -113,3 +113,138 @@ def test_a_lessons_marks_and_statement_come_and_go(plots):
     assert plots.summary.text().startswith("<b>Lesson: here</b><hr>")
     plots.clear()
     assert plots.marks == [] and "Lesson" not in plots.summary.text()
+
+
+# --- the noise: each median's interval, drawn, hovered, tabled; overlays decided with it -----------
+
+def _interval_frame(spread=(0.8, 1.3), **kw):
+    """numpy on the CPU and cupy on a GPU, 2^10..2^16, each median with an interval of ``spread``."""
+    from helpers import measured
+    rows = []
+    for size in (2 ** 10, 2 ** 12, 2 ** 14, 2 ** 16):
+        for backend, t, gpu in (("numpy", 1e-9 * size, False), ("cupy", 1e-6 + 1e-11 * size, True)):
+            total = t + (2e-6 if gpu else 0.0)
+            rows.append(measured(
+                workload="source_terms", backend=backend, device="GPU: Test" if gpu else "CPU: Test", size=size,
+                dtype="float32", host_memory="pageable" if gpu else "", compute_median_s=t,
+                compute_q1_s=0.95 * t, compute_q3_s=1.05 * t, compute_ci_lo_s=spread[0] * t,
+                compute_ci_hi_s=spread[1] * t, total_median_s=total, total_q1_s=0.95 * total,
+                total_q3_s=1.05 * total, total_ci_lo_s=spread[0] * total, total_ci_hi_s=spread[1] * total,
+                first_call_s=10 * t, h2d_s=1e-6 if gpu else 0.0, d2h_s=1e-6 if gpu else 0.0,
+                peak_host_bytes=8.0 * size, repeats=40, status="ok", **kw))
+    return results.to_frame(rows)
+
+
+def _hover(qtbot, chart, key, i) -> str:
+    """The hover text of the ``i``-th point of series ``key``, a few pixels off it, once laid out."""
+    import numpy as np
+    from PySide6.QtCore import QPointF
+
+    def text() -> str:
+        x, y = chart.points()[key]
+        p = chart.getViewBox().mapViewToScene(QPointF(np.log10(x[i]), np.log10(y[i])))
+        return chart.hover_text(p + QPointF(2, 2))
+    qtbot.waitUntil(lambda: text() != "", timeout=5_000)
+    return text()
+
+
+def test_hovering_a_point_tells_its_median_interval_sample_count_and_caution(qtbot, plots):
+    frame = _interval_frame()
+    frame.loc[frame["size"] == 2 ** 14, ["noisy", "converged"]] = ("3 other processes busy", False)
+    plots.update_from(frame)
+    r = frame[(frame["backend"] == "numpy") & (frame["size"] == 2 ** 12)].iloc[0]
+    text = _hover(qtbot, plots.runtimePlot, ("compute", "numpy", ""), 1)
+    assert f"95 % interval {results.interval_text(r['compute_ci_lo_s'], r['compute_ci_hi_s'])}, n = 40" in text
+    assert "q1" not in text and "noisy" not in text                 # the interval replaces the quartiles
+    gpu = _hover(qtbot, plots.runtimePlot, ("compute", "cupy", ""), 2)
+    g = frame[(frame["backend"] == "cupy") & (frame["size"] == 2 ** 14)].iloc[0]
+    assert results.interval_text(g["total_ci_lo_s"], g["total_ci_hi_s"]) in gpu    # end-to-end's too
+    assert "noisy: 3 other processes busy" in gpu and "did not reach the noise target" in gpu
+
+
+def _band_vertices(fig, gid):
+    """{x: (lowest, highest) y} of the filled area an exported chart drew under ``gid``."""
+    [area] = [c for c in fig.axes[0].collections if c.get_gid() == gid]
+    out: dict = {}
+    for x, y in area.get_paths()[0].vertices:
+        lo, hi = out.get(x, (y, y))
+        out[x] = (min(lo, y), max(hi, y))
+    return out
+
+
+def test_the_window_and_the_exported_chart_draw_one_band_the_ci_columns(plots):
+    """Both renderers draw the band workbench.bands describes: the CI columns, and q1-q3 for an old file."""
+    import numpy as np
+
+    from workbench import bands, charts
+    from workbench.result_files import ResultSet
+    frame = _interval_frame()
+    plots.update_from(frame)
+    with charts.style(charts.preset()):
+        fig = charts.figure("runtime", [ResultSet(frame)])
+    for backend, which in (("numpy", "compute"), ("cupy", "compute"), ("cupy", "total")):
+        rows = frame[frame["backend"] == backend]
+        key = (f"band-{which}", backend, "")
+        band, item = plots.runtimePlot.bands[key], plots.runtimePlot.band_items[key]
+        assert band.x.tolist() == rows["size"].tolist()
+        assert np.allclose(band.lo, rows[f"{which}_ci_lo_s"]) and np.allclose(band.hi, rows[f"{which}_ci_hi_s"])
+        # What pyqtgraph was given: one outline along the lower edge and back along the upper one.
+        assert np.allclose(item.yData, np.concatenate([band.lo, band.hi[::-1]]))
+        exported = _band_vertices(fig, f"series-runtime-band-{which}-{backend}")
+        assert sorted(exported) == band.x.tolist()
+        assert np.allclose([exported[x] for x in band.x], np.column_stack([band.lo, band.hi]))
+    keyed = [label.text for _, label in plots.runtimePlot.legend.items]
+    legend = [t.get_text() for sub in fig.subfigs for lg in sub.legends for t in lg.get_texts()]
+    assert bands.INTERVAL in keyed and bands.INTERVAL in legend and bands.QUARTILES not in keyed + legend
+    # An old file, without intervals: both fall back to the quartiles, and both say so.
+    old = frame.assign(compute_ci_lo_s=np.nan, compute_ci_hi_s=np.nan, total_ci_lo_s=np.nan, total_ci_hi_s=np.nan)
+    plots.update_from(old)
+    band = plots.runtimePlot.bands[("band-compute", "numpy", "")]
+    assert np.allclose(band.lo, old.loc[old["backend"] == "numpy", "compute_q1_s"])
+    assert [label.text for _, label in plots.runtimePlot.legend.items][-1] == bands.QUARTILES
+    with charts.style(charts.preset()):
+        fig = charts.figure("runtime", [ResultSet(old)])
+    legend = [t.get_text() for sub in fig.subfigs for lg in sub.legends for t in lg.get_texts()]
+    assert bands.QUARTILES in legend and bands.INTERVAL not in legend
+
+
+def test_the_table_shows_each_medians_interval_and_sample_count(qtbot):
+    from panels.table import ResultsTable
+    t = ResultsTable()
+    qtbot.addWidget(t)
+    frame = _interval_frame()
+    for r in frame.to_dict("records"):
+        t.results.append(r)
+    columns = t.results.columns()
+    ci, n = columns.index("95 % CI"), columns.index("n")
+    assert ci == columns.index("compute_median_s") + 1 and n == ci + 1
+    first = frame.iloc[0]
+    assert t.results.data(t.results.index(0, ci)) == results.interval_text(first["compute_ci_lo_s"],
+                                                                           first["compute_ci_hi_s"])
+    assert t.results.data(t.results.index(0, n)) == "40"
+    assert results.readable_table(frame)["95 % CI"].iloc[0] == t.results.data(t.results.index(0, ci))
+
+
+def test_overlaid_sets_say_each_later_sets_verdict_against_the_first(qtbot, plots):
+    """A set 30 % slower with +-1 % intervals is 'slower' at every point, in the summary and on hover;
+    names are text, never markup (a backend and a file named to break the HTML)."""
+    import dataclasses
+    from html import escape
+    from helpers import result_set
+    base = result_set("float32", source="/x/monday.json")
+    odd = "numba<!--"
+    base.frame.loc[base.frame["backend"] == "numba", "backend"] = odd
+    times = [c for c in base.frame.columns if c.endswith("_s")]
+    slow = dataclasses.replace(base, source="/x/numba<!--.json",
+                               frame=base.frame.assign(**{c: 1.3 * base.frame[c] for c in times}))
+    plots.update_from([base, slow])
+    assert plots.overlay.labels == ("monday", "numba<!--")
+    summary = plots.summary.text()
+    assert f"<b>{escape('numba<!--')}</b> against <b>monday</b>, end-to-end time (12 slower)" in summary
+    assert "numpy: 2^10 1.3x slower (1.27-1.33)" in summary
+    assert f"{escape(odd)}: 2^10 1.3x slower" in summary and "<!--" not in summary
+    text = _hover(qtbot, plots.runtimePlot, ("compute", "numpy", "", 1), 0)
+    assert "end-to-end against monday: <b>1.3x slower (1.27-1.33)</b>" in text
+    assert "<!--" not in text and "(numba&lt;!--)" in text
+    first = _hover(qtbot, plots.runtimePlot, ("compute", "numpy", "", 0), 0)
+    assert "against" not in first                                  # the first set is the reference
