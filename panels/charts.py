@@ -297,7 +297,8 @@ class Chart(Titled, pg.PlotWidget):
 
 class RuntimeChart(Chart):
     """Each series' median, and around it the band ``workbench.bands`` describes (the exported
-    chart draws the same one): a filled outline per series, updated in place like the lines."""
+    chart draws the same one): a filled outline per series, updated in place like the lines. What
+    the band is, the panel's legend strip says (``band_labels``)."""
 
     def __init__(self) -> None:
         super().__init__("runtimePlot", "Runtime", "time", axes.fmt_time, 10,
@@ -306,7 +307,6 @@ class RuntimeChart(Chart):
         self.shows_walls = True
         self.band_items: dict = {}      # key -> the filled outline of a series' band
         self.bands: dict = {}           # key -> the workbench.bands.Band it draws: for tests and exports
-        self.band_keys: dict = {}       # what a band is (its label) -> its sample in the chart's key
 
     def draw_all(self, overlay: Overlay) -> None:
         for s in overlay.series:
@@ -322,7 +322,6 @@ class RuntimeChart(Chart):
         for key in self.band_items:
             if key not in self._drawn:
                 self._empty_band(key)
-        self._key_bands()
 
     def _band(self, key, backend: str, band: bands.Band) -> None:
         """A series' band as one closed outline, filled (pyqtgraph's 'enclosed' fill level), under
@@ -338,6 +337,10 @@ class RuntimeChart(Chart):
         self.bands[key] = band
         self._drawn.add(key)
 
+    def band_labels(self) -> list[str]:
+        """What the bands drawn are, for the legend strip: the interval, or an old file's quartiles."""
+        return bands.labels(self.bands.values())
+
     def _band_brush(self, backend: str) -> QColor:
         c = QColor(style.color(backend, self.look))
         c.setAlphaF(bands.ALPHA)
@@ -351,35 +354,11 @@ class RuntimeChart(Chart):
         super().clear_series()
         for key in self.band_items:
             self._empty_band(key)
-        self._key_bands()
-
-    def _key_bands(self) -> None:
-        """The chart's key names what the bands drawn are (the interval, or an old file's
-        quartiles), as the exported chart's legend does; entries change only when that does."""
-        wanted = bands.labels(self.bands.values())
-        if wanted == list(self.band_keys):
-            return
-        for item in self.band_keys.values():
-            self.legend.removeItem(item)
-        self.band_keys = {}
-        for text in wanted:
-            sample = pg.PlotDataItem(pen=None, fillLevel=0)
-            self._style_band_key(sample)
-            self.legend.addItem(sample, text)
-            self.band_keys[text] = sample
-        self._fit_minimum()
-
-    def _style_band_key(self, sample: pg.PlotDataItem) -> None:
-        c = QColor(self.look.foreground)
-        c.setAlphaF(2 * bands.ALPHA)
-        sample.setFillBrush(c)
 
     def apply_look(self, look: Look) -> None:
         super().apply_look(look)
         for key, item in getattr(self, "band_items", {}).items():   # none yet in the constructor
             item.setFillBrush(self._band_brush(key[1]))
-        for sample in getattr(self, "band_keys", {}).values():
-            self._style_band_key(sample)
 
 
 class MemoryChart(Chart):

@@ -1,5 +1,6 @@
-"""The legend strip above the charts: each backend's colour and marker, and the transfer phases;
-when result sets are compared, each backend's colour and each set's marker and label.
+"""The legend strip above the charts: each backend's colour and marker, the transfer phases and what
+the runtime chart's band is; when result sets are compared, each backend's colour and each set's
+marker and label.
 
 One strip for all five charts, outside them: a legend inside a small chart covers
 the data, and five copies of the same list waste what a projector has least of.
@@ -13,7 +14,10 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 from panels import style
 from panels.flow_layout import FlowLayout
 from panels.style import Look
+from workbench import bands
 from workbench.backends import BACKENDS
+
+BAND_PREFIX = "runtime band: "      # before a band's label: only the runtime chart draws bands
 
 
 class LegendStrip(QWidget):
@@ -26,6 +30,7 @@ class LegendStrip(QWidget):
         self._backends: list[str] = []
         self._phases = False
         self._sets: list[str] = []
+        self._bands: list[str] = []
 
     def show_backends(self, backends: list[str], phases: bool, look: Look, sets: list[str] | None = None) -> None:
         """``sets``: the labels of compared sets, whose markers then stand for the set, not the backend."""
@@ -33,6 +38,17 @@ class LegendStrip(QWidget):
         if (backends, phases, look, sets) == (self._backends, self._phases, self.look, self._sets):
             return
         self._backends, self._phases, self.look, self._sets = list(backends), phases, look, sets
+        self._fill()
+
+    def show_bands(self, labels: list[str]) -> None:
+        """What the runtime chart's bands are (``workbench.bands``' labels). Here, not in that chart's
+        own key: a row more there took a third of the chart's height at 1280x720."""
+        if list(labels) != self._bands:
+            self._bands = list(labels)
+            self._fill()
+
+    def _fill(self) -> None:
+        look, sets = self.look, self._sets
         while self.layout_.count():
             item = self.layout_.takeAt(0)
             if item.widget() is not None:       # hidden now: deleteLater waits for the event loop
@@ -40,17 +56,23 @@ class LegendStrip(QWidget):
                 item.widget().deleteLater()
         self.entries = []
         px = round(look.font_pt * 1.4)
-        for b in backends:
+        for b in self._backends:
             sign = style.line_icon(b, look.dark, px) if sets else style.icon(b, look.dark, px)
             self._add(sign.pixmap(px, px), BACKENDS[b].title if b in BACKENDS else b)
         for i, label in enumerate(sets):
             self._add(style.set_icon(i, look.dark, px).pixmap(px, px), label)
-        if phases:
+        if self._phases:
             for phase, colour in style.PHASE_COLORS.items():
                 swatch = QPixmap(px, px)
                 swatch.fill(QColor(colour))
                 self._add(swatch, style.PHASE_LABELS[phase])
-        self.setVisible(bool(backends))
+        for label in self._bands if self._backends else ():
+            shade = QColor(look.foreground)
+            shade.setAlphaF(2 * bands.ALPHA)      # as the bands are drawn: translucent over the background
+            swatch = QPixmap(px, px)
+            swatch.fill(shade)
+            self._add(swatch, f"{BAND_PREFIX}{label}")
+        self.setVisible(bool(self._backends))
         self.updateGeometry()
 
     def _add(self, pixmap: QPixmap, text: str) -> None:

@@ -132,6 +132,7 @@ class PlotsPanel(QWidget):
         self._pending = []
         self.stagger.stop()
         self.legendStrip.show_backends([], False, self.look)
+        self.legendStrip.show_bands([])
         self.set_lesson("", ())
         self.summary.setText("Measuring the first point...")
 
@@ -215,6 +216,8 @@ class PlotsPanel(QWidget):
         if self._axis is not None:
             chart.set_size_axis(*self._axis)
         chart.update_from(self.overlay)
+        if chart is self.runtimePlot:
+            self.legendStrip.show_bands(chart.band_labels())
 
     def _baseline_changed(self, _index: int) -> None:
         self.speedupPlot.set_baseline(self.baseline_choice(), self.overlay.labels)

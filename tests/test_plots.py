@@ -193,15 +193,17 @@ def test_the_window_and_the_exported_chart_draw_one_band_the_ci_columns(plots):
         exported = _band_vertices(fig, f"series-runtime-band-{which}-{backend}")
         assert sorted(exported) == band.x.tolist()
         assert np.allclose([exported[x] for x in band.x], np.column_stack([band.lo, band.hi]))
-    keyed = [label.text for _, label in plots.runtimePlot.legend.items]
+    from panels.legend import BAND_PREFIX
+    keyed = plots.legendStrip.entries           # the window says what the band is above the charts
     legend = [t.get_text() for sub in fig.subfigs for lg in sub.legends for t in lg.get_texts()]
-    assert bands.INTERVAL in keyed and bands.INTERVAL in legend and bands.QUARTILES not in keyed + legend
+    assert BAND_PREFIX + bands.INTERVAL in keyed and bands.INTERVAL in legend
+    assert not any(bands.QUARTILES in text for text in keyed + legend)
     # An old file, without intervals: both fall back to the quartiles, and both say so.
     old = frame.assign(compute_ci_lo_s=np.nan, compute_ci_hi_s=np.nan, total_ci_lo_s=np.nan, total_ci_hi_s=np.nan)
     plots.update_from(old)
     band = plots.runtimePlot.bands[("band-compute", "numpy", "")]
     assert np.allclose(band.lo, old.loc[old["backend"] == "numpy", "compute_q1_s"])
-    assert [label.text for _, label in plots.runtimePlot.legend.items][-1] == bands.QUARTILES
+    assert plots.legendStrip.entries[-1] == BAND_PREFIX + bands.QUARTILES
     with charts.style(charts.preset()):
         fig = charts.figure("runtime", [ResultSet(old)])
     legend = [t.get_text() for sub in fig.subfigs for lg in sub.legends for t in lg.get_texts()]
