@@ -1,6 +1,6 @@
-"""The results table: every column of the result rows, with each median's 95 % interval and sample
-count beside it, sortable, failures highlighted; when result sets are compared, the rows of every
-set, each named by its set's label."""
+"""The results table: every column of the result rows, with the compute median's 95 % interval and
+sample count beside it, sortable, failures highlighted; when result sets are compared, the rows of
+every set, each named by its set's label."""
 from __future__ import annotations
 
 import math
