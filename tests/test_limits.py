@@ -138,7 +138,7 @@ def test_one_busy_second_opinion_does_not_condemn_an_honest_point():
         absurd = limits.check(session, nbytes, 0.0, nbytes / 20e12, "float32")         # 20 TB/s: never
         assert "20,000 GB/s" in absurd.problem
         per_round = len(limits.PATTERNS) * sum(1 for b in limits.limits_for(session).bandwidth
-                                               if nbytes / 2 <= b <= 2 * nbytes or b == max(limits.limits_for(session).bandwidth))
+                                               if nbytes / 2 <= b <= 4 * nbytes or b == max(limits.limits_for(session).bandwidth))
         assert session.thorough_calls - before == limits.SECOND_OPINIONS * per_round   # then it gives up
     finally:
         limits.forget()

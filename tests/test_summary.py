@@ -99,3 +99,10 @@ def test_cudf_pandas_is_weighed_against_pandas_and_cudf_at_the_largest_common_si
                              _frame_row("cudf-pandas", 10 ** 3, 3e-3, 3e-3)])
     assert "30x slower than pandas" in accelerator_sentences(slow)[0]
     assert accelerator_sentences(results.to_frame(rows[:2])) == []          # no cudf.pandas: nothing said
+
+
+def test_the_rich_summary_escapes_names_and_stresses_only_its_figures():
+    frame = frame_of({"numpy": [1, 1], "numba<!--": [0.5, 0.5]}, SIZES[:2])
+    text = summarize(frame, "numpy")
+    assert "numba&lt;!--" in text and "<!--" not in text
+    assert "<b>4</b> points" in text

@@ -201,7 +201,7 @@ def _second_opinion(session: Any, limits: DeviceLimits, bytes_moved: float) -> N
         if rungs and rungs[0] <= own <= rungs[-1] and own not in limits.bandwidth:
             rungs = sorted(rungs + [own])
         for nbytes in rungs:
-            if bytes_moved / 2 <= nbytes <= 2 * bytes_moved or nbytes == max(limits.bandwidth):
+            if bytes_moved / 2 <= nbytes <= 4 * bytes_moved or nbytes == max(limits.bandwidth):
                 try:
                     _measure_rung(session, limits, nbytes, thorough=True)
                 except Exception as exc:  # noqa: BLE001

@@ -8,6 +8,7 @@ use the same sentences (the window's with a little emphasis).
 """
 from __future__ import annotations
 
+import html
 import logging
 import math
 from dataclasses import dataclass
@@ -201,9 +202,14 @@ def accelerator_sentences(ok: pd.DataFrame) -> list[str]:
     return lines
 
 
+_OPEN, _CLOSE = "\x00", "\x01"      # stand-ins for <b> and </b> while the text is escaped
+
+
 def summarize(frame: pd.DataFrame, baseline: str) -> str:
-    """The sentences as rich text for a projector."""
-    return "<br>".join(sentences(frame, baseline, strong=lambda s: f"<b>{s}</b>"))
+    """The sentences as rich text for a projector; names are escaped (a backend called ``numba<!--``
+    must not hide the rest), only the stressed figures are markup."""
+    lines = sentences(frame, baseline, strong=lambda s: f"{_OPEN}{s}{_CLOSE}")
+    return "<br>".join(html.escape(line).replace(_OPEN, "<b>").replace(_CLOSE, "</b>") for line in lines)
 
 
 def _finite(values: pd.Series) -> pd.Series:
