@@ -592,7 +592,7 @@ def _small_problems(m: Measured, ls: Lesson, say: Say) -> None:
         yes = (f"On the CPU the same holds for threads: numba's parallel loop loses to {base} up to "
                f"{fmt_size(cpu.last_loss)} (at {fmt_size(lo)} {human_seconds(m.value('numba', lo, 'total_median_s'))} "
                f"against {human_seconds(m.value(base, lo, 'total_median_s'))}: the cost of waking its threads) and "
-               f"wins from {fmt_size(cpu.first_win)} on, break-even near {cpu.near}.") if cpu.holds else ""
+               f"wins from {fmt_size(cpu.first_win)} on{_band(cpu)}, break-even near {cpu.near}.") if cpu.holds else ""
         no = "On the CPU: " + cpu.comparison.sentence()
         if found:
             say.note(yes or no)
@@ -600,6 +600,12 @@ def _small_problems(m: Measured, ls: Lesson, say: Say) -> None:
             say.claim(cpu.holds, yes, no)
             if cpu.holds:
                 say.mark(cpu.size, f"break-even numba vs {base}", break_even=True)
+
+
+def _band(c: Crossing) -> str:
+    """' (2^14: the two within the noise)' for the sizes between the last loss and the first win."""
+    between = [x for x in c.comparison.sizes if c.last_loss < x < c.first_win]
+    return f" ({', '.join(fmt_size(x) for x in between)}: the two within the noise)" if between else ""
 
 
 def _break_even_claim(m: Measured, say: Say, b: str, base: str, c: Crossing, what: str,
@@ -611,10 +617,8 @@ def _break_even_claim(m: Measured, say: Say, b: str, base: str, c: Crossing, wha
             f"{human_seconds(t(base, lo))})"
     at_hi = f"at {fmt_size(hi)} {faster(t(b, hi), t(base, hi))}"
     if c.holds:
-        between = [x for x in sizes if c.last_loss < x < c.first_win]
-        band = (f" ({', '.join(fmt_size(x) for x in between)}: the two within the noise)" if between else "")
         say.claim(True, f"{b} loses to {base} {what} up to {fmt_size(c.last_loss)} and wins from "
-                        f"{fmt_size(c.first_win)} on{band}: break-even near {c.near}; {at_lo}, {at_hi}.", "")
+                        f"{fmt_size(c.first_win)} on{_band(c)}: break-even near {c.near}; {at_lo}, {at_hi}.", "")
         say.mark(c.size, label or f"break-even {b} vs {base}", break_even=True)
     elif c.always:
         say.claim(False, "", f"{b} beat {base} {what} at every size measured, even the smallest: {at_lo}. "
