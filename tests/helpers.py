@@ -188,6 +188,9 @@ def use_fake_device(monkeypatch) -> None:
     for name, backend in fake_backends().items():
         monkeypatch.setitem(backends.BACKENDS, name, backend)
     monkeypatch.setattr(FakeGpuSession, "instances", [])
+    # From zero: after earlier tests' work the clock's large value rounds a budget's last sample
+    # (0.05 s in steps of 1-5 ms) to one more or one fewer.
+    monkeypatch.setattr(FakeClock, "t", 0.0)
     monkeypatch.setattr(sampling, "clock", FakeClock.now)
 
 
