@@ -3,12 +3,13 @@ sanity check against the hardware's limits. No GPU needed: a fake device with a 
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import pytest
 
 import helpers
 from helpers import FakeGpuSession, FakeStreams, fake_backends, fake_gpu_workload, synthetic
-from workbench import backends, limits, results
+from workbench import backends, caches, limits, results
 from workbench.engine import SweepSpec, run_sweep
 from workbench import protocol
 from workbench.limits import DeviceLimits
@@ -191,8 +192,9 @@ def test_the_cpu_ladder_is_measured_once_per_device(registry, monkeypatch):
                         lambda self, *a, **k: calls.append(a) or real(self, *a, **k))
     s1, s2 = FakeGpuSession(), FakeGpuSession()
     assert limits.limits_for(s1) is limits.limits_for(s2)    # the same device: measured once
-    # every pattern per rung, twice (the margin's spread)
-    assert len(calls) == 2 * len(limits.PATTERNS) * len(limits.LADDER["gpu"])
+    # every pattern per rung, once a walk over the ladder (the margin's spread)
+    rungs = limits.ladder("gpu", limits.limits_for(s1).caches)
+    assert len(calls) == limits.LADDER_PASSES * len(limits.PATTERNS) * len(rungs) and limits.LADDER_PASSES >= 2
     limits.forget()
 
 
@@ -254,3 +256,115 @@ def test_a_wobbly_ceiling_spares_an_honest_point_and_still_catches_a_timer_that_
         assert "beyond the hardware" in absurd.problem
     finally:
         limits.forget()
+
+
+# Cache levels: the ceiling of the memory that holds the working set --------------------------------
+
+def _fake_sys(root, cpu, index, level, kind, size, shared):
+    d = root / f"cpu{cpu}" / "cache" / f"index{index}"
+    d.mkdir(parents=True)
+    for name, text in (("level", level), ("type", kind), ("size", size), ("shared_cpu_list", shared)):
+        (d / name).write_text(text + "\n")
+
+
+def test_cache_sizes_from_sys_count_every_instance_once(tmp_path):
+    """Two cores, each with its own L1d and L2, sharing one L3 (this project's VM)."""
+    for cpu in (0, 1):
+        _fake_sys(tmp_path, cpu, 0, "1", "Data", "32K", str(cpu))
+        _fake_sys(tmp_path, cpu, 1, "1", "Instruction", "32K", str(cpu))
+        _fake_sys(tmp_path, cpu, 2, "2", "Unified", "1024K", str(cpu))
+        _fake_sys(tmp_path, cpu, 3, "3", "Unified", "32768K", "0-1")
+    assert caches.cpu_from_sys(tmp_path) == {"L1d": 2 * 2 ** 15, "L2": 2 * 2 ** 20, "L3": 2 ** 25}
+    assert caches.cpu_from_sys(tmp_path / "absent") == {}
+
+
+def test_without_sys_the_cache_sizes_come_from_getconf(tmp_path, monkeypatch):
+    monkeypatch.setattr(caches, "SYS_CPU", tmp_path)          # no cpu*/cache here
+    monkeypatch.setattr(caches.os, "cpu_count", lambda: 4)
+    answers = {"LEVEL1_DCACHE_SIZE": "49152\n", "LEVEL2_CACHE_SIZE": "2097152\n", "LEVEL3_CACHE_SIZE": "\n"}
+    monkeypatch.setattr(caches.subprocess, "run",
+                        lambda args, **kw: SimpleNamespace(stdout=answers[args[1]]))
+    assert caches.levels("cpu") == {"L1d": 4 * 49152, "L2": 4 * 2 ** 21}     # one a thread; no L3 said
+
+    def no_getconf(args, **kw):
+        raise FileNotFoundError("getconf")
+    monkeypatch.setattr(caches.subprocess, "run", no_getconf)
+    assert caches.levels("cpu") == {}                        # then the ceilings go rung by rung
+
+
+def test_a_working_set_inside_a_cache_gets_that_caches_ceiling():
+    """A point counting 1 GB over a grid it holds in L3 is held to L3's best rung, not memory's; not
+    to a rung of its own size either (the rung-by-rung rule gave 120 GB/s here)."""
+    lim = DeviceLimits("CPU: x", "x", "cpu", caches={"L2": 2 ** 21, "L3": 2 ** 25},
+                       bandwidth={2 ** 20: 200e9, 2 ** 22: 150e9, 2 ** 24: 120e9, 2 ** 26: 40e9})
+    moved = 1e9
+    assert lim.bandwidth_limit(moved, working_set=12 * 2 ** 20) == 150e9    # in L3
+    assert lim.bandwidth_limit(moved, working_set=2 ** 20) == 200e9         # in L2
+    assert lim.bandwidth_limit(moved, working_set=48 * 2 ** 20) == 150e9    # within SLACK of L3
+    assert lim.bandwidth_limit(moved, working_set=200 * 2 ** 20) == 40e9    # past every cache: memory
+    assert lim.bandwidth_limit(moved) == 40e9                               # no working set: what it moves
+    assert [lim.level(b) for b in (2 ** 20, 12 * 2 ** 20, 2 ** 26)] == ["L2", "L3", limits.MEMORY]
+    record = lim.record()
+    assert [lv["level"] for lv in record["levels"]] == ["L2", "L3", "memory"]
+    assert [lv["best_gbps"] for lv in record["levels"]] == [200.0, 150.0, 40.0]
+    assert record["caches"] == {"L2": 2 ** 21, "L3": 2 ** 25}
+
+
+def test_the_ladder_reaches_past_the_largest_cache():
+    assert limits.ladder("cpu", {}) == limits.LADDER["cpu"]
+    assert max(limits.ladder("cpu", {"L3": 256 * 2 ** 20})) == 29               # 512 MiB: twice the L3
+    assert max(limits.ladder("cpu", {"L3": 2 ** 40})) == limits.LADDER_TOP       # but no further than this
+
+
+class _SlowSpell(FakeGpuSession):
+    """Copies at 1 TB/s for its first walk over the ladder's rungs, at 1.5 TB/s after it: measured
+    back to back, most rungs would lie inside one spell and show no disagreement."""
+
+    device_id = "slow-spell"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: set[int] = set()
+        self.walked = False
+
+    def stream_seconds(self, nbytes, pattern="copy", thorough=False):
+        if pattern == limits.PATTERNS[0]:
+            self.walked |= nbytes in self.seen
+            self.seen.add(nbytes)
+        return nbytes / (1.5e12 if self.walked or thorough else 1e12)
+
+
+def test_a_ladder_whose_walks_disagree_widens_the_margin_and_still_catches_an_absurd_point():
+    limits.forget()
+    try:
+        session, nbytes = _SlowSpell(), 2 ** 24
+        lim = limits.limits_for(session)
+        assert list(lim.spread.values()) == pytest.approx([1.5] * len(lim.spread))   # every rung, not one
+        assert lim.margin(nbytes) == pytest.approx(limits.MARGIN * 1.5)
+        assert limits.check(session, nbytes, 0.0, nbytes / 2.4e12, "float32").problem == ""  # 1.6x: kept
+        assert "beyond the hardware" in limits.check(session, nbytes, 0.0, nbytes / 4e12, "float32").problem
+        quiet = DeviceLimits("q", "q", "gpu", bandwidth={nbytes: 1.5e12}, spread={nbytes: 1.0})
+        assert quiet.margin(nbytes) == pytest.approx(limits.MARGIN)            # agreement: the plain margin
+    finally:
+        limits.forget()
+
+
+def test_a_time_of_nothing_is_implausible_even_from_the_fastest_cache():
+    """A kernel timed on the wrong stream: its events bracket nothing. Held to the L1's ceiling with
+    the widest margin, a 4 MiB point in a nanosecond or in no time at all still cannot be true."""
+    limits.forget()
+    try:
+        session = FakeGpuSession()
+        limits.remember(DeviceLimits(session.device, session.device_id, "gpu", caches={"L1": 2 ** 30},
+                                     bandwidth={2 ** 20: 20e12, 2 ** 24: 20e12},
+                                     spread={2 ** 20: 5.0, 2 ** 24: 5.0}))
+        nbytes = 4 * 2 ** 20
+        assert "beyond the hardware" in limits.check(session, nbytes, 0.0, 1e-9, "float32").problem
+        zero = limits.check(session, nbytes, 0.0, 0.0, "float32")
+        assert "took 0 s" in zero.problem and zero.gbps_limit == pytest.approx(20e3)
+        assert limits.check(session, 0.0, 0.0, 0.0, "float32").problem == ""             # no work, no claim
+        assert limits.check(session, nbytes, 0.0, math.nan, "float32").problem == ""      # no time: no check
+        assert limits.check(session, nbytes, 0.0, nbytes / 30e12, "float32").problem == ""  # within 2.2x
+    finally:
+        limits.forget()
+

@@ -2,33 +2,37 @@
 
 A point's bandwidth (the workload's bytes over its time) and arithmetic rate
 (its FLOPs over its time) are compared with the limits of the device it ran
-on. A figure more than ``MARGIN`` beyond a limit is not a result but a bug in
-the measurement (a timer that bracketed nothing, work on another stream), and
-the point's status becomes ``implausible``.
+on. A figure beyond a limit by more than the limit's own uncertainty is not a
+result but a bug in the measurement (a timer that bracketed nothing, work on
+another stream, a backend that skipped its work), and the point's status
+becomes ``implausible``.
 
-Bandwidth: the best of back-to-back STREAM-like copies, sums and triads,
-measured once per process and device, on a ladder of sizes. Caches make small working
-sets faster than the memory itself, so the ceiling for a point is the best
-bandwidth of any ladder rung of at least half the bytes the point *holds* (its
-working set), not the bytes it counts: a 5-point stencil counts every read of a
-grid that stays in cache, and comparing all of those with a copy from memory
-flagged an honest Numba stencil at 1024^2 (4 MiB a field, inside a 32 MiB L3)
-as 1.1x beyond the hardware. The cache sizes (from /sys on Linux, the L2 on a
-GPU) are in the record. A point beyond its ceiling gets a second opinion before
+Bandwidth: the best of STREAM-like copies, sums and triads, measured once per
+process and device on a ladder of sizes, from sizes where a call's cost
+dominates to twice the largest cache. A point is held to the memory that holds
+its *working set* (the bytes it holds, not the bytes it counts: a 5-point
+stencil counts every read of a grid that may stay in cache): the best rung of
+the cache level that holds the working set or of a slower one. The levels'
+sizes come from the system (:mod:`workbench.caches`: /sys on Linux, the L2 on a
+GPU); where it cannot say, every rung is its own level. Comparing all the bytes
+of an honest Numba stencil at 1024^2 (4 MiB a field, inside a 32 MiB L3) with a
+copy from memory called it 1.1x beyond the hardware.
+
+The margin is not fixed: the ladder is walked ``LADDER_PASSES`` times, so each
+rung is measured at moments apart, and a point is held to ``MARGIN`` times its
+ceiling times how far the measurements of the ceiling's level disagreed (up to
+``MAX_SPREAD``): on this project's 2-core VM the same host copy measured 94 and
+163 GB/s minutes apart, and a ceiling that moves by 1.7x is not one to condemn a
+point 1.1x beyond. A point beyond its ceiling also gets a second opinion before
 it is condemned: the rungs around its size are measured again, thoroughly (on
-the CPU with a parallel JIT copy too), so a busy moment during the first
-measurement cannot make an honest point implausible.
-
-The margin is not fixed: each rung remembers the best and the worst of its
-measurements, and a point is held to ``MARGIN`` times the rung's best, times how
-far its worst fell short of it (up to ``MAX_SPREAD``): on this project's 2-core VM
-the same host copy measured 94 and 163 GB/s minutes apart, and a ceiling that
-moves by 1.7x is not one to condemn a point 1.1x beyond.
+the CPU with a parallel JIT copy too).
 
 Arithmetic: the peak FLOP/s from the device's properties (SM count, clock and
 compute capability for a GPU; cores, clock and vector width for the CPU),
 counted generously (tensor cores where cuBLAS uses them for float64, a turbo
 margin on the CPU): a ceiling, not a prediction.
+
+A time of zero (or less) for a point that does work is implausible outright.
 """
 from __future__ import annotations
 
@@ -39,17 +43,37 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from workbench import caches as cache_levels
+
 log = logging.getLogger(__name__)
 
-#: How far beyond a limit a figure may go before it is called implausible (times the rung's spread).
+#: How far beyond a limit a figure may go before it is called implausible (times the level's spread).
 MARGIN = 1.10
-#: The most the spread of a rung's measurements widens the margin: a timer that bracketed nothing
+#: The most the spread of a level's measurements widens the margin: a timer that bracketed nothing
 #: or a backend that skipped its work reads tens to thousands of times the ceiling, not 2.
 MAX_SPREAD = 2.0
-#: log2 of the bytes counted per ladder rung: up to 64 MiB on the CPU, 1 GiB on a GPU (past
-#: their caches), from sizes where the cost of a call dominates.
+#: log2 of the bytes counted per ladder rung: from sizes where the cost of a call dominates to
+#: 64 MiB on the CPU, 1 GiB on a GPU; extended (to LADDER_TOP) until it is twice the largest cache.
 LADDER = {"cpu": range(14, 27), "gpu": range(16, 31)}
+LADDER_TOP = 30
+#: Walks over the ladder: the measurements of one rung lie a walk apart, where a busy spell of a
+#: shared machine shows as disagreement (back to back, two measurements share the spell).
+LADDER_PASSES = 2
+#: A working set up to this many times a level's size still draws on that level: caches are not
+#: strictly LRU (AMD's L3 is a victim cache, Intel's keeps part of a streaming set) and the
+#: declared working set is an estimate.
+SLACK = 2.0
+MEMORY = "memory"        # the level past every cache
 CPU_TURBO = 1.3          # clocks the OS reports are often base clocks: allow for turbo
+
+
+def ladder(kind: str, caches: dict[str, int]) -> range:
+    """log2 of the rungs: the kind's ladder, its top raised to twice the largest cache."""
+    base = LADDER[kind]
+    if not caches:
+        return base
+    top = math.ceil(math.log2(2 * max(caches.values())))
+    return range(base.start, max(base.stop, min(top, LADDER_TOP) + 1))
 
 
 @dataclass
@@ -61,16 +85,31 @@ class DeviceLimits:
     spread: dict[int, float] = field(default_factory=dict)      # bytes counted -> best / worst of the quick way
     peak_flops: dict[str, float] = field(default_factory=dict)  # dtype -> FLOP/s
     flops_basis: str = ""                    # how the peak was counted, for the record
-    caches: dict[str, int] = field(default_factory=dict)        # "L1d", "L2", "L3" -> bytes (per instance)
+    caches: dict[str, int] = field(default_factory=dict)        # "L1d", "L2", "L3" -> bytes, all instances
     _quick: dict[int, list] = field(default_factory=dict, repr=False)   # the quick way's measurements
+
+    def level(self, nbytes: float) -> str:
+        """The smallest level that holds ``nbytes``: a cache's name or MEMORY."""
+        for name, size in sorted(self.caches.items(), key=lambda item: item[1]):
+            if nbytes <= size:
+                return name
+        return MEMORY
+
+    def _depth(self, nbytes: float) -> float:
+        """How far from the core ``nbytes`` sit: their level's rank, or with no cache sizes known
+        the bytes themselves (every rung its own level)."""
+        if not self.caches:
+            return nbytes
+        return sum(1 for size in self.caches.values() if nbytes > size)
 
     def _rung(self, nbytes: float, working_set: float | None = None) -> int | None:
         """The rung whose bandwidth bounds a point moving ``nbytes`` and holding ``working_set``:
-        the fastest of the rungs of at least half the smaller of the two."""
+        the fastest rung of the level that holds the point (with SLACK) or of a slower one. A
+        slower level's rung can read faster where a call's fixed cost weighs on the small rungs."""
         if not self.bandwidth:
             return None
-        held = min(nbytes, working_set) if working_set else nbytes
-        rungs = [size for size in self.bandwidth if size >= held / 2]
+        floor = self._depth(held_bytes(nbytes, working_set) / SLACK)
+        rungs = [size for size in self.bandwidth if self._depth(size) >= floor]
         return max(rungs, key=self.bandwidth.__getitem__) if rungs else max(self.bandwidth)
 
     def bandwidth_limit(self, nbytes: float, working_set: float | None = None) -> float:
@@ -78,10 +117,15 @@ class DeviceLimits:
         rung = self._rung(nbytes, working_set)
         return math.inf if rung is None else self.bandwidth[rung]
 
+    def _level_spread(self, rung: int) -> float:
+        """How far the quick measurements of the rungs in ``rung``'s level disagreed (best / worst)."""
+        same = [size for size in self.spread if self._depth(size) == self._depth(rung)]
+        return max([self.spread[size] for size in same], default=1.0)
+
     def margin(self, nbytes: float, working_set: float | None = None) -> float:
-        """How far beyond the ceiling a figure may go: MARGIN, widened by the rung's own spread."""
+        """How far beyond the ceiling a figure may go: MARGIN, widened by its level's own spread."""
         rung = self._rung(nbytes, working_set)
-        return MARGIN * min(MAX_SPREAD, max(1.0, self.spread.get(rung, 1.0))) if rung is not None else MARGIN
+        return MARGIN if rung is None else MARGIN * min(MAX_SPREAD, max(1.0, self._level_spread(rung)))
 
     def flops_limit(self, dtype: str) -> float:
         return self.peak_flops.get(dtype, math.inf)
@@ -91,6 +135,19 @@ class DeviceLimits:
         """The memory's own bandwidth: the largest rung, past every cache."""
         return self.bandwidth[max(self.bandwidth)] if self.bandwidth else math.nan
 
+    def levels(self) -> list[dict[str, Any]]:
+        """Each level's size, its best rung, spread and margin: what a point held there is held to."""
+        out = []
+        for name in [*sorted(self.caches, key=self.caches.__getitem__), MEMORY]:
+            rungs = [size for size in self.bandwidth if self.level(size) == name]
+            best = max(rungs, key=self.bandwidth.__getitem__, default=None)
+            spread = self._level_spread(best) if best is not None else math.nan
+            out.append({"level": name, "bytes": self.caches.get(name), "rungs": len(rungs),
+                        "best_gbps": round(self.bandwidth[best] / 1e9, 1) if best is not None else None,
+                        "spread": round(spread, 3) if best is not None else None,
+                        "margin": round(MARGIN * min(MAX_SPREAD, max(1.0, spread)), 3) if best is not None else None})
+        return out
+
     def record(self) -> dict[str, Any]:
         """Plain data for the environment record and the exports."""
         return {"device": self.device, "device_id": self.device_id,
@@ -98,8 +155,13 @@ class DeviceLimits:
                 "bandwidth_gbps_by_bytes": {str(k): round(v / 1e9, 1) for k, v in sorted(self.bandwidth.items())},
                 "spread_by_bytes": {str(k): round(v, 3) for k, v in sorted(self.spread.items())},
                 "peak_gflops": {k: round(v / 1e9, 1) for k, v in self.peak_flops.items()},
-                "peak_basis": self.flops_basis, "margin": MARGIN, "max_spread": MAX_SPREAD,
-                "caches": dict(self.caches)}
+                "peak_basis": self.flops_basis, "margin": MARGIN, "max_spread": MAX_SPREAD, "slack": SLACK,
+                "caches": dict(self.caches), "levels": self.levels()}
+
+
+def held_bytes(nbytes: float, working_set: float | None) -> float:
+    """What a point holds: its working set, or the bytes it moves where it has none or moves fewer."""
+    return min(nbytes, working_set) if working_set else nbytes
 
 
 _CACHE: dict[str, DeviceLimits] = {}
@@ -134,17 +196,20 @@ def recorded() -> list[dict[str, Any]]:
 
 def measure(session: Any) -> DeviceLimits:
     kind = session.device_kind
-    limits = DeviceLimits(session.device, session.device_id, kind, caches=caches(kind))
-    for k in LADDER[kind]:
-        try:
-            for _ in range(2):      # twice: how far the same measurement moves is the margin's spread
-                _measure_rung(session, limits, 2 ** k, thorough=False)
-        except Exception as exc:  # noqa: BLE001 - out of memory on a busy device: the ladder stops here
-            log.info("bandwidth ladder stops at %d bytes: %s", 2 ** k, exc)
-            break
+    limits = DeviceLimits(session.device, session.device_id, kind, caches=cache_levels.levels(kind))
+    rungs = [2 ** k for k in ladder(kind, limits.caches)]
+    for walk in range(LADDER_PASSES):
+        for nbytes in rungs:
+            if walk and nbytes not in limits.bandwidth:
+                break               # where the first walk stopped
+            try:
+                _measure_rung(session, limits, nbytes, thorough=False)
+            except Exception as exc:  # noqa: BLE001 - out of memory on a busy device: the ladder stops here
+                log.info("bandwidth ladder stops at %d bytes: %s", nbytes, exc)
+                break
     limits.peak_flops, limits.flops_basis = peak_flops(kind)
-    log.info("limits of %s: copy %.0f GB/s, peak %s", session.device, limits.copy_bytes_per_s / 1e9,
-             {k: f"{v / 1e12:.1f} TFLOP/s" for k, v in limits.peak_flops.items()})
+    log.info("limits of %s: copy %.0f GB/s, peak %s, levels %s", session.device, limits.copy_bytes_per_s / 1e9,
+             {k: f"{v / 1e12:.1f} TFLOP/s" for k, v in limits.peak_flops.items()}, limits.levels())
     return limits
 
 
@@ -174,18 +239,25 @@ class Verdict:
 def check(session: Any, bytes_moved: float, flops: float, seconds: float, dtype: str,
           working_set: float | None = None) -> Verdict:
     """Compare a point's figures with its device's limits (a second opinion before condemning).
-    ``working_set``: the bytes the point holds (what decides which cache it runs from)."""
+    ``working_set``: the bytes the point holds (what decides which cache it runs from); None: the
+    bytes it moves."""
     limits = limits_for(session)
-    if not (seconds > 0 and math.isfinite(seconds)):
-        return Verdict(math.nan, math.nan)
     ws = working_set
+    if math.isnan(seconds) or math.isinf(seconds):
+        return Verdict(math.nan, math.nan)      # no time, nothing to check (the point failed)
+    ceilings = (limits.bandwidth_limit(bytes_moved, ws) / 1e9, limits.flops_limit(dtype) / 1e9)
+    if seconds <= 0:
+        # Work done in no time: the timer bracketed nothing (an event pair on an idle stream).
+        done = bytes_moved > 0 or flops > 0
+        return Verdict(*ceilings, f"beyond the hardware: the work took {seconds:g} s (the timing cannot be true)"
+                       if done else "")
     problem = _problem(limits, bytes_moved, flops, seconds, dtype, ws)
     # Up to SECOND_OPINIONS thorough measurements, each keeping the best and the worst seen: on a
     # 2-core machine one busy moment during a single one still flagged an honest Numba point.
     for _ in range(SECOND_OPINIONS):
         if not (problem and bytes_moved / seconds > limits.margin(bytes_moved, ws) * limits.bandwidth_limit(bytes_moved, ws)):
             break
-        _second_opinion(session, limits, min(bytes_moved, ws) if ws else bytes_moved)
+        _second_opinion(session, limits, held_bytes(bytes_moved, ws))
         problem = _problem(limits, bytes_moved, flops, seconds, dtype, ws)
     return Verdict(limits.bandwidth_limit(bytes_moved, ws) / 1e9, limits.flops_limit(dtype) / 1e9, problem)
 
@@ -213,8 +285,10 @@ def _problem(limits: DeviceLimits, bytes_moved: float, flops: float, seconds: fl
     problems = []
     bw, bw_limit = bytes_moved / seconds, limits.bandwidth_limit(bytes_moved, working_set)
     if bytes_moved > 0 and bw > limits.margin(bytes_moved, working_set) * bw_limit:
+        held = held_bytes(bytes_moved, working_set)
+        where = f"from {limits.level(held / SLACK)}" if limits.caches else "at this size"
         problems.append(f"{bw / 1e9:,.0f} GB/s is {bw / bw_limit:,.1f}x the {bw_limit / 1e9:,.0f} GB/s "
-                        f"that {limits.device} copies at this size")
+                        f"that {limits.device} copies {where} (the point holds {held / 2 ** 20:,.1f} MiB)")
     rate, rate_limit = flops / seconds, limits.flops_limit(dtype)
     if flops > 0 and rate > MARGIN * rate_limit:
         problems.append(f"{rate / 1e9:,.0f} GFLOP/s is {rate / rate_limit:,.1f}x the {dtype} peak of "
@@ -222,37 +296,6 @@ def _problem(limits: DeviceLimits, bytes_moved: float, flops: float, seconds: fl
     if not problems:
         return ""
     return "beyond the hardware: " + "; ".join(problems) + " (the timing cannot be true)"
-
-
-def caches(kind: str) -> dict[str, int]:
-    """Cache sizes in bytes: the CPU's from Linux's /sys (one instance of each level), the GPU's L2."""
-    if kind == "gpu":
-        from workbench.gpu import driver
-        p = driver.properties(0)
-        return {"L2": int(p.l2_bytes)} if p is not None and p.l2_bytes else {}
-    out: dict[str, int] = {}
-    base = "/sys/devices/system/cpu/cpu0/cache"
-    try:
-        names = sorted(os.listdir(base))
-    except OSError:
-        return out
-    for name in names:
-        try:
-            with open(f"{base}/{name}/level") as f:
-                level = f.read().strip()
-            with open(f"{base}/{name}/type") as f:
-                kind_ = f.read().strip()
-            with open(f"{base}/{name}/size") as f:
-                text = f.read().strip()
-        except OSError:
-            continue
-        if kind_ == "Instruction":
-            continue
-        scale = {"K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}.get(text[-1:], 1)
-        digits = text.rstrip("KMG")
-        if digits.isdigit():
-            out[f"L{level}" + ("d" if kind_ == "Data" else "")] = int(digits) * scale
-    return out
 
 
 # Peak arithmetic -----------------------------------------------------------------------------------
