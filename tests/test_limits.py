@@ -368,3 +368,23 @@ def test_a_time_of_nothing_is_implausible_even_from_the_fastest_cache():
     finally:
         limits.forget()
 
+
+def test_the_engine_places_a_point_by_the_working_set_its_workload_declares(fake_gpu, registry, monkeypatch):
+    """A point counting 3 TB/s over a grid it holds in a 1 MiB cache that copies at 5 TB/s: kept when
+    the workload says what it holds, condemned when only the bytes it counts are known."""
+    limits.forget()
+    monkeypatch.setattr(limits.cache_levels, "levels", lambda kind: {"L2": 2 ** 20})
+    monkeypatch.setattr(FakeGpuSession, "stream_seconds",
+                        lambda self, nbytes, pattern="copy", thorough=False: nbytes / (5e12 if nbytes <= 2 ** 20 else 1e12))
+    w = registry.get("fake_gpu")
+    w.bytes_moved = lambda n, isz: 3e12 * FakeGpuSession.SECONDS
+    w.working_set = lambda n, isz: 2.0 * n * isz
+    assert w.working_set_bytes(64, 8) == 1024.0
+    spec = SweepSpec("fake_gpu", ("fake-a",), (64,), "float64", min_repeats=2, budget_s=0)
+    (row,) = rows_of(spec)
+    assert row["status"] == "ok" and row["gbps_limit"] == pytest.approx(5000.0), row["message"]
+    limits.forget()
+    w.working_set = None                     # then the device footprint, else the bytes it moves
+    assert w.working_set_bytes(64, 8) == w.bytes_moved(64, 8)
+    (row,) = rows_of(spec)
+    assert row["status"] == "implausible" and "from memory" in row["message"]

@@ -247,10 +247,10 @@ def _row(workload: Workload, base: dict, session: Any, timings: Timings, peak_ho
     seconds = t["median"] if workload.throughput_on == "total" else c["median"]
     flops, nbytes = workload.flops_and_bytes(size, itemsize, base["variant"])
     ok_time = seconds > 0 and not math.isnan(seconds)
-    # The bytes the point's kernel holds (its declared device footprint, the same arrays on a CPU;
-    # the host footprint counts the reference and temporaries the kernel never touches).
+    # The bytes the point's kernel holds, on a CPU as on a GPU: it decides the cache level whose
+    # speed bounds the point (the host footprint counts the reference and temporaries too).
     verdict = limits.check(session, nbytes, flops, seconds, base["dtype"],
-                           working_set=workload.device_bytes(size, itemsize))
+                           working_set=workload.working_set_bytes(size, itemsize))
     readings = timings.readings
     noisy = [machine.noisy] if machine.noisy else []
     if timings.reasons - {"power cap"}:

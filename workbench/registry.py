@@ -109,6 +109,10 @@ class Workload:
     # (size, itemsize) -> device bytes one point holds on a GPU backend, for the memory wall's
     # warnings before a sweep; None: the bytes a perfect kernel moves (inputs read, outputs written).
     device_footprint: Callable[[int, int], float] | None = None
+    # (size, itemsize) -> bytes the kernel itself holds while it runs, on any backend (which cache it
+    # runs from, for the sanity check's ceiling); None: the device footprint, else bytes_moved. Not
+    # the host footprint: that counts the reference and temporaries the kernel never touches.
+    working_set: Callable[[int, int], float] | None = None
     implementations: dict[str, Implementation] = field(default_factory=dict)
 
     def implement(self, backend: str, note: str = "") -> Callable:
@@ -133,6 +137,12 @@ class Workload:
         if self.device_footprint is not None:
             return float(self.device_footprint(size, itemsize))
         return float(self.bytes_moved(size, itemsize))
+
+    def working_set_bytes(self, size: int, itemsize: int) -> float:
+        """The bytes one point's kernel holds (what the limits check places in a cache level)."""
+        if self.working_set is not None:
+            return float(self.working_set(size, itemsize))
+        return self.device_bytes(size, itemsize)
 
     def relative_error(self, result: Any, reference: Any) -> float:
         if self.compare is not None:
