@@ -3,6 +3,7 @@
 # one call: bash benchmarks/gpu_check.sh OUTDIR STAGE...   (each stage has its own time limit, so one
 # that runs long cannot take the others' time; every log goes under OUTDIR)
 #   tests   the GPU tests (tests/test_gpu.py): every workload x GPU backend, mixed sweeps, spmv, pipeline
+#           (PART=i/n: the i-th of n slices, for calls of at most 10 minutes)
 #   faults  a CuPy point out of device memory and a Numba CUDA out-of-bounds write, each followed by a
 #           normal point, through the command line and through the window (needs Qt)
 #   mixed   benchmarks/mixed_vs_alone.py: crossover sweep and bandwidth table, mixed against alone
@@ -30,9 +31,18 @@ for stage in "$@"; do
     tests)
       nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv | tee "$OUT/nvidia-smi.txt"
       python3 -m workbench list > "$OUT/list.txt" 2>&1; head -14 "$OUT/list.txt"
-      timeout "$T" python3 -m pytest -m gpu tests/test_gpu.py -q -rs -p no:cacheprovider --durations=25 \
-          > "$OUT/pytest-gpu.txt" 2>&1; echo "pytest exit $?"
-      grep -E "passed|failed|^FAILED|^ERROR" "$OUT/pytest-gpu.txt" | tail -25 ;;
+      # PART=i/n runs the i-th of n equal slices of the GPU tests (in collection order), so that
+      # the whole set fits calls of at most 10 minutes each; -v names each test as it ends, so a
+      # slice cut short by its time limit still says which passed.
+      python3 -m pytest -m gpu tests/test_gpu.py --collect-only -q -p no:cacheprovider 2>/dev/null \
+          | grep '::' > "$OUT/gpu-test-ids.txt"
+      IFS=/ read -r i n <<< "${PART:-1/1}"; total=$(wc -l < "$OUT/gpu-test-ids.txt"); per=$(( (total + n - 1) / n ))
+      sed -n "$(( (i - 1) * per + 1 )),$(( i * per ))p" "$OUT/gpu-test-ids.txt" > "$OUT/gpu-test-part.txt"
+      echo "GPU tests: part $i of $n, $(wc -l < "$OUT/gpu-test-part.txt") of $total"
+      timeout "$T" python3 -m pytest -m gpu -v -rs -p no:cacheprovider --durations=15 $(cat "$OUT/gpu-test-part.txt") \
+          > "$OUT/pytest-gpu-$i.txt" 2>&1; echo "pytest exit $?"
+      grep -E "passed|failed|FAILED|^ERROR" "$OUT/pytest-gpu-$i.txt" | grep -v " PASSED" | tail -25
+      grep -c " PASSED" "$OUT/pytest-gpu-$i.txt" ;;
     faults)
       timeout 60 python3 -m workbench --plugin benchmarks/faults_plugin.py run -w faults -b cupy,numba-cuda \
           -s 1,2,3,4,5 -q > "$OUT/faults-cli.txt" 2>&1; echo "faults cli exit $?"; tail -14 "$OUT/faults-cli.txt"

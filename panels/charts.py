@@ -24,7 +24,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics
 from panels import axes, style
 from panels.style import Look
 from workbench import bands
-from workbench.compare import Baseline, Overlay, Series, speedups
+from workbench.compare import WITHIN_NOISE, Baseline, Overlay, Series, is_baseline, speedups, within_noise
 from workbench.results import memory_walls
 
 log = logging.getLogger(__name__)
@@ -376,12 +376,22 @@ class MemoryChart(Chart):
 
 
 class SpeedupChart(Chart):
+    """Each backend's speedup over the baseline, compute solid and end-to-end dashed; a grey ring
+    around each point whose verdict against the baseline is ``same`` or ``undecided``
+    (``workbench.compare.within_noise``), as in the exported chart: a ratio of 1.04 drawn alone
+    reads as a win the measurement does not support."""
+
+    RING = "#888"     # workbench.charts.RING_COLOR: the exported chart's rings
+
     def __init__(self) -> None:
         super().__init__("speedupPlot", "Speedup", "times faster", axes.fmt_ratio, 10, "compute", "end-to-end")
         self.kind = "speedup"
         self.choice = Baseline("")
         self.ref_line = pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen("#888", width=1, style=Qt.PenStyle.DotLine))
         self.addItem(self.ref_line)   # speedup 1 (log10 1 = 0)
+        self.rings: dict = {}         # key -> the rings around that series' points within the noise
+        self.ring_key = pg.ScatterPlotItem(symbol="o", brush=None, pen=pg.mkPen(self.RING, width=1.5))
+        self._ring_key_shown = False
 
     @property
     def baseline(self) -> str:
@@ -401,10 +411,48 @@ class SpeedupChart(Chart):
         if not self.choice.backend:
             return
         for s, g in speedups(overlay.sets, self.choice, overlay.labels):
-            self.draw(self.key("compute", s, overlay), s, g,
-                      positive(g["compute_median_s_base"].to_numpy() / g["compute_median_s"].to_numpy()))
-            self.draw(self.key("total", s, overlay), s, g,
-                      positive(g["total_median_s_base"].to_numpy() / g["total_median_s"].to_numpy()), dashed=True)
+            # On a CPU backend compute is end-to-end: one line (the exported chart draws one too).
+            for figure, role, dashed in (("compute", "compute", False), ("total", "total", True))[:1 + s.moves_data]:
+                y = positive(g[f"{figure}_median_s_base"].to_numpy() / g[f"{figure}_median_s"].to_numpy())
+                key = self.key(role, s, overlay)
+                self.draw(key, s, g, y, dashed=dashed)
+                if not is_baseline(s, self.choice):     # the baseline is the line at 1, not a verdict
+                    self._ring(key, g["size"].to_numpy(float), y, within_noise(g, figure))
+
+    def update_from(self, overlay: Overlay) -> None:
+        super().update_from(overlay)
+        for key, item in self.rings.items():
+            if key not in self._drawn:
+                item.setData([], [])
+        shown = any(len(item.data) for item in self.rings.values())
+        if shown != self._ring_key_shown:        # the key names the ring only while one is drawn
+            if shown:
+                self.legend.addItem(self.ring_key, WITHIN_NOISE)
+            else:
+                self.legend.removeItem(self.ring_key)
+            self._ring_key_shown = shown
+
+    def _ring(self, key, x: np.ndarray, y: np.ndarray, mask: np.ndarray) -> None:
+        keep = mask & np.isfinite(y) & (x > 0)
+        item = self.rings.get(key)
+        if item is None:
+            item = pg.ScatterPlotItem(symbol="o", brush=None)
+            item.setZValue(5)
+            self.addItem(item)
+            self.rings[key] = item
+        # The view is log-log: a scatter item, unlike a curve, is placed in the view's coordinates.
+        item.setData(np.log10(x[keep]), np.log10(y[keep]), size=self.look.marker_px * 2.2,
+                     pen=pg.mkPen(self.RING, width=max(1.5, self.look.line_px / 2)), brush=None)
+
+    def rings_drawn(self) -> dict:
+        """{key: (x, y)} of the rings shown, in data units: for tests and the parity with exports."""
+        return {key: (10 ** np.asarray(item.data["x"]), 10 ** np.asarray(item.data["y"]))
+                for key, item in self.rings.items() if len(item.data)}
+
+    def clear_series(self) -> None:
+        super().clear_series()
+        for item in self.rings.values():
+            item.setData([], [])
 
 
 class FirstCallChart(Chart):

@@ -26,7 +26,7 @@ from panels.charts import FirstCallChart, MemoryChart, RuntimeChart, SpeedupChar
 from panels.legend import LegendStrip
 from panels.style import Look
 from panels.transfer_chart import TransferChart
-from workbench import compare, overlay_verdicts
+from workbench import compare, overlay_verdicts, stats, verdicts
 from workbench.compare import Baseline, Overlay
 from workbench.registry import REGISTRY
 from workbench.result_files import ResultSet
@@ -294,9 +294,12 @@ class PlotsPanel(QWidget):
         if ref is not None and not (row["backend"] == b.backend and b.set_index in (None, set_index)):
             r = ref[(ref["size"] == row["size"]) & (ref["variant"] == row["variant"])]
             if len(r) and row["total_median_s"] > 0:
+                base = r.iloc[0].to_dict()
+                said = stats.describe(verdicts.compare_rows(row, base, "total_median_s"))
                 lines.append(f"speedup over {escape(b.describe(o.labels))}: "
-                             f"{r['total_median_s'].iloc[0] / row['total_median_s']:.3g}x "
-                             f"end-to-end, {r['compute_median_s'].iloc[0] / row['compute_median_s']:.3g}x compute")
+                             f"{base['total_median_s'] / row['total_median_s']:.3g}x "
+                             f"end-to-end, {base['compute_median_s'] / row['compute_median_s']:.3g}x compute; "
+                             f"end-to-end {escape(said)}")
         said = overlay_verdicts.point(self.verdicts, row, set_index) if set_index else None
         if said is not None:
             lines.append(f"end-to-end against {escape(o.labels[0])}: <b>{escape(said['described'])}</b>")

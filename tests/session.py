@@ -226,7 +226,7 @@ class Session:
             assert len(item.xData) == 2 * len(band) and set(band.x) <= set(expected.get((key[1], key[2]), []))
         base = w.speedupPlot.baseline
         if base and (base, "") in expected:
-            x, y = w.speedupPlot.points()[("total", base, "")]
+            x, y = w.speedupPlot.points()[("compute", base, "")]
             assert np.allclose(y, 1.0)
         assert w.transferPlot.data.empty or set(w.transferPlot.data["size"]) <= {r["size"] for r in ok}
 

@@ -182,11 +182,13 @@ def test_speedup_names_its_baseline_and_divides_by_it():
         fig = charts.figure("speedup", [result_set()], baseline_name="numba")
     assert fig.axes[0].get_title() == "Speedup over numba"
     lines = lines_by_gid(fig)
-    assert "series-speedup-total-numba" not in lines          # the baseline is the line at 1
-    x, y = lines["series-speedup-total-numpy"]
+    assert "series-speedup-compute-numba" not in lines        # the baseline is the line at 1
+    x, y = lines["series-speedup-compute-numpy"]
     assert y == pytest.approx([0.5] * 4)                      # numpy takes twice numba's time
-    assert "series-speedup-compute-numpy" not in lines        # CPU: compute is end-to-end, one line
-    assert "series-speedup-compute-cupy" in lines
+    assert "series-speedup-total-numpy" not in lines          # CPU: compute is end-to-end, one line
+    # A GPU backend: compute solid, end-to-end dashed, as the window and the README draw them
+    styles = {ln.get_gid(): ln.get_linestyle() for ln in fig.axes[0].get_lines() if ln.get_gid()}
+    assert styles["series-speedup-compute-cupy"] == "-" and styles["series-speedup-total-cupy"] == "--"
 
 
 def test_default_baseline_is_numpy_and_unknown_ones_are_refused():
@@ -244,9 +246,9 @@ def test_compare_overlays_sets_labelled_by_what_differs():
         fig = charts.figure("speedup", sets, baseline_name="numpy@2")
     assert fig.axes[0].get_title() == "Speedup over numpy (float64)"
     lines = lines_by_gid(fig)
-    _, y = lines["series-speedup-total-numpy_float32"]        # float64 numpy / float32 numpy
+    _, y = lines["series-speedup-compute-numpy_float32"]        # float64 numpy / float32 numpy
     assert y == pytest.approx([2.0] * 4)
-    assert "series-speedup-total-numpy_float64" not in lines  # the baseline itself
+    assert "series-speedup-compute-numpy_float64" not in lines  # the baseline itself
     legend = [t.get_text() for t in legends(fig)[0].get_texts()]
     assert "numba, float32" in legend and "numba, float64" in legend
     with charts.style(charts.preset()):

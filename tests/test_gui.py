@@ -98,9 +98,12 @@ def test_a_whole_sweep_with_two_cpu_backends(qtbot, window):
         grew = [(r["size"], r["peak_host_bytes"]) for r in rows if r["backend"] == backend
                 and r["peak_host_bytes"] > 0]
         assert list(zip(mx, my)) == grew
-    sx, sy = w.speedupPlot.points()[("total", "numpy", "")]
+    # CPU backends: compute is end-to-end, one line each (the exported chart draws one too)
+    assert not any(key[0] == "total" and len(w.speedupPlot.points()[key][0])
+                   for key in w.speedupPlot.points())
+    sx, sy = w.speedupPlot.points()[("compute", "numpy", "")]
     assert w.speedupPlot.baseline == "numpy" and np.allclose(sy, 1.0)
-    nx, ny = w.speedupPlot.points()[("total", "numba", "")]
+    nx, ny = w.speedupPlot.points()[("compute", "numba", "")]
     numpy_t = [r["total_median_s"] for r in rows if r["backend"] == "numpy"]
     numba_t = [r["total_median_s"] for r in rows if r["backend"] == "numba"]
     assert np.allclose(ny, np.divide(numpy_t, numba_t))

@@ -199,7 +199,7 @@ def test_two_sets_compared_are_both_drawn_and_labelled(qtbot, window, two_files,
     # The speedup's baseline taken from the other set: float32 numpy is twice as fast as float64 numpy.
     combo = w.findChild(QComboBox, "speedupBaseline")
     combo.setCurrentIndex(combo.findText("numpy (float64)"))
-    _, ratio = w.speedupPlot.points()[("total", "numpy", "", 0)]
+    _, ratio = w.speedupPlot.points()[("compute", "numpy", "", 0)]
     assert np.allclose(ratio, 2.0) and w.speedupPlot.title_text == "Speedup over numpy (float64)"
     [svg] = export(qtbot, w, tmp_path / "speedup.svg", kind="speedup")
     texts = {"".join(t.itertext()).strip() for t in ET.fromstring(svg.read_bytes()).iter(f"{SVG}text")}

@@ -29,8 +29,8 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
 from workbench import bands, palette, provenance
-from workbench.compare import (DEFAULT_BASELINES, Baseline, Series, baseline, is_baseline, series,  # noqa: F401 - the API
-                               speedups)
+from workbench.compare import (DEFAULT_BASELINES, WITHIN_NOISE, Baseline, Series, baseline,  # noqa: F401 - the API
+                               is_baseline, series, speedups, within_noise)
 from workbench.chart_presets import FORMATS, KINDS, PAPER, Preset, output_paths, parse_size, preset  # noqa: F401 - the API
 from workbench.result_files import ResultSet
 
@@ -257,19 +257,43 @@ def _speedup(c: _Chart) -> None:
     b = c.baseline
     c.ax.set_title(f"Speedup over {b.describe(c.labels)}")
     c.ax.set_ylabel(f"times faster than {b.backend}")
-    ys, any_device = [], False
+    ys, any_device, ringed = [], False, False
     for s, joined in speedups(c.sets, b, c.labels):
         if is_baseline(s, b):
             continue                            # the baseline itself: the line at 1
         x = joined["size"].to_numpy(float)
-        ys.append(c.line(s, "total", x, joined["total_median_s_base"] / joined["total_median_s"]))
-        if s.moves_data:   # on a CPU backend compute is end-to-end: one line, not two on top of each other
-            any_device = True
-            ys.append(c.line(s, "compute", x, joined["compute_median_s_base"] / joined["compute_median_s"],
-                             dashed=True, legend=False))
+        # Compute solid, end-to-end dashed, as in the window and the README; on a CPU backend
+        # compute is end-to-end: one line, not two on top of each other.
+        figures = ("compute", "total") if s.moves_data else ("compute",)
+        for figure in figures:
+            y = c.line(s, figure, x, joined[f"{figure}_median_s_base"] / joined[f"{figure}_median_s"],
+                       dashed=figure == "total", legend=figure == "compute")
+            ys.append(y)
+            ringed |= _rings(c, s, figure, x, joined)
+        any_device |= s.moves_data
     c.ax.axhline(1.0, color="#333", linewidth=c.preset.line_pt / 2, linestyle=":", zorder=1)
-    c.key("end-to-end", "compute only" if any_device else None)
+    c.key("compute", "end-to-end" if any_device else None)
+    if ringed:
+        c.handles.append(Line2D([], [], linestyle="none", marker="o", markersize=c.preset.marker_pt * 2.2,
+                                markerfacecolor="none", markeredgecolor=RING_COLOR, label=WITHIN_NOISE))
     _axes(c, ys, lambda v: f"{v:.3g}×", also=(1.0,))
+
+
+#: The ring around a speedup point its noise cannot tell from the baseline (the window's too).
+RING_COLOR = "#888"
+
+
+def _rings(c: _Chart, s: Series, figure: str, x: np.ndarray, joined) -> bool:
+    """A grey ring around each point of ``s`` whose ``figure`` is within the noise of the
+    baseline's (``workbench.compare.within_noise``); whether any was drawn."""
+    y = _positive(joined[f"{figure}_median_s_base"] / joined[f"{figure}_median_s"])
+    mask = within_noise(joined, figure) & np.isfinite(y)
+    if not mask.any():
+        return False
+    c.ax.plot(x[mask], y[mask], linestyle="none", marker="o", markersize=c.preset.marker_pt * 2.2,
+              markerfacecolor="none", markeredgecolor=RING_COLOR, markeredgewidth=c.preset.line_pt / 2,
+              label="_nolegend_", gid=_gid(c.kind, f"within-noise-{figure}", s.label), zorder=4)
+    return True
 
 
 def _memory(c: _Chart) -> None:

@@ -15,7 +15,7 @@ from typing import Iterator, Sequence
 
 import pandas as pd
 
-from workbench import palette, provenance
+from workbench import palette, provenance, stats, verdicts
 from workbench.result_files import ResultSet
 
 log = logging.getLogger(__name__)
@@ -151,13 +151,14 @@ def baseline_choices(sets: Sequence[ResultSet], labels: Sequence[str] | None = N
 
 def baseline_rows(sets: Sequence[ResultSet], b: Baseline, set_index: int) -> pd.DataFrame | None:
     """The baseline's ok rows for the series of ``set_index``: the named set's, else its own
-    set's, else the first set's that has the backend."""
+    set's, else the first set's that has the backend. Every column: a verdict needs the
+    intervals, the rounds and the machine's state, not only the medians."""
     order = [b.set_index] if b.set_index is not None else [set_index] + list(range(len(sets)))
     for i in order:
         f = sets[i].frame
         rows = f[(f["backend"] == b.backend) & (f["status"] == "ok")]
         if not rows.empty:
-            return rows[["size", "variant", "total_median_s", "compute_median_s"]].drop_duplicates(["size", "variant"])
+            return rows.drop_duplicates(["size", "variant"])
     return None
 
 
@@ -166,15 +167,47 @@ def is_baseline(s: Series, b: Baseline) -> bool:
     return s.backend == b.backend and (b.set_index is None or b.set_index == s.set_index)
 
 
+#: What a ring around a speedup point means, in the window's key and the exported chart's alike.
+WITHIN_NOISE = "ring: within the noise"
+#: The verdicts a ring marks: the measurement cannot tell the point from its baseline.
+RINGED = ("same", "undecided")
+NO_INTERVAL = stats.NO_INTERVAL
+
+
 def speedups(sets: Sequence[ResultSet], b: Baseline, labels: Sequence[str] | None = None
              ) -> Iterator[tuple[Series, pd.DataFrame]]:
-    """Each series joined with its baseline on (size, variant): its columns, and the baseline's
-    times as ``total_median_s_base`` and ``compute_median_s_base``. The baseline itself is
-    included (its ratios are 1): a chart may draw it or leave it out."""
+    """Each series joined with its baseline on (size, variant): its columns, the baseline's as
+    ``<column>_base`` (``total_median_s_base``, ``compute_median_s_base``, ...), and the verdict
+    of each figure against the baseline's, decided with both intervals (``workbench.verdicts``):
+    ``verdict_total`` and ``verdict_compute``. A ratio of 1.04 says nothing by itself; the verdict
+    says whether the noise allows it to be told from 1. The baseline itself is included (its
+    ratios are 1, its verdicts ``same``): a chart may draw it or leave it out."""
     for s in series(sets, labels):
         ref = baseline_rows(sets, b, s.set_index)
         if ref is None:
             continue
-        joined = s.rows.merge(ref, on=["size", "variant"], suffixes=("", "_base"))
-        if not joined.empty:
-            yield s, joined.sort_values("size")
+        joined = s.rows.merge(ref, on=["size", "variant"], suffixes=("", "_base")).sort_values("size")
+        if joined.empty:
+            continue
+        joined = joined.reset_index(drop=True)
+        for figure, column in (("total", "total_median_s"), ("compute", "compute_median_s")):
+            joined[f"verdict_{figure}"] = _verdicts(joined, ref.columns, column, is_baseline(s, b))
+        yield s, joined
+
+
+def _verdicts(joined: pd.DataFrame, base_columns, column: str, itself: bool) -> list[str]:
+    if itself:
+        return ["same"] * len(joined)
+    out = []
+    for row in joined.to_dict("records"):
+        base = {c: row.get(c if c in ("size", "variant") else f"{c}_base") for c in base_columns}
+        v = verdicts.compare_rows(row, base, column)
+        # A file from before intervals were kept: nothing is known of its noise, so nothing is ringed.
+        out.append("no interval" if v.why == NO_INTERVAL else v.verdict)
+    return out
+
+
+def within_noise(joined: pd.DataFrame, figure: str):
+    """Where the ``figure`` ("total" or "compute") of a speedup series cannot be told from its
+    baseline's: a boolean array, in the rows' order."""
+    return joined[f"verdict_{figure}"].isin(RINGED).to_numpy()

@@ -154,6 +154,9 @@ def converged(samples: Sequence[float] | np.ndarray, target: float) -> bool:
 
 # Verdicts -----------------------------------------------------------------------------------------
 
+#: Why a point without an interval (a file from before intervals were kept) gets no verdict.
+NO_INTERVAL = "no interval to decide from"
+
 @dataclass(frozen=True)
 class Verdict:
     """``new`` against ``base``: ratio of their median times (new / base) with its interval.
@@ -190,7 +193,7 @@ def compare(new: Estimate, base: Estimate, min_effect: float = DEFAULT_MIN_EFFEC
     """
     if not (new.usable and base.usable):
         ratio = new.median / base.median if base.median and math.isfinite(base.median) else math.nan
-        return Verdict("undecided", ratio, math.nan, math.nan, "no interval to decide from")
+        return Verdict("undecided", ratio, math.nan, math.nan, NO_INTERVAL)
     return decide(new.median / base.median, new.lo / base.hi, new.hi / base.lo, min_effect,
                   "; ".join(n for n in (new.noisy, base.noisy) if n))
 
