@@ -3,7 +3,7 @@
 # one call: bash benchmarks/gpu_check.sh OUTDIR STAGE...   (each stage has its own time limit, so one
 # that runs long cannot take the others' time; every log goes under OUTDIR)
 #   tests   the GPU tests (tests/test_gpu.py): every workload x GPU backend, mixed sweeps, spmv, pipeline
-#           (PART=i/n: the i-th of n slices, for calls of at most 10 minutes)
+#           (PART=i/n: the i-th of n slices, for calls of at most 10 minutes; STAGE_TIMEOUT=s its limit)
 #   faults  a CuPy point out of device memory and a Numba CUDA out-of-bounds write, each followed by a
 #           normal point, through the command line and through the window (needs Qt)
 #   mixed   benchmarks/mixed_vs_alone.py: crossover sweep and bandwidth table, mixed against alone

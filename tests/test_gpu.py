@@ -225,20 +225,26 @@ def median_over(rounds: list[dict]) -> dict:
 
 def assert_same_as_alone(mixed: dict, alone: dict) -> None:
     assert mixed.keys() == alone.keys()
+    bus = max((r["gbps"] for r in alone.values() if r["status"] == "ok"), default=0.0)
     for key, row in mixed.items():
         ref = alone[key]
         assert row["status"] == "ok", f"mixed {key}: {row['status']}: {row['message']}"
         assert ref["status"] == "ok", f"alone {key}: {ref['status']}: {ref['message']}"
-        if ref["figure"] >= LONG_ENOUGH_S and device_bound(ref):
+        if ref["figure"] >= LONG_ENOUGH_S and device_bound(ref, bus):
             assert row["figure"] == pytest.approx(ref["figure"], rel=SAME_WITHIN), key
 
 
-def device_bound(row) -> bool:
+def device_bound(row, bus: float) -> bool:
     """Whether the figure is the device's work rather than the host's: where issuing a call takes
     the host half the time the device needs or more (a Numba launch, a thousand tiny CuPy kernels,
     an allocation through RMM), the figure measures the host, whose speed drifts between sweeps by
-    more than 10 % on its own (seen on the H200). Transfers are the device's work whatever issues them."""
-    return row["workload"] == "transfer" or row["host_issue_s"] < 0.5 * row["compute_median_s"]
+    more than 10 % on its own (seen on the H200). A transfer is the bus's work where it runs at half
+    the best rate any backend reached (``bus``) or more; numba-cuda's copies of 1 MiB ran at 11 GB/s
+    against CuPy's 40 (2026-12-04): their time is its per-copy allocation and calls, host work, and
+    mixed with CuPy they ran 15-25 % slower than alone in 3 of 4 runs while the bus's rate held."""
+    if row["workload"] == "transfer":
+        return row["gbps"] >= 0.5 * bus
+    return row["host_issue_s"] < 0.5 * row["compute_median_s"]
 
 
 def alternating_rounds(workload: str, backends: tuple[str, ...], sweep, rounds: int = 2):
