@@ -1,6 +1,8 @@
 """The engine's measurement: statistics, first call, verification, errors, stopping, memory."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -109,7 +111,8 @@ def test_a_failing_point_does_not_end_the_sweep(registry):
     assert all(set(r) == set(COLUMNS) for r in rows)
 
 
-def test_stop_is_honoured_between_repeats(registry):
+def test_stop_is_honoured_between_repeats(registry, monkeypatch):
+    monkeypatch.setattr(sampling, "CPU_BATCH_S", 0.0)     # one call a sample: the flag is seen after each
     w = registry.add(synthetic())
     stop = StopFlag()
     calls = []
@@ -341,3 +344,67 @@ def test_time_left_comes_from_the_stopping_rule():
     assert time_left(spec, 5, 10, 1.0) == (1.0, 2.5)            # quick points: their pace
     assert time_left(spec, 5, 10, 20.0) == (2.5, 2.5)           # never past the ceiling
     assert time_left(spec, 10, 10, 3.0) == (0.0, 0.0)
+
+
+def test_stop_at_every_moment_of_interleaved_rounds_leaves_whole_points(registry):
+    """Two backends whose rounds interleave, stopped after the k-th call for every k until the
+    sweep ends on its own: each time the sweep says it was cancelled (or finished), the points of
+    finished sizes are ok and whole (every round, every repeat they asked for), the size in
+    progress gives one row per backend it began, marked cancelled, and no point comes twice."""
+    w = registry.add(synthetic())
+    calls, stop_at, flag = [0], [0], [StopFlag()]
+
+    def counting(inputs, ctx):
+        def run():
+            calls[0] += 1
+            if calls[0] == stop_at[0]:
+                flag[0].stop()
+            return inputs[0] * 2
+        return run
+    w.implement("numpy")(counting)
+    w.implement("numba", note="the same code: only the name differs")(counting)
+    spec = SweepSpec("synthetic", ("numpy", "numba"), (4, 8, 16), "float64", min_repeats=6, rounds=3,
+                     budget_s=0.0, min_time_s=0.0)
+    calls[0], stop_at[0] = 0, -1
+    whole = protocol.rows(run_sweep(spec))
+    per_run, seen = calls[0], set()
+    assert [r["status"] for r in whole] == ["ok"] * 6
+    for k in range(1, per_run + 1):
+        calls[0], stop_at[0] = 0, k
+        flag[0] = StopFlag()
+        events = list(run_sweep(spec, flag[0]))
+        rows = protocol.rows(events)
+        keys = [(r["size"], r["backend"]) for r in rows]
+        assert len(keys) == len(set(keys)), (k, keys)
+        finished = events[-1]
+        assert isinstance(finished, SweepFinished)
+        sizes = sorted({r["size"] for r in rows})
+        for r in rows:
+            if r["size"] < sizes[-1] or not finished.cancelled:
+                assert r["status"] == "ok" and r["repeats"] >= spec.min_repeats, (k, r["status"], r["repeats"])
+            else:
+                assert r["status"] in ("ok", "cancelled"), (k, r["status"])
+        assert finished.cancelled or len(rows) == 6
+        seen.update(r["status"] for r in rows)
+    assert seen == {"ok", "cancelled"}      # both kinds of moment were hit
+
+
+@pytest.mark.parametrize("one,calls", [(1e-6, 20), (0.4e-6, 50), (1e-9, 100), (25e-6, 1), (0.0, 1), (math.nan, 1)])
+def test_a_tiny_cpu_call_is_timed_in_batches(one, calls):
+    assert sampling.cpu_batch(one) == calls
+
+
+def test_batched_cpu_samples_are_the_mean_call_of_their_batch(registry, monkeypatch):
+    """After a first sample of one call, each sample times a batch and divides by its size: the
+    calls made are the first call, the sizing sample, and a batch per later sample."""
+    monkeypatch.setattr(sampling, "CPU_BATCH_S", 1.0)      # every call here is 'tiny': batches of 100
+    w = registry.add(synthetic())
+    calls = []
+
+    @w.implement("numpy")
+    def _(inputs, ctx):
+        return lambda: calls.append(1) or inputs[0] * 2
+    (row,) = rows_of(SweepSpec("synthetic", ("numpy",), (16,), "float64", min_repeats=3, budget_s=0.0,
+                               rounds=1, noise=0.0))
+    assert row["status"] == "ok" and row["repeats"] == 3
+    assert len(calls) == 1 + 1 + 2 * sampling.MAX_CPU_BATCH
