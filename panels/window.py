@@ -59,12 +59,15 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.setWindowTitle("GPU Workbench")
         self.settings = settings or QSettings("GPU Workbench", "gpu-workbench")
-        # Every finished point goes to the journal (beside the settings) before it is shown: after a
-        # kill, the next start offers it back. Read what the last session left before starting anew.
-        journal_path = Path(self.settings.fileName()).with_name("journal.jsonl")
-        self._restorable = journal.interrupted(journal_path)
-        self.journal = journal.Journal(journal_path)
-        self.journal.begin()
+        # Every finished point goes to this window's journal (beside the settings) before it is
+        # shown: after a kill, the next start offers it back. What killed sessions left is read
+        # before this one's journal exists; another window's live journal is locked and left alone.
+        folder = Path(self.settings.fileName()).parent
+        self.journals = journal.Journals(folder / "journals",
+                                         legacy=(folder / "journal.jsonl", folder / "journal.previous.jsonl"))
+        self._orphans = self.journals.orphans()
+        self.journal = self.journals.new()
+        self.confirm_close = self._ask_to_stop      # tests put an answer in its place
         self.controller = SweepController(self, plugins, self.journal)   # the engine loads the plug-ins too
         # Where the main rows come from: None for a sweep measured here (this machine's record and
         # the sweep's settings), else the header of the file or session they were read from.
@@ -167,8 +170,7 @@ class MainWindow(QMainWindow):
         # (a tiny computation per GPU library) then corrects it.
         self.experiment.set_availability(probe_all(deep=False))
         self.restore_settings()
-        if self._restorable is not None:
-            self.restoreBar.offer(*self._restorable)
+        self._offer_next()
         self.controller.probe()
 
     # --- actions and menus ------------------------------------------------------------------------
@@ -650,9 +652,21 @@ class MainWindow(QMainWindow):
         if any(self._wanted_backends):
             self.experiment.set_checked_backends(self._wanted_backends)
 
+    @property
+    def _restorable(self) -> tuple[dict, list[dict]] | None:
+        """(settings, rows) of the killed session on offer, or None."""
+        return (self._orphans[0].settings, self._orphans[0].rows) if self._orphans else None
+
+    def _offer_next(self) -> None:
+        if self._orphans:
+            self.restoreBar.offer(*self._restorable)
+        else:
+            self.restoreBar.hide()
+
     @Slot()
     def restore_interrupted(self) -> None:
-        """Show the interrupted session's points as if its sweep had just ended."""
+        """Show the interrupted session's points as if its sweep had just ended; they go into this
+        session's journal first, so that a kill now loses them no more than before."""
         if self._restorable is None or self.busy:
             return
         settings, rows = self._restorable
@@ -661,18 +675,34 @@ class MainWindow(QMainWindow):
         frame = results.to_frame(rows)
         self.rows = frame.to_dict("records")
         self.origin, self.sweep_settings = None, dict(settings)
+        self.journal.sweep(dict(settings))
+        for row in rows:
+            self.journal.append(row)
+        self.journals.settle(self._orphans.pop(0))
         self.plots.update_from(self.result_sets())
-        self.restoreBar.hide()
+        self._offer_next()
         self.status.showMessage(f"Restored {len(self.rows)} point(s) of the interrupted session")
         self.restored.emit(len(self.rows))
 
     @Slot()
     def discard_interrupted(self) -> None:
-        self._restorable = None
-        self.journal.previous.unlink(missing_ok=True)
-        self.restoreBar.hide()
+        if self._orphans:
+            self.journals.settle(self._orphans.pop(0))
+        self._offer_next()
+
+    def _ask_to_stop(self) -> bool:
+        from PySide6.QtWidgets import QMessageBox
+        answer = QMessageBox.question(
+            self, "A sweep is running",
+            "A sweep is running. Stop it and close the window?\n\n"
+            "The points measured so far are in this session's journal; the point in progress is lost.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
+        return answer == QMessageBox.StandardButton.Yes
 
     def closeEvent(self, event) -> None:
+        if self.busy and not self.confirm_close():
+            event.ignore()                 # the sweep goes on; nothing was stopped or saved
+            return
         self.journal.close()               # ended normally: nothing to offer next time
         self.save_settings()
         self.refresh_timer.stop()

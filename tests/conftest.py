@@ -34,3 +34,13 @@ def registry():
     yield REGISTRY
     REGISTRY._workloads.clear()
     REGISTRY._workloads.update(before)
+
+
+@pytest.fixture(autouse=True)
+def _close_answers_yes(request, monkeypatch):
+    """A window closed during a sweep asks whether to stop it (a modal question): in tests that
+    drive windows the answer is yes, unless a test puts its own in ``window.confirm_close``."""
+    if "qtbot" in request.fixturenames:
+        from panels import window
+        monkeypatch.setattr(window.MainWindow, "_ask_to_stop", lambda self: True)
+    yield

@@ -56,9 +56,9 @@ def test_an_interrupted_session_is_offered_and_restored(qtbot, tmp_path):
 def test_discard_forgets_it_and_a_normal_close_offers_nothing(qtbot, tmp_path):
     journal_of_an_interrupted_session(tmp_path)
     w = open_window(qtbot, tmp_path / "settings.ini")
-    assert w.journal.previous.exists()
+    assert (tmp_path / "journal.jsonl").exists()           # an older version's journal, offered
     qtbot.mouseClick(w.restoreBar.discardButton, Qt.MouseButton.LeftButton)
-    assert not w.restoreBar.isVisible() and not w.journal.previous.exists()
+    assert not w.restoreBar.isVisible() and not (tmp_path / "journal.jsonl").exists()
     w.close()
     again = open_window(qtbot, tmp_path / "settings.ini")
     assert not again.restoreBar.isVisible()
@@ -106,3 +106,78 @@ def test_a_window_killed_with_sigkill_loses_no_finished_point(qtbot, tmp_path):
         w.restore_interrupted()
     assert blocker.args[0] >= 2                      # every point shown before the kill
     w.close()
+
+
+def test_killed_again_before_deciding_the_points_are_still_offered(qtbot, tmp_path):
+    """A window killed mid-sweep; the next one killed before the user decided; a third start still
+    offers the first session's points, and once restored they are never offered again."""
+    script = tmp_path / "killed.py"
+    script.write_text(KILLED_WINDOW)
+    offered_then_killed = tmp_path / "offered.py"
+    offered_then_killed.write_text(OFFERED_THEN_KILLED)
+    root = Path(__file__).parents[1]
+    env = dict(os.environ, PYTHONPATH=str(root))
+    for name in (script, offered_then_killed, offered_then_killed):
+        proc = subprocess.run([sys.executable, str(name), str(tmp_path / "settings.ini")], env=env, cwd=root,
+                              capture_output=True, text=True, timeout=240)
+        assert proc.returncode == -9, proc.stderr[-2000:]
+        if name is offered_then_killed:
+            assert "offered 1:" in proc.stdout, proc.stdout      # the same session, offered each time
+    w = open_window(qtbot, tmp_path / "settings.ini")
+    assert w.restoreBar.isVisible()
+    with qtbot.waitSignal(w.restored, timeout=10_000) as blocker:
+        w.restore_interrupted()
+    assert blocker.args[0] >= 2 and not w.restoreBar.isVisible()
+    w.close()
+    again = open_window(qtbot, tmp_path / "settings.ini")
+    assert not again.restoreBar.isVisible()                     # restored, closed normally: settled
+    again.close()
+
+
+OFFERED_THEN_KILLED = textwrap.dedent("""
+    import os, signal, sys
+    os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+    if __name__ == "__main__":
+        app = QApplication([])
+        from panels.window import MainWindow
+        w = MainWindow(QSettings(sys.argv[1], QSettings.Format.IniFormat))
+        print(f"offered {len(w._orphans)}: {w.restoreBar.label.text()}", flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)          # before the user chose Restore or Discard
+""")
+
+
+def test_two_windows_write_two_journals_and_neither_offers_the_others(qtbot, tmp_path):
+    a = open_window(qtbot, tmp_path / "settings.ini")
+    a.journal.sweep({"workload": "source_terms"})
+    a.journal.append(protocol.rows(run_sweep(SweepSpec("source_terms", ("numpy",), (2 ** 10,), "float64",
+                                                       min_repeats=1, budget_s=0)))[0])
+    b = open_window(qtbot, tmp_path / "settings.ini")       # a is alive, its journal not closed
+    assert a.journal.path != b.journal.path
+    assert not b.restoreBar.isVisible() and b._orphans == []
+    b.close()
+    a.close()
+    assert list((tmp_path / "journals").glob("*.jsonl")) != []   # closed journals wait for the next start
+    c = open_window(qtbot, tmp_path / "settings.ini")
+    assert not c.restoreBar.isVisible()
+    assert [p.name for p in (tmp_path / "journals").glob("*.jsonl")] == [c.journal.path.name]
+    c.close()
+
+
+def test_closing_during_a_sweep_asks_and_no_keeps_it_running(qtbot, tmp_path):
+    w = open_window(qtbot, tmp_path / "settings.ini")
+    asked = []
+    w.confirm_close = lambda: asked.append(1) or False
+    w.experiment.select_workload("source_terms")
+    w.experiment.set_checked_backends(["numpy"])
+    w.experiment.sizeFrom.setText("2^10"); w.experiment.sizeTo.setText("2^22")
+    w.experiment.sizeSteps.setValue(12)
+    w.run()
+    assert w.busy
+    w.close()
+    assert asked == [1] and w.isVisible() and w.busy          # 'No': the window and its sweep go on
+    w.confirm_close = lambda: asked.append(2) or True
+    with qtbot.waitSignal(w.busyChanged, timeout=60_000, check_params_cb=lambda b: b is False):
+        w.close()
+    assert asked == [1, 2] and not w.isVisible()

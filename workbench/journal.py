@@ -4,6 +4,11 @@ One JSON line per event, flushed and synced as it is written: a window killed
 with SIGKILL, a machine that loses power, leave every point measured before
 it. A session that ends normally marks the journal closed; one that finds it
 open at start offers to restore what it holds.
+
+Each window writes a journal of its own (:class:`Journals`), locked while the window lives, so
+that two windows never write one file and a window never offers another live window's points. A
+journal left unlocked and unclosed is an orphan: offered at every start, however many times the
+window that offered it was killed in turn, until the user restores or discards it.
 """
 from __future__ import annotations
 
@@ -11,8 +16,16 @@ import json
 import logging
 import os
 import threading
+import time
+import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+try:
+    import fcntl
+except ImportError:       # Windows: a journal's writer is told alive by its process id instead
+    fcntl = None
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +43,13 @@ class Journal:
         self.end()
         if interrupted(self.path) is not None:
             os.replace(self.path, self.previous)
-        self._file = open(self.path, "w", encoding="utf-8")
+        self.path.unlink(missing_ok=True)
+        # Created afresh, never through a link planted at its name; locked while this session lives.
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+                     | getattr(os, "O_CLOEXEC", 0), 0o600)
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        self._file = os.fdopen(fd, "w", encoding="utf-8")
         self._write({"kind": "session", "settings": settings or {}})
 
     @property
@@ -87,3 +106,78 @@ def interrupted(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]
         elif kind == "row" and isinstance(entry.get("row"), dict):
             rows.append(entry["row"])
     return (settings, rows) if rows else None
+
+
+# One journal per window --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Orphan:
+    """A journal whose session ended without closing, and what it holds."""
+
+    path: Path
+    settings: dict[str, Any]
+    rows: list[dict[str, Any]]
+
+
+class Journals:
+    """The journals of every window, in one folder: one file each, named by start time and process.
+
+    ``legacy`` names journals of older versions (one shared file), read as orphans too."""
+
+    def __init__(self, folder: str | Path, legacy: tuple[str | Path, ...] = ()) -> None:
+        self.folder = Path(folder)
+        self.legacy = tuple(Path(p) for p in legacy)
+
+    def new(self, settings: dict[str, Any] | None = None) -> Journal:
+        """A journal for a new session, begun and locked."""
+        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+        j = Journal(self.folder / f"session-{stamp}-{os.getpid()}-{uuid.uuid4().hex[:8]}.jsonl")
+        j.begin(settings)
+        return j
+
+    def orphans(self) -> list[Orphan]:
+        """Journals no live session holds that ended without closing and measured something,
+        newest first. Those that ended normally, or hold no point, are deleted on the way."""
+        found = []
+        candidates = sorted(self.folder.glob("session-*.jsonl"), reverse=True) if self.folder.is_dir() else []
+        for path in [*candidates, *self.legacy]:
+            if not path.is_file() or path.is_symlink() or _held(path):
+                continue
+            got = interrupted(path)
+            if got is None:
+                if path.parent == self.folder:
+                    path.unlink(missing_ok=True)     # closed normally, or empty: nothing to offer
+                continue
+            found.append(Orphan(path, *got))
+        return found
+
+    @staticmethod
+    def settle(orphan: Orphan) -> None:
+        """The user restored or discarded it: never offered again."""
+        orphan.path.unlink(missing_ok=True)
+        if orphan.path.stem.endswith(".previous"):
+            return
+        orphan.path.with_name(orphan.path.stem + ".previous" + orphan.path.suffix).unlink(missing_ok=True)
+
+
+def _held(path: Path) -> bool:
+    """Whether a live session writes ``path``: its lock is held (or, without flock, the process
+    named in its file name runs)."""
+    if fcntl is None:
+        try:
+            pid = int(path.stem.split("-")[2])
+        except (IndexError, ValueError):
+            return False
+        import psutil
+        return psutil.pid_exists(pid) and pid != os.getpid()
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return True               # cannot even look: leave it alone
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)              # closing drops the lock just taken
+    return False
