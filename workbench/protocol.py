@@ -78,6 +78,14 @@ class EngineRetiring:
 
 
 @dataclass(frozen=True)
+class EngineExiting:
+    """The engine process is ending by itself, and why: plug-in code called ``sys.exit`` or raised
+    KeyboardInterrupt (never Ctrl-C: the engine ignores SIGINT). Its exit status follows."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
 class ProbeResults:
     availability: dict = field(hash=False)     # backend name -> backends.Availability
 
@@ -95,7 +103,7 @@ class Done:
 
 
 Message = (SweepStarted | PointStarted | PointFinished | SweepFinished | SweepError | LogLine | EngineFailed
-           | EngineDied | EngineRetiring | ProbeResults | Environment | Done)
+           | EngineDied | EngineRetiring | EngineExiting | ProbeResults | Environment | Done)
 
 
 def dispatch(handlers: Mapping[type, Callable[[Any], Any]], message: Any) -> Any:

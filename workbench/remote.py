@@ -24,14 +24,24 @@ a process killed while reading it cannot leave a lock held that would block
 the parent's Stop (a ``multiprocessing.Event`` did, after a kill -9). The
 parent clears it before it sends a run, so a Stop pressed before this process
 has even read the request still counts.
+
+The engine dies with its parent, whatever ended the parent (kill -9 included):
+on Linux the kernel sends it SIGKILL (``PR_SET_PDEATHSIG``), and everywhere a
+watchdog thread ends it quietly once its parent is gone; a message it can no
+longer send ends it quietly too (no BrokenPipe traceback from an orphan).
+Plug-in code that calls ``sys.exit`` or raises KeyboardInterrupt ends it as
+asked, after saying so (``EngineExiting``), so that the row names the cause.
 """
 from __future__ import annotations
 
 import logging
 import os
 import signal
+import sys
 import threading
+import time
 import traceback
+from pathlib import Path
 from typing import Any
 
 from workbench import protocol
@@ -65,8 +75,11 @@ class _LockedConn:
         self.lock = threading.Lock()
 
     def send(self, obj: Any) -> None:
-        with self.lock:
-            self.conn.send(obj)
+        try:
+            with self.lock:
+                self.conn.send(obj)
+        except (BrokenPipeError, ConnectionResetError, EOFError):
+            os._exit(0)       # nobody reads us any more: the parent is gone or has given up on us
 
     def recv(self) -> Any:
         return self.conn.recv()
@@ -127,18 +140,87 @@ def _prepare(target: str) -> str:
         return f"this backend's engine process could not be prepared ({target}): {type(exc).__name__}: {exc}"
 
 
+#: The signals a terminal or a service manager sends to a whole process group: the parent decides.
+GROUP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+WATCH_S = 0.2          # how often the watchdog looks for the parent
+
+
+def ignore_group_signals() -> None:
+    """Ctrl-C in a terminal reaches the whole process group: the parent decides what it means (a
+    stop); here it would surface as a KeyboardInterrupt inside Numba's dispatcher. SIGTERM and SIGHUP
+    too: sent to a process group (a terminal closing, `timeout`), they must end the sweep the
+    parent's way (a stop, the points so far written), not kill a point mid-measure. The parent
+    starts this process with them blocked (``workbench.supervisor``), so one that came while the
+    interpreter started is still pending: ignored now, it is discarded, and only then unblocked."""
+    for sig in GROUP_SIGNALS:
+        signal.signal(sig, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, GROUP_SIGNALS)
+
+
+def die_with_parent(parent: int | None, kernel: bool = True) -> None:
+    """End this process when ``parent`` ends, however it ends. On Linux (``kernel``) the kernel
+    sends SIGKILL at once (PR_SET_PDEATHSIG; it fires when the *thread* that started us ends, so
+    the supervisor asks for it only from its main thread); everywhere a watchdog thread exits
+    quietly once our parent is no longer ``parent`` (it was reparented: the parent died)."""
+    if parent is None:
+        return
+    if kernel and sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGKILL, 0, 0, 0)          # PR_SET_PDEATHSIG = 1
+        except (OSError, AttributeError) as exc:
+            log.debug("no parent-death signal: %s", exc)
+    if os.getppid() != parent:        # died before we asked: nobody would send the signal
+        os._exit(0)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(WATCH_S)
+        os._exit(0)
+    threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
+
+
+def _where(exc: BaseException) -> str:
+    """Where ``exc`` was raised: 'file.py:12 in make_inputs', '' if unknown."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return ""
+    last = frames[-1]
+    return f" at {Path(last.filename).name}:{last.lineno} in {last.name}"
+
+
+def _exit_by_request(conn: "_LockedConn", exc: BaseException) -> None:
+    """Plug-in code asked this process to end (``sys.exit``) or raised KeyboardInterrupt (the
+    engine ignores Ctrl-C, so only code can): end as asked, after telling the parent why."""
+    if isinstance(exc, SystemExit):
+        code = exc.code
+        status = 0 if code is None else code if isinstance(code, int) else 1
+        why = f"a plug-in called sys.exit({code!r}){_where(exc)}"
+    else:
+        status, why = 1, f"a plug-in raised {type(exc).__name__}{_where(exc)}"
+    conn.send(protocol.EngineExiting(why))
+    os._exit(status & 0xFF)
+
+
 def serve(conn, stop_raw, plugins: tuple[str, ...] = (), memory_limit: int | None = None,
-          prepare: str = "") -> None:
-    """The engine process's main loop; ``prepare`` runs before anything else is imported."""
-    # Ctrl-C in a terminal reaches the whole process group: the parent decides what it means
-    # (a stop); here it would surface as a KeyboardInterrupt inside Numba's dispatcher.
-    # SIGTERM and SIGHUP too: sent to a process group (a terminal closing, `timeout`), they must end
-    # the sweep the parent's way (a stop, the points so far written), not kill a point mid-measure.
-    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
-        signal.signal(getattr(signal, name), signal.SIG_IGN)
+          prepare: str = "", parent: int | None = None, kernel_watch: bool = True) -> None:
+    """The engine process's main loop; ``prepare`` runs before anything else is imported.
+    ``parent``: the pid of the process this one must not outlive (``die_with_parent``)."""
+    ignore_group_signals()
+    die_with_parent(parent, kernel_watch)
+    conn = _LockedConn(conn)
+    try:
+        _serve(conn, stop_raw, plugins, memory_limit, prepare)
+    except (SystemExit, KeyboardInterrupt) as exc:
+        _exit_by_request(conn, exc)
+
+
+def _serve(conn: "_LockedConn", stop_raw, plugins: tuple[str, ...], memory_limit: int | None,
+           prepare: str) -> None:
     unavailable = _prepare(prepare)
     limit_memory(memory_limit)
-    conn = _LockedConn(conn)
     logging.basicConfig(level=logging.WARNING)
     logging.getLogger().addHandler(_PipeLog(conn))
     from workbench import engine

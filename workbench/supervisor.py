@@ -8,7 +8,12 @@ can end into something a user can read:
 * a point that kills the engine (a segfault, ``os._exit``, an out-of-memory
   kill, a poisoned context) becomes an ``error`` row naming the cause; a fresh
   engine starts and the sweep goes on with the next point;
-* a point that runs past the per-point time limit is ended the same way;
+* a point that runs past the per-point time limit is ended the same way; the limit covers every
+  phase of a point: making its inputs and reference (timed from the engine's first word on the
+  request, or from the last point it finished), compiling, the repeats, the check;
+* an engine that ends by itself (plug-in code calling ``sys.exit``, raising KeyboardInterrupt) is
+  given a moment to finish exiting and is reported as what it did, never killed and then blamed
+  for the kill;
 * Stop ends a sweep within ``STOP_GRACE_S`` in every phase: the engine looks at
   the flag between repeats and points, and an engine that does not answer in
   time (a long repeat, a float64 reference being made, a hung kernel) is
@@ -22,13 +27,19 @@ can end into something a user can read:
 
 ``stop()`` and ``close()`` may be called from any thread while ``run()``
 iterates in another; neither ever blocks for long, whatever state the engine
-died in. No Qt here: the command line and the window use it alike.
+died in. ``stop()`` and ``abort()`` take no lock: a signal handler may call them
+(``close()`` waits for the lock the iterating thread may hold, which a handler
+running on that thread would wait for forever). An engine dies with this
+process, however it ends (``workbench.remote.die_with_parent``). No Qt here: the
+command line and the window use it alike.
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import logging
 import multiprocessing as mp
+import os
 import signal
 import threading
 import time
@@ -38,7 +49,7 @@ import psutil
 
 from workbench import protocol
 from workbench.backends import engine_of
-from workbench.remote import SharedFlag, serve
+from workbench.remote import GROUP_SIGNALS, SharedFlag, serve
 from workbench.results import empty_row
 
 log = logging.getLogger(__name__)
@@ -47,6 +58,7 @@ STOP_GRACE_S = 0.5          # how long a stopped engine may take to answer befor
 DEFAULT_POINT_TIMEOUT_S = 300.0
 MEMORY_SHARE = 0.85         # of the memory available when the engine starts
 POLL_S = 0.05
+EXITING_GRACE_S = 1.0       # how long an engine whose pipe closed may take to finish exiting before it is killed
 
 
 def describe_exit(code: int | None) -> str:
@@ -86,6 +98,7 @@ class Supervisor:
         self._stop_at: float | None = None
         self._armed = False
         self._closed = False
+        self._aborted = False
         self._renew = False
 
     # --- the engine process ---------------------------------------------------------------------
@@ -112,16 +125,23 @@ class Supervisor:
             self._end_locked()
             parent, child = self.ctx.Pipe()
             name = "gpu-workbench-engine" + (f" ({kind.split(':')[0]})" if kind else "")
+            main = threading.current_thread() is threading.main_thread()
             self.process = self.ctx.Process(target=serve, name=name, daemon=True,
-                                            args=(child, self.flag.raw, self.plugins, self._memory_limit(), kind))
-            self.process.start()
+                                            args=(child, self.flag.raw, self.plugins, self._memory_limit(), kind,
+                                                  os.getpid(), main))
+            with _group_signals_blocked():
+                self.process.start()
             child.close()
             self.conn = parent
 
     @staticmethod
-    def _kill(proc, conn) -> int | None:
+    def _kill(proc, conn, grace: float = 0.0) -> int | None:
+        """End ``proc``; one that may be exiting by itself (``grace``) is given that long first, so
+        that its own exit status, not our SIGKILL, is what is reported."""
         code = None
         if proc is not None:
+            if grace and proc.is_alive():
+                proc.join(grace)
             if proc.is_alive():
                 proc.kill()
             proc.join(2.0)
@@ -131,15 +151,15 @@ class Supervisor:
             conn.close()
         return code
 
-    def _end_locked(self) -> int | None:
+    def _end_locked(self, grace: float = 0.0) -> int | None:
         """End the current engine process, whatever it is doing; returns its exit code."""
         proc, conn = self.process, self.conn
         self.process = self.conn = None
-        return self._kill(proc, conn)
+        return self._kill(proc, conn, grace)
 
-    def _end(self) -> int | None:
+    def _end(self, grace: float = 0.0) -> int | None:
         with self._lock:
-            return self._end_locked()
+            return self._end_locked(grace)
 
     def alive(self) -> bool:
         """Whether any engine process (the current one, or one parked) is alive."""
@@ -154,15 +174,16 @@ class Supervisor:
 
     def _replies(self, point_clock: dict) -> Iterator[Any]:
         """Messages of the current request until Done; raises _Ended when the engine ends under it."""
+        exiting = ""                  # why the engine said it is ending by itself
         while True:
             now = time.monotonic()
-            if self._closed:
+            if self._closed:                  # closed, or aborted: no grace
                 raise _Ended("closed", self._end())
             if self._stop_at is not None and now - self._stop_at > self.stop_grace_s:
                 raise _Ended("stopped", self._end())
             started = point_clock.get("t")
             if started is not None and self.point_timeout_s and now - started > self.point_timeout_s:
-                raise _Ended("timeout", self._end())
+                raise _Ended("timeout", self._end(), "" if point_clock.get("point") else "inputs")
             conn, proc = self.conn, self.process
             try:
                 ready = conn.poll(POLL_S) if conn is not None else False
@@ -171,13 +192,16 @@ class Supervisor:
                     if isinstance(message, protocol.Done):
                         return
                     if isinstance(message, protocol.EngineRetiring):
-                        self._end()
+                        self._end(EXITING_GRACE_S)
                         raise _Retired(message.reason)
+                    if isinstance(message, protocol.EngineExiting):
+                        exiting = message.reason
+                        continue
                     yield message
                 elif proc is None or not proc.is_alive():
                     raise EOFError
             except (EOFError, OSError, ValueError):
-                raise _Ended("died", self._end()) from None
+                raise _Ended("died", self._end(EXITING_GRACE_S), exiting) from None
             except _Retired as retired:
                 raise _Ended("retired", 0, str(retired)) from None
 
@@ -194,7 +218,7 @@ class Supervisor:
             self._send(("probe",))
             yield from self._replies({})
         except _Ended as ended:
-            yield protocol.EngineDied(f"the engine process {describe_exit(ended.code)} while probing")
+            yield protocol.EngineDied(f"the engine process {_cause(ended)} while probing")
 
     def arm(self) -> None:
         """Get ready for the next run: from now on a Stop counts for it. The window calls this when
@@ -246,20 +270,22 @@ class Supervisor:
                 self._send(("run", spec, first, last, tuple(sorted(skip))))
                 for message in self._replies(clock):
                     if isinstance(message, protocol.SweepStarted):
+                        clock.update(t=time.monotonic(), point=False)    # the first inputs are being made
                         if announced:
                             continue            # a resumed sweep is still the same sweep
                         announced = True
                     elif isinstance(message, protocol.PointStarted):
                         current = message
-                        clock["t"] = time.monotonic()
+                        clock.update(t=time.monotonic(), point=True)
                     elif isinstance(message, protocol.PointFinished):
                         current = None
                         finished.add(message.index)
                         next_up = _next_unfinished(message.index + 1, finished | skip, last)
-                        clock.pop("t", None)
+                        clock.update(t=time.monotonic(), point=False)    # the next inputs may be made now
                         delivered += 1
                         self._journal(message.row)
                     elif isinstance(message, protocol.SweepFinished):
+                        clock.pop("t", None)              # no point runs any more
                         cancelled = message.cancelled
                         continue                # the supervisor's own comes last
                     elif isinstance(message, protocol.SweepError):
@@ -309,11 +335,12 @@ class Supervisor:
             return empty_row(**base, status="cancelled",
                              message="stopped: the engine did not answer in time and was ended; not measured")
         if ended.why == "timeout":
+            phase = " (making its inputs and reference)" if ended.reason == "inputs" else ""
             return empty_row(**base, status="error",
-                             message=f"{what} ran past the per-point time limit of {self.point_timeout_s:g} s; "
-                                     "the engine was ended and a fresh one goes on with the next point")
+                             message=f"{what} ran past the per-point time limit of {self.point_timeout_s:g} s"
+                                     f"{phase}; the engine was ended and a fresh one goes on with the next point")
         return empty_row(**base, status="error",
-                         message=f"the engine process {describe_exit(ended.code)} while measuring {what}; "
+                         message=f"the engine process {_cause(ended)} while measuring {what}; "
                                  "a fresh engine goes on with the next point")
 
     def _journal(self, row: dict) -> None:
@@ -328,8 +355,18 @@ class Supervisor:
         if self._stop_at is None:
             self._stop_at = time.monotonic()
 
+    def abort(self) -> None:
+        """Stop now (a second Ctrl-C): the engine at work is ended without the grace time, and no
+        engine starts again. Takes no lock and never blocks: a signal handler may call it; the
+        thread in :meth:`run` ends the engine within ``POLL_S``, and :meth:`close` ends the others
+        without waiting for them."""
+        self._aborted = True
+        self._closed = True
+        self.stop()
+
     def close(self) -> None:
-        """End every engine process and refuse further requests (bounded time, from any thread)."""
+        """End every engine process and refuse further requests (bounded time, from any thread
+        but a signal handler's: see :meth:`abort`)."""
         self._closed = True
         self.flag.set()
         with self._lock:
@@ -348,7 +385,7 @@ class Supervisor:
                 except (OSError, ValueError):
                     pass
         for proc, conn in engines:
-            if proc is not None and proc.is_alive():
+            if proc is not None and proc.is_alive() and not self._aborted:
                 proc.join(self.stop_grace_s)
             self._kill(proc, conn)
 
@@ -361,6 +398,31 @@ class _Ended(Exception):
 
 class _Retired(Exception):
     pass
+
+
+def _cause(ended: _Ended) -> str:
+    """How an engine ended, with what it said of why ('exited with status 3 (a plug-in called ...)')."""
+    return describe_exit(ended.code) + (f" ({ended.reason})" if ended.reason else "")
+
+
+@contextlib.contextmanager
+def _group_signals_blocked():
+    """Start an engine with Ctrl-C, SIGTERM and SIGHUP blocked (in this thread, and so in the child):
+    one sent to the process group while the child's interpreter starts stays pending there until the
+    engine ignores it (``workbench.remote.ignore_group_signals``), instead of a KeyboardInterrupt
+    traceback; here it is delivered once they are unblocked, to the handler that was in place."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    # Starting the resource tracker unblocks SIGINT and SIGTERM (multiprocessing.resource_tracker):
+    # it must be running before they are blocked, not started inside Process.start().
+    from multiprocessing import resource_tracker
+    resource_tracker.ensure_running()
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, GROUP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 
@@ -392,6 +454,12 @@ class InProcess:
 
     def renew(self) -> None:
         """Nothing to renew: what this process compiled stays compiled (a first-call lesson says so)."""
+
+    def abort(self) -> None:
+        """A second Ctrl-C: the sweep runs on this very thread, so it is interrupted where it is
+        (a signal handler calls this; the command line's main catches the KeyboardInterrupt)."""
+        self.flag.stop()
+        raise KeyboardInterrupt
 
     def close(self) -> None:
         self.flag.stop()
