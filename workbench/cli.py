@@ -1,6 +1,7 @@
 """The command line: ``gpu-workbench [list | info | run | plot | report ...]``; no arguments opens the window.
 
-Exit status: 0 when every point is ok, 1 when some point failed, 2 for bad usage.
+Exit status: 0 when every point is ok, 1 when some point failed, 2 for bad usage, 128 + the
+signal's number when a signal stopped it (130 for Ctrl-C, 143 for SIGTERM).
 """
 from __future__ import annotations
 
@@ -114,6 +115,17 @@ def _chart_options(p: argparse.ArgumentParser, required: bool) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command; its exit status."""
+    try:
+        return _command(argv)
+    finally:
+        # Called from Python (a test): its handlers back. As the program, once a sweep ran: a signal
+        # while it exits must not end it another way than the first signal said (the interpreter
+        # puts the default handlers back while it shuts down).
+        _StopOnSignals.restore(ignore=argv is None)
+
+
+def _command(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         args = _parser().parse_args(argv)
@@ -258,7 +270,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if signals.received:
         print(f"gpu-workbench: interrupted by {signals.received}: {len(rows)} point(s) measured"
               + (f", written to {args.out}" if args.out else ""), file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return signals.status
     failed = cancelled or bool((frame["status"] != "ok").any())
     return EXIT_FAILED if failed else EXIT_OK
 
@@ -396,7 +408,7 @@ def cmd_lesson(args: argparse.Namespace) -> int:
         _write_charts(args, chart, [live(frame, env, settings)])
     if signals is not None and signals.received:
         print(f"gpu-workbench: interrupted by {signals.received}: {len(rows)} point(s) measured", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return signals.status
     return EXIT_FAILED if stopped or len(lessons.unexpected_failures(p, frame)) else EXIT_OK
 
 
@@ -417,34 +429,54 @@ def _memory_notes(spec) -> list[str]:
 
 class _StopOnSignals:
     """Ctrl-C, SIGTERM and SIGHUP ask the sweep to stop (what was measured is kept and written);
-    a second one ends the engine at once."""
+    a second one ends the engine at once. The handler only sets flags (``Supervisor.stop`` and
+    ``abort`` take no lock): it runs on the main thread, between any two of its bytecodes, perhaps
+    while that thread holds the lock it would wait for. Once the sweep is over the handlers stay
+    until :func:`main` returns, noting a signal without raising: what is left is writing the
+    results, which no KeyboardInterrupt may cut in half."""
 
     SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
+    _before: dict = {}          # the handlers in place before the first sweep, restored by main
 
     def __init__(self, runner) -> None:
         self.runner = runner
         self.received = ""
-        self._before: dict = {}
+        self.status = EXIT_INTERRUPTED    # 128 + the first signal's number, as shells report it
 
     def _handle(self, signum, frame) -> None:
         import signal
-        if self.received:
-            self.runner.close()
-        self.received = self.received or signal.Signals(signum).name
-        self.runner.stop()
+        first = not self.received
+        if first:
+            self.received, self.status = signal.Signals(signum).name, 128 + signum
+        runner = self.runner
+        if runner is None:       # the sweep is over: the command is writing what it measured
+            return
+        if first:
+            runner.stop()
+        else:
+            runner.abort()
 
     def __enter__(self) -> "_StopOnSignals":
         import signal
+        self.runner.arm()        # a signal from now on stops the sweep about to start, not only one running
         for name in self.SIGNALS:
             sig = getattr(signal, name, None)
             if sig is not None:
-                self._before[sig] = signal.signal(sig, self._handle)
+                before = signal.signal(sig, self._handle)
+                _StopOnSignals._before.setdefault(sig, before)
         return self
 
     def __exit__(self, *exc) -> None:
+        self.runner = None
+
+    @classmethod
+    def restore(cls, ignore: bool = False) -> None:
+        """Put back the handlers that were in place before the first sweep (when the command ends),
+        or ignore those signals from now on (``ignore``: the program is about to exit)."""
         import signal
-        for sig, handler in self._before.items():
-            signal.signal(sig, handler)
+        for sig, handler in cls._before.items():
+            signal.signal(sig, signal.SIG_IGN if ignore else handler)
+        cls._before = {}
 
 
 def _check_out(args: argparse.Namespace) -> None:
