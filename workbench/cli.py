@@ -1,20 +1,24 @@
 """The command line: ``gpu-workbench [list | info | run | plot | report ...]``; no arguments opens the window.
 
 Exit status: 0 when every point is ok, 1 when some point failed, 2 for bad usage, 128 + the
-signal's number when a signal stopped it (130 for Ctrl-C, 143 for SIGTERM).
+signal's number when a signal stopped it (130 for Ctrl-C, 143 for SIGTERM), 141 when the reader of
+its output went away (a closed pipe), 1 when its output could not be written (a full device).
 """
 from __future__ import annotations
 
 import argparse
+import errno
 import math
 import dataclasses
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Sequence
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED = 130          # stopped by Ctrl-C, SIGTERM or SIGHUP: what was measured is written
+EXIT_BROKEN_PIPE = 141          # 128 + SIGPIPE: what a shell expects of a writer whose reader went away
 
 
 class UsageError(Exception):
@@ -115,14 +119,76 @@ def _chart_options(p: argparse.ArgumentParser, required: bool) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The command; its exit status."""
+    """The command; its exit status. Output is written to stdout through :class:`_Output`: a reader
+    that went away (``| head -1``) or a full device ends the command quietly, once every file it was
+    asked to write is written, with the status a shell expects (one line on stderr for a full device)."""
+    out = sys.stdout = _Output(sys.stdout)
     try:
-        return _command(argv)
+        code = _command(argv)
+    except SystemExit as exc:           # argparse's --help
+        if exc.code is not None and not isinstance(exc.code, int):
+            raise
+        code = exc.code or EXIT_OK
     finally:
         # Called from Python (a test): its handlers back. As the program, once a sweep ran: a signal
         # while it exits must not end it another way than the first signal said (the interpreter
         # puts the default handlers back while it shuts down).
         _StopOnSignals.restore(ignore=argv is None)
+        out.flush()
+        sys.stdout = out.stream
+    return out.status(code)
+
+
+class _Output:
+    """stdout for the length of a command: a write that fails (EPIPE: the reader went away; ENOSPC:
+    a full device) is remembered and what follows is dropped, so the command goes on to write its
+    files. Python's recommended pattern: stdout is then pointed at /dev/null, so that the
+    interpreter's last flush of what is left in its buffer cannot fail again at exit."""
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+        self.error: OSError | None = None
+
+    def write(self, text: str) -> int:
+        if self.error is None:
+            try:
+                return self.stream.write(text)
+            except OSError as exc:
+                self._failed(exc)
+        return len(text)
+
+    def flush(self) -> None:
+        if self.error is None:
+            try:
+                self.stream.flush()
+            except OSError as exc:
+                self._failed(exc)
+
+    def _failed(self, exc: OSError) -> None:
+        self.error = exc
+        try:
+            fd = self.stream.fileno()
+        except (OSError, ValueError):        # not a file (a test's capture): nothing left to flush there
+            return
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, fd)
+        os.close(devnull)
+
+    def status(self, code: int) -> int:
+        """The exit status: the command's own, unless its output could not be written."""
+        if self.error is None or code not in (EXIT_OK, EXIT_FAILED):
+            return code
+        if self.error.errno == errno.EPIPE:
+            return EXIT_BROKEN_PIPE              # quietly: the reader had what it wanted
+        try:
+            print(f"gpu-workbench: error: could not write the output: {self.error.strerror or self.error}",
+                  file=sys.stderr)
+        except OSError:
+            pass
+        return EXIT_FAILED
+
+    def __getattr__(self, name: str):
+        return getattr(self.stream, name)
 
 
 def _command(argv: Sequence[str] | None = None) -> int:
