@@ -171,12 +171,15 @@ def test_files_from_before_the_hardware_limits_open_with_nan_limits(tmp_path):
 
 
 def test_large_but_valid_numbers_are_kept(tmp_path):
+    """The bounds' own values are read: the longest time, the shortest, the largest size."""
     frame = sample_frame()
-    frame.loc[0, "compute_max_s"] = 1e300
+    frame.loc[0, "compute_max_s"] = result_files.MAX_SECONDS
+    frame.loc[0, "compute_min_s"] = result_files.MIN_SECONDS
     frame.loc[0, "size"] = 2 ** 62
     path = results.save(frame, tmp_path / "big.json", ENV)
     back = open_results(path).frame
-    assert back.loc[0, "size"] == 2 ** 62 and back.loc[0, "compute_max_s"] == 1e300
+    assert back.loc[0, "size"] == 2 ** 62 and back.loc[0, "compute_max_s"] == result_files.MAX_SECONDS
+    assert back.loc[0, "compute_min_s"] == result_files.MIN_SECONDS
 
 
 HEADER = ",".join(results.COLUMNS)
@@ -242,11 +245,16 @@ def test_hostile_files_get_one_clear_line(tmp_path, name):
     assert expected in message, message
 
 
-def test_a_huge_float_reads_as_infinity(tmp_path):
-    """1e400 overflows a double: read as inf, which no chart draws, rather than refused."""
+def test_a_huge_float_is_refused_where_an_infinity_is_not_a_value(tmp_path):
+    """1e400 overflows a double to inf: no time is infinite, so it is refused by row and column; an
+    interval's open end and an unknown ceiling are infinite by design, and read back as such."""
     path = tmp_path / "inf.csv"
     path.write_text(_csv_with(compute_max_s="1e400"))
-    assert open_results(path).frame["compute_max_s"].iloc[0] == math.inf
+    with pytest.raises(ResultsFileError, match="column compute_max_s, row 1: '1e400' is not a finite number"):
+        open_results(path)
+    path.write_text(_csv_with(compute_ci_hi_s="inf", compute_ci_lo_s="-inf", gbps_limit="inf"))
+    back = open_results(path).frame.iloc[0]
+    assert (back["compute_ci_lo_s"], back["compute_ci_hi_s"], back["gbps_limit"]) == (-math.inf, math.inf, math.inf)
 
 
 def test_missing_paths_and_folders_get_one_clear_line(tmp_path):

@@ -23,6 +23,7 @@ import logging
 import math
 import os
 import socket
+import stat
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -48,6 +49,25 @@ BOOL_COLUMNS = frozenset({"verified", "converged"})
 REQUIRED_COLUMNS = ("workload", "backend", "size", "dtype", "status")
 _DEFAULTS = {"repeats": 0, "verified": False, "dropped": 0, "converged": True}
 _INT64_MAX = 2 ** 63 - 1
+#: The largest file any reader here opens (results, sidecars, sessions): far beyond any sweep's
+#: (a 1000-point sweep with its samples is a few MiB), far below what would exhaust memory.
+MAX_FILE_BYTES = 512 * 2 ** 20
+#: A time (a column named ``..._s``) is 0 or from MIN_SECONDS to MAX_SECONDS: no clock measures a
+#: shorter one (1e-320 is underflow), and no point runs for 11 days. Within these bounds every chart's
+#: log axis has room: 1e308 or 1e-320 would overflow its tick code.
+MIN_SECONDS, MAX_SECONDS = 1e-30, 1e6
+#: Float columns that are not times: (lowest, highest); an infinity is allowed only where named in
+#: _INFINITE. Anything else (a column added later) is finite and within +-_MAX_FIGURE.
+_MAX_FIGURE = 1e30
+_RANGES = {"peak_host_bytes": (0.0, 2.0 ** 63), "peak_device_bytes": (0.0, 2.0 ** 63),
+           "gflops": (0.0, _MAX_FIGURE), "gbps": (0.0, _MAX_FIGURE), "gbps_limit": (0.0, _MAX_FIGURE),
+           "gflops_limit": (0.0, _MAX_FIGURE), "max_rel_error": (0.0, _MAX_FIGURE), "noise": (0.0, _MAX_FIGURE),
+           "others_cores": (0.0, 1e6), "sm_clock_mhz": (0.0, 1e6), "mem_clock_mhz": (0.0, 1e6)}
+#: Where an infinity is a value the engine writes: an interval too wide to decide anything from
+#: (too few samples), a ceiling not known, an error of a result holding NaN, the spread of one sample.
+_INFINITE = {"compute_ci_lo_s": -math.inf, "total_ci_lo_s": -math.inf, "compute_ci_hi_s": math.inf,
+             "total_ci_hi_s": math.inf, "gbps_limit": math.inf, "gflops_limit": math.inf,
+             "max_rel_error": math.inf, "noise": math.inf}
 _TRUE, _FALSE = frozenset({"true", "1"}), frozenset({"false", "0", ""})
 
 
@@ -196,14 +216,25 @@ def _from_rows(path: Path, data: dict, meta: tuple[int, dict[str, Any]]) -> Resu
 
 
 def _read_text(path: Path) -> str:
+    """The file's text, read only from a regular file of at most MAX_FILE_BYTES: a FIFO, a device
+    (/dev/zero), a socket or a huge file is refused in one line, never read (it would hang, or end
+    in MemoryError)."""
+    _check_regular(path, _stat(path, os.stat, path))
     try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise ResultsFileError(path, "no such file") from None
-    except IsADirectoryError:
-        raise ResultsFileError(path, "is a directory, not a results file") from None
+        # O_NONBLOCK: a FIFO swapped in between the stat and the open cannot block the open.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
-        raise ResultsFileError(path, exc.strerror or str(exc)) from None
+        raise _os_error(path, exc) from None
+    try:
+        _check_regular(path, _stat(path, os.fstat, fd))     # what was opened, not what was looked at
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            raw = f.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise _os_error(path, exc) from None
+    finally:
+        os.close(fd)
+    if len(raw) > MAX_FILE_BYTES:          # it grew after the check
+        raise ResultsFileError(path, f"too large for a results file (at most {MAX_FILE_BYTES // 2 ** 20} MiB)")
     if not raw.strip():
         raise ResultsFileError(path, "the file is empty")
     try:
@@ -215,9 +246,39 @@ def _read_text(path: Path) -> str:
     return text
 
 
+def _os_error(path: Path, exc: OSError) -> ResultsFileError:
+    if isinstance(exc, FileNotFoundError):
+        return ResultsFileError(path, "no such file")
+    if isinstance(exc, IsADirectoryError):
+        return ResultsFileError(path, "is a directory, not a results file")
+    return ResultsFileError(path, exc.strerror or str(exc))
+
+
+def _stat(path: Path, how, target) -> os.stat_result:
+    try:
+        return how(target)
+    except OSError as exc:
+        raise _os_error(path, exc) from None
+
+
+def _check_regular(path: Path, st: os.stat_result) -> None:
+    mode = st.st_mode
+    if stat.S_ISDIR(mode):
+        raise ResultsFileError(path, "is a directory, not a results file")
+    if not stat.S_ISREG(mode):
+        kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+                else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+        raise ResultsFileError(path, f"is {kind}, not a results file (only regular files are read)")
+    if st.st_size > MAX_FILE_BYTES:
+        raise ResultsFileError(path, f"too large for a results file ({st.st_size / 2 ** 30:.1f} GiB; "
+                                     f"at most {MAX_FILE_BYTES // 2 ** 20} MiB)")
+
+
 def _parse_json(path: Path, text: str) -> dict:
     try:
-        data = json.loads(text)
+        # NaN and Infinity are not JSON (this writer never writes them): kept as text, so that a
+        # value's check can refuse them by row and column, where an empty cell (null) is "not measured".
+        data = json.loads(text, parse_constant=str)
     except json.JSONDecodeError as exc:
         # The end came inside a string, or before the last bracket: the file was cut short.
         if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string"):
@@ -372,6 +433,25 @@ def _value(path: Path, column: str, value: Any, row: int) -> Any:
             raise wrong(f"a whole number from {low} to 2^63-1")
         return number
     try:
-        return float(value) if isinstance(value, (int, float)) else float(str(value).strip())
+        number = float(value) if isinstance(value, (int, float)) else float(str(value).strip())
     except (ValueError, OverflowError):
         raise wrong("a number") from None
+    return _in_range(column, number, wrong)
+
+
+def _in_range(column: str, number: float, wrong) -> float:
+    """A float cell checked against its column's bounds (see MIN_SECONDS, _RANGES, _INFINITE)."""
+    if math.isnan(number):
+        raise wrong("a number (NaN; an empty cell is how a figure not measured is written)")
+    if math.isinf(number):
+        if _INFINITE.get(column) == number:
+            return number
+        raise wrong("a finite number")
+    if column.endswith("_s"):
+        if not (number == 0 or MIN_SECONDS <= number <= MAX_SECONDS):
+            raise wrong(f"a time in seconds (0, or {MIN_SECONDS:g} to {MAX_SECONDS:g})")
+        return number
+    low, high = _RANGES.get(column, (-_MAX_FIGURE, _MAX_FIGURE))
+    if not low <= number <= high:
+        raise wrong(f"a number from {low:g} to {high:g}")
+    return number

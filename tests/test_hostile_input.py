@@ -1,0 +1,220 @@
+"""Hostile input from files and the command line (issue 18): what is read is only a regular file of a
+sane size, every value in it is checked, and what it holds is drawn and exported as the text it is.
+
+Each refusal is one line naming the file (and for a value, its row and column); the command line
+says it with exit status 2. Commands that could hang run in a subprocess with a time limit.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from helpers import result_set
+
+from workbench import result_files, session_file
+from workbench.result_files import ResultsFileError, open_results
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cli(*args, cwd=None, timeout=120):
+    """The command as a user runs it, from ``cwd`` (this clone's package on the path either way)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    return subprocess.run([sys.executable, "-m", "workbench", *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout, cwd=cwd or ROOT, env=env)
+
+
+def refused(proc, *expected: str) -> str:
+    """Exit status 2 and one line on stderr, holding each expected piece; nothing on stdout."""
+    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    for piece in expected:
+        assert piece in lines[0], lines[0]
+    assert proc.stdout == ""
+    return lines[0]
+
+
+def in_time(fn, *args, seconds: float = 20):
+    """fn(*args) in a thread; fails (instead of hanging the suite) if it has not returned in time."""
+    out: dict = {}
+
+    def call():
+        try:
+            out["value"] = fn(*args)
+        except BaseException as exc:  # noqa: BLE001 - handed back to the test
+            out["error"] = exc
+    t = threading.Thread(target=call, daemon=True)
+    t.start()
+    t.join(seconds)
+    assert not t.is_alive(), f"{fn.__name__} still blocked after {seconds} s"
+    if "error" in out:
+        raise out["error"]
+    return out["value"]
+
+
+@pytest.fixture
+def fifo(tmp_path):
+    path = tmp_path / "results.csv"
+    os.mkfifo(path)
+    return path
+
+
+# Reads: only regular files, of a sane size -------------------------------------------------------
+
+def test_a_fifo_is_refused_without_blocking(fifo):
+    for read in (open_results, result_files.read_json, session_file.load):
+        with pytest.raises(ResultsFileError, match="is a FIFO") as info:
+            in_time(read, fifo)
+        assert str(info.value).startswith(f"cannot open {fifo}: ") and "\n" not in str(info.value)
+
+
+def test_a_fifo_named_by_a_sidecar_is_refused(tmp_path):
+    path = result_files.write(result_set(), tmp_path / "r.csv")
+    path.unlink()
+    os.mkfifo(path)
+    with pytest.raises(ResultsFileError, match=r"r\.csv: is a FIFO"):
+        in_time(open_results, tmp_path / "r.meta.json")
+
+
+def test_a_fifo_swapped_in_after_the_check_does_not_block(fifo, monkeypatch):
+    """The stat saw a regular file; the FIFO opened in its place is refused from the opened descriptor."""
+    real = os.stat
+    monkeypatch.setattr(result_files.os, "stat", lambda p, *a, **k: real(__file__))
+    with pytest.raises(ResultsFileError, match="is a FIFO"):
+        in_time(open_results, fifo)
+
+
+@pytest.mark.parametrize("command", ["plot", "report"])
+def test_the_command_line_refuses_a_fifo_in_one_line(fifo, tmp_path, command):
+    out = ["--chart", tmp_path / "c.svg"] if command == "plot" else ["--out", tmp_path / "r.html"]
+    refused(cli(command, fifo, *out, timeout=60), f"cannot open {fifo}: is a FIFO")
+
+
+def test_a_device_is_refused():
+    with pytest.raises(ResultsFileError, match="cannot open /dev/zero: is a device"):
+        in_time(open_results, "/dev/zero")
+
+
+def test_the_command_line_refuses_dev_zero(tmp_path):
+    refused(cli("plot", "/dev/zero", "--chart", tmp_path / "c.svg", timeout=60), "/dev/zero: is a device")
+
+
+def test_a_file_past_the_size_limit_is_refused_unread(tmp_path):
+    path = tmp_path / "huge.json"
+    with open(path, "wb") as f:     # sparse: no disk is spent
+        f.truncate(result_files.MAX_FILE_BYTES + 1)
+    with pytest.raises(ResultsFileError, match="too large for a results file.*at most 512 MiB"):
+        in_time(open_results, path)
+    with pytest.raises(ResultsFileError, match="too large"):
+        in_time(session_file.load, path)
+    refused(cli("report", path, "--out", tmp_path / "r.html", timeout=60), str(path), "too large")
+
+
+def test_a_file_at_the_limit_is_still_read_as_far_as_its_content(tmp_path, monkeypatch):
+    """The limit refuses by size only: a valid file just under it opens."""
+    path = result_files.write(result_set(), tmp_path / "r.json")
+    monkeypatch.setattr(result_files, "MAX_FILE_BYTES", path.stat().st_size)
+    assert len(open_results(path).frame) == len(result_set().frame)
+    monkeypatch.setattr(result_files, "MAX_FILE_BYTES", path.stat().st_size - 1)
+    with pytest.raises(ResultsFileError, match="too large"):
+        open_results(path)
+
+
+# Values: each checked, refused by file, row and column --------------------------------------------
+
+BAD_TIMES = [("1e308", "not a time in seconds"), ("1e-320", "not a time in seconds"),
+             ("NaN", "not a number (NaN"), ("nan", "not a number (NaN"), ("abc", "'abc' is not a number"),
+             ("-1.5", "not a time in seconds"), ("-0.000001", "not a time in seconds"),
+             ("inf", "not a finite number"), ("-inf", "not a finite number"), ("1e7", "not a time in seconds")]
+
+
+def _rows(**cells) -> list[dict]:
+    rows = result_files.document(result_set())["rows"]
+    rows[2].update(cells)       # the third row: the message must say row 3
+    return rows
+
+
+@pytest.mark.parametrize("text, expected", BAD_TIMES)
+@pytest.mark.parametrize("column", ["total_median_s", "compute_median_s", "first_call_s", "h2d_s"])
+def test_a_bad_time_in_a_csv_names_file_row_and_column(tmp_path, column, text, expected):
+    path = result_files.write(result_set(), tmp_path / "r.csv")
+    with open(path, newline="") as f:
+        table = list(csv.reader(f))
+    table[3][table[0].index(column)] = text          # the third row after the header
+    with open(path, "w", newline="") as f:
+        csv.writer(f, lineterminator="\n").writerows(table)
+    with pytest.raises(ResultsFileError) as info:
+        open_results(path)
+    message = str(info.value)
+    assert message.startswith(f"cannot open {path}: column {column}, row 3: ") and expected in message, message
+    assert "\n" not in message
+
+
+@pytest.mark.parametrize("value, expected", [(1e308, "not a time"), (1e-320, "not a time"), (-1.0, "not a time"),
+                                             ("abc", "is not a number"), (True, "is not a number")])
+def test_a_bad_time_in_json_names_file_row_and_column(tmp_path, value, expected):
+    path = tmp_path / "r.json"
+    doc = result_files.document(result_set())
+    doc["rows"] = _rows(total_median_s=value)
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ResultsFileError, match=f"{path}: column total_median_s, row 3: .*{expected}"):
+        open_results(path)
+
+
+@pytest.mark.parametrize("token", ["NaN", "Infinity", "-Infinity"])
+def test_json_nan_and_infinity_tokens_are_refused_by_row(tmp_path, token):
+    """Python's json reads NaN and Infinity, which are not JSON: a figure of them is refused, where
+    null (how NaN is written) reads as a figure not measured."""
+    path = tmp_path / "r.json"
+    doc = result_files.document(result_set())
+    doc["rows"] = _rows(compute_median_s="@@")
+    path.write_text(json.dumps(doc).replace('"@@"', token))
+    with pytest.raises(ResultsFileError, match=r"column compute_median_s, row 3: .*not a (finite )?number"):
+        open_results(path)
+    path.write_text(json.dumps(doc).replace('"@@"', "null"))
+    assert open_results(path).frame["compute_median_s"].isna().iloc[2]
+
+
+@pytest.mark.parametrize("column, value", [("peak_host_bytes", -1.0), ("peak_device_bytes", 1e300),
+                                           ("gflops", -2.0), ("gbps", 1e308), ("others_cores", 1e300),
+                                           ("noise", -0.5), ("size", 0), ("size", -4), ("size", 1.5)])
+def test_other_figures_out_of_range_are_refused(tmp_path, column, value):
+    path = tmp_path / "r.json"
+    doc = result_files.document(result_set())
+    doc["rows"] = _rows(**{column: value})
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ResultsFileError, match=f"column {column}, row 3: "):
+        open_results(path)
+
+
+def test_a_session_holding_a_bad_time_names_its_set_row_and_column(tmp_path):
+    path = session_file.save(tmp_path / "s.json", {}, [result_set()])
+    doc = json.loads(path.read_text())
+    doc["sets"][0]["results"]["rows"][1]["total_median_s"] = 1e308
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ResultsFileError, match=r"s\.json: result set 1: column total_median_s, row 2: "):
+        session_file.load(path)
+
+
+def test_every_written_file_still_reads_back(tmp_path):
+    """The checks refuse nothing this program writes: a result set with every kind of row, as CSV,
+    JSON and in a session."""
+    rs = result_set()
+    frame = rs.frame.copy()
+    frame.loc[0, ["compute_ci_lo_s", "compute_ci_hi_s", "gbps_limit", "max_rel_error"]] = \
+        [float("-inf"), float("inf"), float("inf"), float("inf")]
+    rs.frame = frame
+    for name in ("r.csv", "r.json"):
+        back = open_results(result_files.write(rs, tmp_path / name)).frame
+        pd.testing.assert_series_equal(back["total_median_s"], frame["total_median_s"])
+        assert back.loc[0, "compute_ci_lo_s"] == float("-inf") and back.loc[0, "gbps_limit"] == float("inf")
+    back = session_file.load(session_file.save(tmp_path / "s.json", {}, [rs])).sets[0].frame
+    pd.testing.assert_series_equal(back["compute_median_s"], frame["compute_median_s"])
