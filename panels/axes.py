@@ -18,6 +18,10 @@ from PySide6.QtGui import QFont, QFontMetrics
 
 LOG2 = math.log10(2.0)
 GAP_PX = 12          # free space between two labels
+#: No tick beyond 10^±100 (view coordinates are log10 of the data): a view reaching 1e308 or
+#: 1e-320 (a frame not read from a file, which would have been checked) is labelled only up to
+#: here, and 10.0 ** v never overflows.
+VIEW_LIMIT = 100.0
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
@@ -44,7 +48,14 @@ def fmt_count(n: float) -> str:
 
 
 def fmt_power_of_two(n: float) -> str:
+    if not (math.isfinite(n) and n > 0):
+        return f"{n:g}"
     return "2" + str(round(math.log2(n))).translate(_SUPERSCRIPT)
+
+
+def _data(view: float) -> float:
+    """The data value at a view coordinate (log10), held within 10^±VIEW_LIMIT."""
+    return 10.0 ** min(max(view, -VIEW_LIMIT), VIEW_LIMIT)
 
 
 def fmt_ratio(r: float) -> str:
@@ -75,10 +86,11 @@ class ReadableAxis(pg.AxisItem):
         metrics = QFontMetrics(self.style["tickFont"] or QFont())
         if self.orientation in ("left", "right"):
             return metrics.height()
-        return max((metrics.horizontalAdvance(self.formatter(10.0 ** v)) for v in values), default=0)
+        return max((metrics.horizontalAdvance(self.formatter(_data(v))) for v in values), default=0)
 
     def tickValues(self, minVal: float, maxVal: float, size: float):
         lo, hi = sorted((minVal, maxVal))
+        lo, hi = max(lo, -VIEW_LIMIT), min(hi, VIEW_LIMIT)
         if not (math.isfinite(lo) and math.isfinite(hi)) or hi - lo < 1e-9 or size <= 0 or hi - lo > 60:
             return []
         unit = LOG2 if self.base == 2 else 1.0           # one power of two, or one decade
@@ -100,7 +112,7 @@ class ReadableAxis(pg.AxisItem):
         # The second level (minor ticks) carries grid lines, never text.
         if not math.isclose(spacing, self._major_spacing):
             return [""] * len(values)
-        return [self.formatter(10.0 ** v) for v in values]
+        return [self.formatter(_data(v)) for v in values]
 
 
 def text_rects(axis: pg.AxisItem) -> list:

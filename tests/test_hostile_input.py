@@ -218,3 +218,86 @@ def test_every_written_file_still_reads_back(tmp_path):
         assert back.loc[0, "compute_ci_lo_s"] == float("-inf") and back.loc[0, "gbps_limit"] == float("inf")
     back = session_file.load(session_file.save(tmp_path / "s.json", {}, [rs])).sets[0].frame
     pd.testing.assert_series_equal(back["compute_median_s"], frame["compute_median_s"])
+
+
+# Drawing: extreme values never break the tick code; text from data is drawn as it is -------------
+
+EXTREMES = [1e308, 1e-320, float("inf"), float("-inf"), -1.0, float("nan"), 0.0]
+
+
+@pytest.mark.parametrize("value", EXTREMES)
+def test_every_chart_draws_a_frame_holding_extreme_values(value):
+    """A frame handed in (a live sweep, a test) is not checked as a file is: the charts clamp."""
+    from workbench import charts
+    rs = result_set()
+    for column in ("total_median_s", "compute_median_s", "compute_q1_s", "compute_q3_s", "first_call_s",
+                   "h2d_s", "peak_host_bytes", "peak_device_bytes"):
+        rs.frame.loc[0, column] = value
+    for kind in charts.KINDS:
+        assert charts.render(kind, [rs], "svg").startswith(b"<?xml")     # warnings are errors here
+
+
+def test_log_ticks_stay_within_float_range():
+    from workbench import charts
+    ticks = charts.log_ticks(1e-320, 1e308, 10)
+    assert ticks and charts.AXIS_LO <= min(ticks) and max(ticks) <= charts.AXIS_HI
+    assert charts.log_ticks(float("nan"), 1.0, 10) == [] and charts.log_ticks(-1.0, 1.0, 2) == []
+    assert all(0 < t < float("inf") for t in charts.log_ticks(1.0, float("inf"), 2))
+
+
+def test_the_windows_log_axes_label_extreme_views(qtbot):
+    pytest.importorskip("pytestqt")
+    from panels import axes
+    for formatter, base in ((axes.fmt_time, 10), (axes.fmt_power_of_two, 2), (axes.fmt_bytes, 2)):
+        axis = axes.ReadableAxis("left", formatter, base)
+        for lo, hi in ((300.0, 330.0), (-330.0, -300.0), (-320.0, 308.0), (float("nan"), 1.0), (1.0, float("inf"))):
+            levels = axis.tickValues(lo, hi, 400)
+            for spacing, values in levels:
+                assert all(-axes.VIEW_LIMIT <= v <= axes.VIEW_LIMIT for v in values)
+                assert len(axis.tickStrings(values, 1.0, spacing)) == len(values)
+        assert axis.tickStrings([400.0, -400.0], 1.0, axis._major_spacing)   # 10.0 ** 400 would overflow
+    assert axes.fmt_power_of_two(float("inf")) == "inf" and axes.fmt_power_of_two(0.0) == "0"
+
+
+NAMES = ["$x$", "a$b", "<b>bold</b>", "numba<!--", "=HYPERLINK(\"http://x\",\"y\")", "@SUM(1)", "-2+3", "+1"]
+
+
+def named_set(names=NAMES, **environment):
+    """The known result set with its backends renamed to hostile names (the same name per backend)."""
+    rs = result_set()
+    mapping = dict(zip(("numpy", "numba", "cupy"), names))
+    rs.frame["backend"] = rs.frame["backend"].map(lambda b: mapping.get(b, b))
+    rs.environment.update(environment)
+    return rs
+
+
+def svg_texts(svg: bytes) -> str:
+    import xml.etree.ElementTree as ET
+    root = ET.fromstring(svg)
+    return "\n".join("".join(t.itertext()) for t in root.iter("{http://www.w3.org/2000/svg}text"))
+
+
+@pytest.mark.parametrize("names", [NAMES[:3], NAMES[3:6], NAMES[5:]])
+def test_names_are_drawn_as_the_text_they_are(names):
+    from workbench import charts
+    rs = named_set(names)
+    rs.frame["device"] = rs.frame["device"].replace("CPU: Test CPU", "CPU: $5 $chip")
+    rs.settings["lesson"] = {"title": "Costs $1", "verdict": "Shown: $x$.", "statement": "It costs $2 or $3."}
+    texts = svg_texts(charts.render("runtime", [rs], "svg"))
+    for name in names:
+        assert name in texts, (name, texts)
+    assert "CPU: $5 $chip" in texts and "$2 or $3" in texts
+
+
+def test_plot_and_report_take_hostile_names_from_a_file(tmp_path):
+    path = result_files.write(named_set(NAMES[:3], cpu="$cpu$"), tmp_path / "r.json")
+    proc = cli("plot", path, "--chart", tmp_path / "c.svg", "--kind", "runtime")
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    texts = svg_texts((tmp_path / "c.svg").read_bytes())
+    assert all(name in texts for name in NAMES[:3])
+    proc = cli("report", path, "--out", tmp_path / "r.html")
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    page = (tmp_path / "r.html").read_text()
+    assert "&lt;b&gt;bold&lt;/b&gt;" in page and "<b>bold</b>" not in page.split("<h2>Charts</h2>")[0]
+    proc = cli("report", path, "--out", tmp_path / "r.pdf")
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr

@@ -57,6 +57,9 @@ def _rc(p: Preset) -> dict:
         "axes.grid": True, "grid.alpha": 0.35, "axes.axisbelow": True,
         "figure.facecolor": "white", "axes.facecolor": "white", "savefig.facecolor": "white",
         "legend.frameon": False, "axes.spines.top": False, "axes.spines.right": False,
+        # Every text comes from data (backend names, environment values, lesson statements, stamps):
+        # a "$" in one is a dollar sign, never mathtext (which misdrew it, or raised on an odd count).
+        "text.parse_math": False, "text.usetex": False,
     }
 
 
@@ -105,13 +108,26 @@ def power_label(value: float, base: int) -> str:
     return f"{value:,.0f}" if value >= 1 else f"{value:g}"
 
 
+#: No log axis reaches past these: a value beyond them (1e308, 1e-320; files are checked when read,
+#: a frame handed in is not) is drawn at the edge, so that no tick or limit overflows a float.
+AXIS_LO, AXIS_HI = 1e-100, 1e100
+
+
+def _clamp(values: np.ndarray) -> np.ndarray:
+    return np.clip(values, AXIS_LO, AXIS_HI)
+
+
 def log_ticks(lo: float, hi: float, base: int, most: int = 8) -> list[float]:
     """Powers of ``base`` inside [lo, hi], every k-th one so there are at most ``most``.
 
     In base 10, an axis too narrow for three powers gets 2 and 5 times them as well, and if
-    that is still too few, 1.5, 3 and 7: a narrow axis still carries labels.
+    that is still too few, 1.5, 3 and 7: a narrow axis still carries labels. [lo, hi] is held
+    within [AXIS_LO, AXIS_HI]; NaN, zero or a negative end gives no ticks.
     """
     if not (lo > 0 and hi > lo):
+        return []
+    lo, hi = max(lo, AXIS_LO), min(hi, AXIS_HI)
+    if not hi > lo:
         return []
     exps = range(math.floor(math.log(lo, base) + 1e-9), math.ceil(math.log(hi, base) - 1e-9) + 1)
     steps = ((1,), (1, 2, 5), (1, 1.5, 2, 3, 5, 7)) if base == 10 else ((1,),)
@@ -141,7 +157,7 @@ def _log_axis(axis, lo: float, hi: float, base: int, label: Callable[[float], st
 
 def _size_axis(ax: Axes, sets: Sequence[ResultSet], sizes: np.ndarray) -> None:
     """Log x axis named by the workload's size unit; powers of two where every size is one."""
-    sizes = sizes[sizes > 0]
+    sizes = _clamp(sizes[np.isfinite(sizes) & (sizes > 0)])
     pow2 = len(sizes) > 0 and all(int(s) & (int(s) - 1) == 0 for s in sizes)
     base = 2 if pow2 else 10
     ax.set_xscale("log", base=base)
@@ -169,18 +185,24 @@ def _size_unit(sets: Sequence[ResultSet]) -> str:
 def _value_axis(ax: Axes, values: list[np.ndarray], label: Callable[[float], str], base: int = 10) -> None:
     ax.set_yscale("log", base=base)
     data = np.concatenate(values) if values else np.array([])
-    data = data[np.isfinite(data) & (data > 0)]
+    data = _clamp(data[np.isfinite(data) & (data > 0)])
     if len(data):
         lo, hi = float(data.min()), float(data.max())
         if hi / lo < 1.5:                      # a flat line: give it room, and ticks
             lo, hi = lo / 1.5, hi * 1.5
-        pad = (hi / lo) ** 0.06
+        pad = (hi / lo) ** 0.06                # at most 1e12: the range is clamped
         ax.set_ylim(lo / pad, hi * pad)
         _log_axis(ax.yaxis, lo / pad, hi * pad, base, label, most=7)
 
 
-def _positive(a) -> np.ndarray:
+def _held(a) -> np.ndarray:
+    """Positive values (an infinity too) held within [AXIS_LO, AXIS_HI]; the others as they are."""
     a = np.asarray(a, dtype=float)
+    return np.where(a > 0, np.clip(a, AXIS_LO, AXIS_HI), a)
+
+
+def _positive(a) -> np.ndarray:
+    a = _held(a)
     return np.where(np.isfinite(a) & (a > 0), a, np.nan)
 
 
@@ -240,7 +262,7 @@ def _runtime(c: _Chart) -> None:
         ys.append(c.line(s, "compute", x, r["compute_median_s"]))
         for which in ("compute", "total") if s.moves_data else ("compute",):
             b = bands.band(r, which)    # what the window draws too, around each line
-            c.ax.fill_between(b.x, b.lo, b.hi, color=s.color, alpha=bands.ALPHA, linewidth=0,
+            c.ax.fill_between(b.x, _held(b.lo), _held(b.hi), color=s.color, alpha=bands.ALPHA, linewidth=0,
                               gid=_gid(c.kind, f"band-{which}", s.label))
             drawn.append(b)
             ys += [b.lo, b.hi]          # the axis reaches the band's edges, not only the medians
