@@ -301,3 +301,55 @@ def test_plot_and_report_take_hostile_names_from_a_file(tmp_path):
     assert "&lt;b&gt;bold&lt;/b&gt;" in page and "<b>bold</b>" not in page.split("<h2>Charts</h2>")[0]
     proc = cli("report", path, "--out", tmp_path / "r.pdf")
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+
+
+# The command line's input: sizes as the window reads them, a plug-in path from anywhere -----------
+
+@pytest.mark.parametrize("text, sizes", [
+    ("10,000", [10_000]), ("10000", [10_000]), ("10_000", [10_000]), ("10 000", [10_000]),
+    ("1,048,576", [2 ** 20]), ("1,024,2048", [1024, 2048]), ("256,512", [256, 512]), ("1,500", [1, 500]),
+    ("10,000:100,000:x10", [10_000, 100_000]), ("2^20", [2 ** 20]), ("1e6", [10 ** 6]),
+    ("2^10:2^20:x4", [4 ** k * 1024 for k in range(6)]), ("2^10,2,048", [1024, 2048])])
+def test_sizes_read_as_the_window_reads_them(text, sizes):
+    from workbench.sizes import parse_int, parse_sizes
+    assert parse_sizes(text) == sizes
+    if len(sizes) == 1 and ":" not in text:
+        assert parse_int(text) == sizes[0]       # the window's size fields
+
+
+def test_sizes_10_comma_000_runs_as_10000(tmp_path):
+    out = {}
+    for text in ("10,000", "10000"):
+        path = tmp_path / f"{text.replace(',', '_')}.csv"
+        proc = cli("run", "-w", "source_terms", "-b", "numpy", "--sizes", text, "-r", "1", "--budget", "0",
+                   "--min-time", "0", "-q", "--in-process", "-o", path)
+        assert proc.returncode == 0, proc.stderr
+        out[text] = open_results(path).frame["size"].tolist()
+    assert out["10,000"] == out["10000"] == [10_000]
+
+
+PLUGIN = '''
+import numpy as np
+from workbench.registry import Workload, register
+W = register(Workload(name="relative_one", title="Relative", kind="kernels", description="a plug-in by a relative path",
+                      lesson="none", size_unit="elements", default_sizes=(8,),
+                      make_inputs=lambda n, dt, v, rng: (np.ones(n, dt),),
+                      reference=lambda inp: inp[0].astype(np.float64) * 2,
+                      flops=lambda n: n, bytes_moved=lambda n, i: n * i, footprint=lambda n, i: n * i))
+W.implement("numpy")(lambda inputs, ctx: (lambda: inputs[0] * 2))
+'''
+
+
+def test_a_relative_plugin_path_works_from_another_folder(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "rel.py").write_text(PLUGIN)
+    proc = cli("--plugin", "sub/rel.py", "list", cwd=tmp_path)
+    assert proc.returncode == 0 and "relative_one" in proc.stdout, proc.stderr
+    proc = cli("--plugin", "sub/rel.py", "run", "-w", "relative_one", "-b", "numpy", "-s", "8", "-r", "1",
+               "--budget", "0", "-q", cwd=tmp_path)       # the supervised engine loads it too
+    assert proc.returncode == 0 and "relative_one" in proc.stdout and "did not load" not in proc.stderr, proc.stderr
+
+
+def test_a_missing_plugin_is_one_line_and_exit_2(tmp_path):
+    line = refused(cli("--plugin", "nowhere.py", "list", cwd=tmp_path), "--plugin", "no such workload file")
+    assert str(tmp_path / "nowhere.py") in line

@@ -199,6 +199,8 @@ def _command(argv: Sequence[str] | None = None) -> int:
                             format="%(levelname)s %(name)s: %(message)s")
         from workbench import plugins
         from workbench.registry import PluginError
+        # Resolved here: the plug-in is vetted and run in processes whose working folder is not ours.
+        args.plugin = [str(Path(plugin).expanduser().resolve()) for plugin in args.plugin]
         for plugin in args.plugin:
             try:
                 plugins.load(plugin)

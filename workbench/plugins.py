@@ -22,13 +22,14 @@ _VET = ("import sys\nfrom workbench.registry import REGISTRY, PluginError\n"
 
 
 def vet(path: str | Path, timeout: float | None = None) -> None:
-    """Import ``path`` in a child process; raise PluginError with the reason if that goes wrong."""
+    """Import ``path`` in a child process; raise PluginError with the reason if that goes wrong.
+    The child runs in the project's folder: it is handed the path resolved against ours."""
     timeout = VET_TIMEOUT_S if timeout is None else timeout     # read now, so a test can shorten it
     path = Path(path)
     if not path.is_file():
         raise PluginError(f"no such workload file: {path}")
     try:
-        proc = subprocess.run([sys.executable, "-c", _VET, str(path)], capture_output=True, text=True,
+        proc = subprocess.run([sys.executable, "-c", _VET, str(path.resolve())], capture_output=True, text=True,
                               timeout=timeout, cwd=Path(__file__).resolve().parents[1])
     except subprocess.TimeoutExpired:
         raise PluginError(f"{path}: loading it did not finish in {timeout:.0f} s (does it wait for something?)") from None

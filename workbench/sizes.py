@@ -8,6 +8,9 @@ import re
 _POWER = re.compile(r"^\s*(\d+)\s*\^\s*(\d+)\s*$")
 # Digits grouped by three with "," or a space: how the window (and people) write 10,000,000.
 _GROUPED = re.compile(r"\d{1,3}([, ]\d{3})+")
+# In a comma list, digits grouped by three are one number where a group begins with 0 (10,000,
+# 1,048,576, 2,048): no list of sizes holds 000 or 048. 256,512 or 1,500 stay lists of two sizes.
+_GROUPED_IN_LIST = re.compile(r"(?<![\w^.])\d{1,3}(?:,\d{3})*,0\d{2}(?:,\d{3})*(?![\w^.])")
 _FACTOR = re.compile(r"x?(\d{1,6}(?:\.\d{1,12})?)")
 MAX_POINTS = 1000
 #: The largest size anyone can mean: 2^53 elements of one byte are 8 PiB, and sizes must stay exact
@@ -95,9 +98,15 @@ def steps(start: int, stop: int, count: int) -> list[int]:
 
 
 def parse_sizes(text: str) -> list[int]:
-    """A comma list of sizes and ranges; raises ValueError with a message for a person."""
+    """A comma list of sizes and ranges, each size as :func:`parse_int` reads it (the window's size
+    fields too); raises ValueError with a message for a person.
+
+    Commas also group digits where that cannot be a list: ``10,000`` is ten thousand (a size 000
+    does not exist), ``1,048,576`` one size; ``256,512`` and ``1,500`` are two (write 1500 or 1_500).
+    """
     if not text or not text.strip():
         raise ValueError("no size given")
+    text = _GROUPED_IN_LIST.sub(lambda m: m.group(0).replace(",", ""), text)
     sizes: list[int] = []
     for part in text.split(","):
         part = part.strip()
