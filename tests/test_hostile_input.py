@@ -353,3 +353,44 @@ def test_a_relative_plugin_path_works_from_another_folder(tmp_path):
 def test_a_missing_plugin_is_one_line_and_exit_2(tmp_path):
     line = refused(cli("--plugin", "nowhere.py", "list", cwd=tmp_path), "--plugin", "no such workload file")
     assert str(tmp_path / "nowhere.py") in line
+
+
+# Export: no cell a spreadsheet runs as a formula -------------------------------------------------
+
+FORMULAS = ["=HYPERLINK(\"http://x\",\"y\")", "@SUM(1)", "-2+3", "+1", "\tx", "\rx", "'=already quoted", "''@x"]
+
+
+def test_csv_text_cells_that_would_run_as_formulas_are_quoted_and_read_back(tmp_path):
+    rs = named_set(FORMULAS[:3])
+    rs.frame["message"] = [FORMULAS[k % len(FORMULAS)] for k in range(len(rs.frame))]
+    rs.frame.loc[0, "noisy"] = "-"
+    path = result_files.write(rs, tmp_path / "r.csv")
+    with open(path, newline="") as f:
+        table = list(csv.DictReader(f))
+    for row, original in zip(table, rs.frame.to_dict("records")):
+        for column in ("backend", "message", "noisy", "device"):
+            cell, text = row[column], original[column]
+            assert not cell[:1] in ("=", "+", "-", "@", "\t", "\r"), (column, cell)
+            runs = text.lstrip("'")[:1] in ("=", "+", "-", "@", "\t", "\r")    # after any quotes of its own
+            assert cell == ("'" + text if runs else text), (column, cell, text)
+    assert table[0]["noisy"] == "'-"
+    back = open_results(path).frame
+    for column in ("backend", "message", "noisy"):
+        assert back[column].tolist() == rs.frame[column].tolist()
+
+
+def test_numbers_and_plain_text_are_never_quoted(tmp_path):
+    rs = result_set()
+    rs.frame["compute_ci_lo_s"] = float("-inf")
+    rs.frame.loc[0, "message"] = "'plain, with a quote"
+    path = result_files.write(rs, tmp_path / "r.csv")
+    with open(path, newline="") as f:
+        table = list(csv.DictReader(f))
+    assert table[0]["compute_ci_lo_s"] == "-inf" and table[0]["message"] == "'plain, with a quote"
+    assert all(not v.startswith("'") for row in table for k, v in row.items() if k != "message")
+    assert open_results(path).frame.loc[0, "message"] == "'plain, with a quote"
+
+
+def test_json_keeps_names_as_they_are(tmp_path):
+    path = result_files.write(named_set(FORMULAS[:3]), tmp_path / "r.json")
+    assert {r["backend"] for r in json.loads(path.read_text())["rows"]} >= set(FORMULAS[:3])

@@ -3,7 +3,9 @@
 Written (schema 2):
 
 - ``NAME.csv``: one header line and one row per point, nothing else, so that
-  ``pandas.read_csv`` and any spreadsheet open it as it is;
+  ``pandas.read_csv`` and any spreadsheet open it as it is; a text cell that a spreadsheet would
+  run as a formula (``=``, ``+``, ``-``, ``@``, tab or CR first) carries a ``'`` in front, which
+  :func:`open_results` takes off again;
 - ``NAME.meta.json`` beside it (the sidecar): format name, schema, when (UTC) and on which
   host it was written, the environment record, the sweep's settings, the CSV's file name;
 - ``NAME.json``: the same header with the rows, one object per point.
@@ -22,6 +24,7 @@ import json
 import logging
 import math
 import os
+import re
 import socket
 import stat
 from dataclasses import dataclass, field
@@ -131,8 +134,32 @@ def write(rs: ResultSet, path: str | Path) -> Path:
         # The sidecar first: a reader that finds the CSV finds its environment too.
         write_atomic(sidecar_path(path), json.dumps({**_head(rs), "data": path.name}, indent=1, allow_nan=False))
         frame = rs.frame.drop(columns=[c for c in JSON_ONLY if c in rs.frame.columns])
-        write_atomic(path, frame.to_csv(index=False, lineterminator="\n"))
+        frame = _formulas_neutralised(frame)
+        # Python's csv quotes a field holding "\n" but not one holding a lone "\r", which then ends the
+        # row for every reader: such a file quotes each text field.
+        cr = any(isinstance(v, str) and "\r" in v for c in TEXT_COLUMNS & set(frame.columns) for v in frame[c])
+        write_atomic(path, frame.to_csv(index=False, lineterminator="\n",
+                                        quoting=csv.QUOTE_NONNUMERIC if cr else csv.QUOTE_MINIMAL))
     return path
+
+
+#: A text cell a spreadsheet would run as a formula (OWASP's CSV injection rule): it starts with one
+#: of these, perhaps after quotes. Written to CSV with one more single quote in front (the
+#: spreadsheet's own "this is text" mark), and read back without it: the original name returns, and
+#: a name that begins with a quote itself ("'=x") is told apart by its second quote.
+_FORMULA = re.compile(r"'*[=+\-@\t\r]")
+
+
+def _formulas_neutralised(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with each text cell that could run as a formula quoted; numbers (-1.5) never are."""
+    out = frame.copy()
+    for column in TEXT_COLUMNS & set(out.columns):
+        out[column] = [("'" + v) if isinstance(v, str) and _FORMULA.match(v) else v for v in out[column]]
+    return out
+
+
+def _formula_restored(text: str) -> str:
+    return text[1:] if text.startswith("'") and _FORMULA.match(text, 1) else text
 
 
 def document(rs: ResultSet) -> dict[str, Any]:
@@ -345,6 +372,8 @@ def _from_csv(path: Path, meta: tuple[int, dict[str, Any]] | None) -> ResultSet:
             what = "is truncated" if number == len(rows) + 1 and len(row) < len(names) else "is malformed"
             raise ResultsFileError(path, f"the CSV {what}: {where} has {len(row)} fields, the header {len(names)}")
     frame = pd.DataFrame(rows, columns=names, dtype=object) if rows else pd.DataFrame(columns=names)
+    for column in TEXT_COLUMNS & set(frame.columns):       # the quote write() put before a formula
+        frame[column] = [_formula_restored(v) for v in frame[column]]
     return ResultSet(_table(path, frame), source=str(path), schema=schema, **header)
 
 
