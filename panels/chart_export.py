@@ -11,7 +11,7 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Signal
+from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
                                QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget)
 
@@ -56,9 +56,9 @@ class ChartExportDialog(QDialog):
         self.stampCheck.setToolTip("So that a chart out of context still says where it was measured")
         self.pathEdit = QLineEdit(objectName="exportPath")
         self.browseButton = QPushButton("Browse...", objectName="exportBrowse")
-        self.filesLabel = QLabel(objectName="exportFiles", wordWrap=True)
+        self.filesLabel = QLabel(objectName="exportFiles", wordWrap=True, textFormat=Qt.TextFormat.PlainText)
         self.filesLabel.setStyleSheet("color: #444;")
-        self.errorLabel = QLabel(objectName="exportError", wordWrap=True)
+        self.errorLabel = QLabel(objectName="exportError", wordWrap=True, textFormat=Qt.TextFormat.PlainText)
         self.errorLabel.setStyleSheet("color: #b00020;")
         self.errorLabel.hide()
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)

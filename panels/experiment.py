@@ -59,7 +59,7 @@ class ExperimentPanel(QWidget):
 
         self.backendList = QListWidget(objectName="backendList")
         self.backendList.setMinimumHeight(120)
-        self.backendStatus = QLabel(wordWrap=True, objectName="backendStatus")
+        self.backendStatus = QLabel(wordWrap=True, objectName="backendStatus", textFormat=Qt.TextFormat.PlainText)
         self.backendStatus.setStyleSheet("color: #666;")
 
         self.sizeFrom = QLineEdit(objectName="sizeFrom")
@@ -68,9 +68,9 @@ class ExperimentPanel(QWidget):
         for field in (self.sizeFrom, self.sizeTo):
             field.setPlaceholderText("e.g. 1024 or 2^20")
         self.sizeUnit = QLabel(objectName="sizeUnit")
-        self.sizePreview = QLabel(wordWrap=True, objectName="sizePreview")
+        self.sizePreview = QLabel(wordWrap=True, objectName="sizePreview", textFormat=Qt.TextFormat.PlainText)
         self.sizePreview.setStyleSheet("color: #444;")
-        self.sizeError = QLabel(wordWrap=True, objectName="sizeError")
+        self.sizeError = QLabel(wordWrap=True, objectName="sizeError", textFormat=Qt.TextFormat.PlainText)
         self.sizeError.setStyleSheet(ERROR_STYLE)
 
         self.dtypeCombo = QComboBox(objectName="dtypeCombo")
@@ -94,11 +94,11 @@ class ExperimentPanel(QWidget):
         self.deviceMemoryLimit.setToolTip(
             "Cap the device memory the GPU backends may use (CuPy's pool, RMM for cuDF, Numba's buffers), "
             "to reach the memory wall on a large GPU: a point past it is an error row and the sweep goes on")
-        self.deviceMemoryNote = QLabel(wordWrap=True, objectName="deviceMemoryNote")
+        self.deviceMemoryNote = QLabel(wordWrap=True, objectName="deviceMemoryNote", textFormat=Qt.TextFormat.PlainText)
         self.deviceMemoryNote.setStyleSheet(NOTE_STYLE)
         self.deviceMemoryNote.setVisible(False)
         self._free: tuple[float, int | None] | None = None    # (when read, bytes free on the device)
-        self.formError = QLabel(wordWrap=True, objectName="formError")
+        self.formError = QLabel(wordWrap=True, objectName="formError", textFormat=Qt.TextFormat.PlainText)
         self.formError.setStyleSheet(ERROR_STYLE)
 
         sizes = QGroupBox("Sizes")

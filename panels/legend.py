@@ -80,7 +80,7 @@ class LegendStrip(QWidget):
         font.setPointSize(self.look.font_pt)
         sign = QLabel()
         sign.setPixmap(pixmap)
-        label = QLabel(text)
+        label = QLabel(text, textFormat=Qt.TextFormat.PlainText)   # a name, never markup
         label.setFont(font)
         label.setStyleSheet(f"color: {self.look.foreground};")
         entry = QWidget()

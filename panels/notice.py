@@ -2,6 +2,7 @@
 where the user looks, with the reason and what to do, and no dialog that blocks."""
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QPushButton, QSizePolicy, QToolBar, QWidget
 
 
@@ -10,7 +11,8 @@ class NoticeBar(QToolBar):
         super().__init__("Notice", parent, objectName="noticeBar")
         self.setMovable(False)
         self.toggleViewAction().setVisible(False)
-        self.label = QLabel(objectName="noticeLabel", wordWrap=True)
+        # What is said names files and backends, shown as they are, never as markup.
+        self.label = QLabel(objectName="noticeLabel", wordWrap=True, textFormat=Qt.TextFormat.PlainText)
         self.label.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         self.label.setStyleSheet("color: #b00020; padding: 2px 6px;")
         self.dismissButton = QPushButton("Dismiss", objectName="noticeDismiss")

@@ -4,6 +4,7 @@ every set, each named by its set's label."""
 from __future__ import annotations
 
 import math
+from html import escape
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
@@ -84,7 +85,9 @@ class ResultsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ForegroundRole and row["status"] != "ok":
             return DARK_TEXT
         if role == Qt.ItemDataRole.ToolTipRole and row["message"]:
-            return f"{row['status']}: {row['message']}"
+            # A tooltip is rich text when it looks like it: the message is escaped inside rich text
+            # of our own, so that a name in it (numba<!--, <b>) shows as it is.
+            return f"<p style='white-space:pre-wrap'>{escape(str(row['status']))}: {escape(str(row['message']))}</p>"
         return None
 
     def append(self, row: dict) -> None:

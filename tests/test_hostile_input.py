@@ -394,3 +394,4 @@ def test_numbers_and_plain_text_are_never_quoted(tmp_path):
 def test_json_keeps_names_as_they_are(tmp_path):
     path = result_files.write(named_set(FORMULAS[:3]), tmp_path / "r.json")
     assert {r["backend"] for r in json.loads(path.read_text())["rows"]} >= set(FORMULAS[:3])
+

@@ -1,0 +1,49 @@
+"""Hostile input in the window (issue 18): a FIFO or a device opened changes nothing and never hangs,
+and names (a backend called <b>, numba<!--, $x$) are shown as the text they are, never as markup."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import Qt  # noqa: E402
+from test_gui import window  # noqa: E402,F401 - the fixture
+from test_hostile_input import fifo, in_time, named_set  # noqa: E402,F401 - fifo is a fixture
+
+from workbench import result_files  # noqa: E402
+
+
+def test_the_window_opens_a_fifo_and_dev_zero_without_hanging(window, fifo):
+    w = window
+    for path in (fifo, Path("/dev/zero")):
+        assert in_time(w.files.open_results, [path]) is False
+        assert in_time(w.files.open_session, path) is False
+        shown = w.notice.label.text()
+        assert f"cannot open {path}: is a" in shown and "Nothing on screen has changed" in shown
+
+
+def test_the_window_shows_names_as_plain_text(window, tmp_path, qtbot):
+    from html import escape
+
+    from PySide6.QtWidgets import QLabel
+    w = window
+    names = ["<b>bold</b>", "numba<!--", "$x$"]
+    rs = named_set(names)
+    rs.frame.loc[rs.frame["status"] != "ok", "message"] = "<i>failed</i> in numba<!--"
+    path = result_files.write(rs, tmp_path / "r.csv")
+    assert w.files.open_results([path])
+    strip = [lb for lb in w.findChildren(QLabel) if lb.text() in names]
+    assert {lb.text() for lb in strip} == set(names), [lb.text() for lb in w.findChildren(QLabel)][:40]
+    assert all(lb.textFormat() == Qt.TextFormat.PlainText for lb in strip)
+    summary = w.findChild(QLabel, "plotSummary").text()
+    assert "numba<!--" not in summary and escape("numba<!--") in summary, summary    # escaped, and what follows shows
+    model = w.resultsTable.model()
+    source = getattr(model, "sourceModel", lambda: model)()
+    tips = [source.data(source.index(r, 0), Qt.ItemDataRole.ToolTipRole) for r in range(source.rowCount())]
+    tips = [t for t in tips if t]
+    assert tips and all("&lt;i&gt;failed&lt;/i&gt; in numba&lt;!--" in t and "<i>" not in t for t in tips)
+    w.files.say_problem("cannot open <b>x</b>.csv: numba<!--")
+    assert w.notice.label.text() == "cannot open <b>x</b>.csv: numba<!--"
+    assert w.notice.label.textFormat() == Qt.TextFormat.PlainText
