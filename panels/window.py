@@ -35,7 +35,7 @@ from panels.presentation import Presentation
 from panels.toolbar import RunToolBar
 from panels.table import ResultsTable
 from panels.worker import SweepController
-from workbench import engine, journal, lessons, protocol, provenance, result_files, results
+from workbench import atomic, engine, journal, lessons, protocol, provenance, result_files, results
 from workbench.backends import BACKENDS, is_gpu, probe_all
 from workbench.environment import merged
 from workbench.result_files import ResultSet
@@ -611,7 +611,7 @@ class MainWindow(QMainWindow):
         st, folder = self.lesson_statement, Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         text = folder / "lesson.txt"
-        text.write_text(f"{st.caption()}\n", encoding="utf-8")
+        atomic.write_text(text, f"{st.caption()}\n")
         ls = lessons.get(st.lesson)
         rs = live(results.to_frame(self.rows), self.environment.record, {"lesson": st.as_settings()})
         measured = set(rs.frame.loc[rs.frame["status"] == "ok", "backend"])

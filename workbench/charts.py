@@ -28,7 +28,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
-from workbench import bands, palette, provenance
+from workbench import atomic, bands, palette, provenance
 from workbench.compare import (DEFAULT_BASELINES, WITHIN_NOISE, Baseline, Series, baseline,  # noqa: F401 - the API
                                is_baseline, series, speedups, within_noise)
 from workbench.chart_presets import FORMATS, KINDS, PAPER, Preset, output_paths, parse_size, preset  # noqa: F401 - the API
@@ -611,11 +611,13 @@ def export(sets: Sequence[ResultSet], path: str | Path, kind: str = "all", p: Pr
     kinds = KINDS if kind == "all" else (kind,)
     with style(p):
         if len(kinds) > 1 and paths[0].suffix.lower() == ".pdf":
-            with PdfPages(paths[0], metadata=_metadata("pdf")) as pdf:
+            with atomic.replacing(paths[0]) as f, PdfPages(f, metadata=_metadata("pdf")) as pdf:
                 for k in kinds:
                     pdf.savefig(figure(k, sets, p, **options))
         else:
             for k, out in zip(kinds, paths):
                 fmt = out.suffix.lower().lstrip(".")
-                figure(k, sets, p, **options).savefig(out, format=fmt, dpi=p.dpi, metadata=_metadata(fmt))
+                fig = figure(k, sets, p, **options)      # drawn before the file is begun
+                with atomic.replacing(out) as f:
+                    fig.savefig(f, format=fmt, dpi=p.dpi, metadata=_metadata(fmt))
     return paths

@@ -78,9 +78,12 @@ class Journal:
         with self._lock:
             if self._file is None:
                 return
-            self._file.write(json.dumps(entry, default=str) + "\n")
-            self._file.flush()
-            os.fsync(self._file.fileno())
+            try:
+                self._file.write(json.dumps(entry, default=str) + "\n")
+                self._file.flush()
+                os.fsync(self._file.fileno())
+            except OSError as exc:     # a full disk must not stop the sweep: its rows are still shown
+                log.warning("the journal %s: %s", self.path, exc.strerror or exc)
 
 
 def interrupted(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Sequence
 
-from workbench import charts, provenance, summary
+from workbench import atomic, charts, provenance, summary
 from workbench.environment import format_record
 from workbench.result_files import ResultSet
 from workbench.results import readable_table
@@ -134,7 +134,7 @@ def write(sets: Sequence[ResultSet], path: str | Path, *, stamp: bool = True,
     if suffix not in REPORT_FORMATS:
         raise ValueError(f"cannot write {path.name}: the report must end in .html or .pdf")
     if suffix == ".html":
-        path.write_text(html_report(sets, stamp=stamp, baseline_name=baseline_name), encoding="utf-8")
+        atomic.write_text(path, html_report(sets, stamp=stamp, baseline_name=baseline_name))
     else:
         _pdf(sets, path, stamp=stamp, baseline_name=baseline_name)
     return path
@@ -153,7 +153,7 @@ def _pdf(sets: Sequence[ResultSet], path: Path, *, stamp: bool, baseline_name: s
     lines += [charts.lesson_caption(told) for told in _told(sets)] + [""] if _told(sets) else []
     lines += [f"{w}: {text}" for w, text in _lessons(sets)]
     p = charts.preset()
-    with charts.style(p), PdfPages(path, metadata={"CreationDate": None}) as pdf:
+    with charts.style(p), atomic.replacing(path) as f, PdfPages(f, metadata={"CreationDate": None}) as pdf:
         page = Figure(figsize=(p.width_in, p.height_in))
         wrapped = [w for line in lines for w in (_wrap(line, 110) or [""])]
         page.text(0.05, 0.95, "\n".join(wrapped), va="top", ha="left", fontsize=0.8 * p.font_pt, linespacing=1.4)

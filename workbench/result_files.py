@@ -34,6 +34,7 @@ from typing import Any, Mapping
 
 import pandas as pd
 
+from workbench import atomic
 from workbench.results import COLUMNS, JSON_ONLY, to_frame
 
 log = logging.getLogger(__name__)
@@ -129,16 +130,16 @@ def write(rs: ResultSet, path: str | Path) -> Path:
     if suffix not in (".csv", ".json"):
         raise ValueError(f"cannot write {path.name}: the file name must end in .csv or .json")
     if suffix == ".json":
-        write_atomic(path, json.dumps(document(rs), indent=1, allow_nan=False))
+        atomic.write_text(path, json.dumps(document(rs), indent=1, allow_nan=False))
     else:
         # The sidecar first: a reader that finds the CSV finds its environment too.
-        write_atomic(sidecar_path(path), json.dumps({**_head(rs), "data": path.name}, indent=1, allow_nan=False))
+        atomic.write_text(sidecar_path(path), json.dumps({**_head(rs), "data": path.name}, indent=1, allow_nan=False))
         frame = rs.frame.drop(columns=[c for c in JSON_ONLY if c in rs.frame.columns])
         frame = _formulas_neutralised(frame)
         # Python's csv quotes a field holding "\n" but not one holding a lone "\r", which then ends the
         # row for every reader: such a file quotes each text field.
         cr = any(isinstance(v, str) and "\r" in v for c in TEXT_COLUMNS & set(frame.columns) for v in frame[c])
-        write_atomic(path, frame.to_csv(index=False, lineterminator="\n",
+        atomic.write_text(path, frame.to_csv(index=False, lineterminator="\n",
                                         quoting=csv.QUOTE_NONNUMERIC if cr else csv.QUOTE_MINIMAL))
     return path
 
@@ -188,16 +189,6 @@ def strict_json(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return None if math.isnan(value) else ("inf" if value > 0 else "-inf")
     return value
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write-and-rename: a reader never sees half a file, and a failed write leaves the old one."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 # Reading ---------------------------------------------------------------------------------------

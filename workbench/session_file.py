@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from workbench import result_files
+from workbench import atomic, result_files
 from workbench.result_files import ResultSet, ResultsFileError
 
 log = logging.getLogger(__name__)
@@ -54,7 +54,7 @@ def save(path: str | Path, experiment: Mapping[str, Any], sets: Sequence[ResultS
     doc = {"format": FORMAT, "schema": SCHEMA, "written": result_files.utc_now(), "host": socket.gethostname(),
            "experiment": result_files.strict_json(dict(experiment)), "view": result_files.strict_json(dict(view or {})),
            "sets": [{"source": rs.source, "results": result_files.document(rs)} for rs in sets]}
-    result_files.write_atomic(path, json.dumps(doc, indent=1, allow_nan=False))
+    atomic.write_text(path, json.dumps(doc, indent=1, allow_nan=False))
     return path
 
 
