@@ -71,7 +71,10 @@ class Journal:
     def end(self) -> None:
         with self._lock:
             if self._file is not None:
-                self._file.close()
+                try:
+                    self._file.close()
+                except OSError:       # what a failed append left in the buffer cannot be written either
+                    pass
                 self._file = None
 
     def _write(self, entry: dict[str, Any]) -> None:
