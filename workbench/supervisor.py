@@ -43,7 +43,7 @@ import os
 import signal
 import threading
 import time
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 import psutil
 
@@ -233,8 +233,9 @@ class Supervisor:
         lesson about first calls). From any thread; the engine in use now ends when that sweep begins."""
         self._renew = True
 
-    def run(self, spec: Any) -> Iterator[Any]:
-        """Every message of a sweep, ending with exactly one SweepFinished, whatever happens."""
+    def run(self, spec: Any, skip: Iterable[int] = ()) -> Iterator[Any]:
+        """Every message of a sweep, ending with exactly one SweepFinished, whatever happens; the
+        points whose index is in ``skip`` are not run (measured before: a resumed sweep)."""
         from workbench import engine
         if not self._armed:
             self.arm()
@@ -256,7 +257,8 @@ class Supervisor:
         # Points that took an engine down: never run again. The points of one size run their rounds
         # interleaved (workbench.point), so the engine can die in one point while others of its size
         # are unfinished: the sweep resumes at the first unfinished point, without the culprit.
-        skip: set[int] = set()
+        skip = set(skip)
+        first = _next_unfinished(0, skip, len(points))
         while first < len(points) and not cancelled:
             clock: dict = {}
             finished: set[int] = set()
@@ -438,13 +440,13 @@ class InProcess:
         import threading
         self.flag = type(self.flag)(threading.Event())
 
-    def run(self, spec: Any) -> Iterator[Any]:
-        """The sweep's messages, and before its SweepFinished this process's record, with the limits
+    def run(self, spec: Any, skip: Iterable[int] = ()) -> Iterator[Any]:
+        """The sweep's messages (less the points in ``skip``), and before its SweepFinished this process's record, with the limits
         the sweep measured, as an engine process sends it (the caller keeps it with the results)."""
         from workbench import protocol
         from workbench.engine import run_sweep
         from workbench.environment import record
-        for message in run_sweep(spec, self.flag):
+        for message in run_sweep(spec, self.flag, skip=skip):
             if isinstance(message, protocol.SweepFinished):
                 yield protocol.Environment(record())
             yield message
