@@ -1,8 +1,10 @@
 """The command line: ``gpu-workbench [list | info | run | plot | report ...]``; no arguments opens the window.
 
-Exit status: 0 when every point is ok, 1 when some point failed, 2 for bad usage, 128 + the
-signal's number when a signal stopped it (130 for Ctrl-C, 143 for SIGTERM), 141 when the reader of
-its output went away (a closed pipe), 1 when its output could not be written (a full device).
+Exit status: 0 when every point is ok, 1 when some point failed or a file could not be written
+(what was measured is still printed), 2 for bad usage (an ``--out`` that exists, or that another
+sweep is writing, included), 128 + the signal's number when a signal stopped it (130 for Ctrl-C,
+143 for SIGTERM), 141 when the reader of its output went away (a closed pipe), 1 when its output
+could not be written (a full device).
 """
 from __future__ import annotations
 
@@ -48,7 +50,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--device-memory-limit", metavar="SIZE",
                      help="cap the device memory GPU backends may use, e.g. 8GiB or 512MiB: reach the memory "
                           "wall on a large GPU (a point past it is an error row; the sweep goes on)")
-    _sweep_options(run, out_help="write the results to FILE.csv (and FILE.meta.json) or FILE.json")
+    _sweep_options(run, out_help="write the results to FILE.csv (and FILE.meta.json) or FILE.json; an existing "
+                                 "file is refused without --force or --resume")
+    run.add_argument("--resume", action="store_true",
+                     help="add to the --out file: its points measured ok are kept and not run again")
     run.add_argument("--in-process", action="store_true",
                      help="run the engine in this process, unsupervised (for debugging)")
     _chart_options(run, required=False)
@@ -101,6 +106,7 @@ def _sweep_options(p: argparse.ArgumentParser, out_help: str) -> None:
                    help="the most seconds of samples per point (default 1); a point that reaches it before "
                         "its noise target says so")
     p.add_argument("--out", "-o", help=out_help)
+    p.add_argument("--force", action="store_true", help="replace the --out file if it exists")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.add_argument("--point-timeout", type=float, default=None, metavar="SECONDS",
                    help="end a point that runs longer than this (default 300); it becomes an error row")
@@ -302,44 +308,60 @@ def _plan(args: argparse.Namespace):
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from workbench import engine, results
-    from workbench.environment import record
-
     spec = _plan(args)
     chart = _chart_plan(args) if args.chart else None
     for note in _memory_notes(spec):       # announced, never refused: the wall may be the point
         print(f"gpu-workbench: note: {note}", file=sys.stderr)
+    out = _results_out(args)
+    try:
+        return _run(args, spec, chart, out)
+    finally:
+        if out is not None:
+            out.unlock()
+
+
+def _run(args: argparse.Namespace, spec, chart, out) -> int:
+    """``run``'s sweep, with ``--out`` checked and locked (``out``, a ResultsOut, or None); a file
+    that could not be written makes the exit status 1, as a failed point does."""
+    from workbench import engine, results
+    from workbench.environment import record
     settings = engine.settings_of(spec)
     env = record() if args.out or chart else {}
     runner = _runner(args)
     rows: list[dict] = []
+    points = [(spec.workload, b, n, spec.dtype, v) for n, v, b in engine.plan(spec, engine.validate(spec))]
+    done = out.done() if out is not None else set()
+    skip = [i for i, point in enumerate(points) if point in done]
 
     def keep(row: dict) -> None:
         rows.append(row)
-        if args.out:      # a valid file after every point: an interrupted sweep loses nothing measured
-            results.save(results.to_frame(rows), args.out, env, settings)
+        if out is not None:      # a valid file after every point: an interrupted sweep loses nothing measured
+            _save(out, results.to_frame(out.rows(rows, set(points))), env, settings)
 
     with _StopOnSignals(runner) as signals:
         try:
-            cancelled = _sweep(runner, spec, keep, args.quiet, env)
+            cancelled = _sweep(runner, spec, keep, args.quiet, env, skip)
         finally:
             runner.close()
     frame = results.to_frame(rows)
+    if out is not None and out.previous:
+        print(f"resumed {args.out}: {len(skip)} point(s) kept from it, {len(rows)} measured now")
     capped = f", device memory capped at {results.human_bytes(spec.device_memory_limit)}"
     print(f"{spec.workload}, {spec.dtype}" + (", pinned host memory" if spec.host_memory == "pinned" else "")
           + (capped if spec.device_memory_limit else ""))
     print(results.summary_table(frame))
-    if args.out:
-        path = results.save(frame, args.out, env, settings)
-        print(f"\nwrote {path}")
+    full = results.to_frame(out.rows(rows, set(points))) if out is not None else frame   # with a resumed file's
+    if out is not None and not _save(out, full, env, settings, final=True):
+        print(f"\nwrote {args.out}")
+    unsaved = out is not None and bool(out.failed)
     if chart and rows:
         from workbench.result_files import live
-        _write_charts(args, chart, [live(frame, env, settings)])
+        unsaved = not _write_charts(args, chart, [live(full, env, settings)]) or unsaved
     if signals.received:
         print(f"gpu-workbench: interrupted by {signals.received}: {len(rows)} point(s) measured"
-              + (f", written to {args.out}" if args.out else ""), file=sys.stderr)
+              + (f", written to {args.out}" if out is not None and not out.failed else ""), file=sys.stderr)
         return signals.status
-    failed = cancelled or bool((frame["status"] != "ok").any())
+    failed = cancelled or bool((frame["status"] != "ok").any()) or unsaved
     return EXIT_FAILED if failed else EXIT_OK
 
 
@@ -354,7 +376,7 @@ def _runner(args: argparse.Namespace):
     return Supervisor(plugins=tuple(args.plugin), point_timeout_s=timeout)
 
 
-def _sweep(runner, spec, keep, quiet: bool, env: dict | None = None) -> bool:
+def _sweep(runner, spec, keep, quiet: bool, env: dict | None = None, skip: Sequence[int] = ()) -> bool:
     """Run one sweep through ``runner``, a progress bar on stderr, each finished row handed to ``keep``;
     True when it was cancelled. A plan the engine refuses is a UsageError. ``env``, the environment
     record the results are saved with, takes the engine's record when it comes: the hardware limits
@@ -366,7 +388,8 @@ def _sweep(runner, spec, keep, quiet: bool, env: dict | None = None) -> bool:
     state = {"bar": None, "cancelled": False}
 
     def started(m: protocol.SweepStarted) -> None:
-        state["bar"] = tqdm(total=m.total, unit="pt", disable=quiet, file=sys.stderr, leave=False)
+        state["bar"] = tqdm(total=m.total, initial=len(skip), unit="pt", disable=quiet, file=sys.stderr,
+                            leave=False)
 
     def point_started(m: protocol.PointStarted) -> None:
         if state["bar"] is not None:
@@ -398,7 +421,7 @@ def _sweep(runner, spec, keep, quiet: bool, env: dict | None = None) -> bool:
                 protocol.SweepError: error, protocol.EngineDied: say, protocol.EngineFailed: say,
                 protocol.LogLine: say, protocol.Environment: environment}
     try:
-        for message in runner.run(spec):
+        for message in (runner.run(spec, skip) if skip else runner.run(spec)):
             protocol.dispatch(handlers, message)
     finally:
         if state["bar"] is not None:
@@ -410,7 +433,7 @@ def cmd_lesson(args: argparse.Namespace) -> int:
     """``lesson``: the lessons; ``lesson NAME``: its sweeps through the supervised engine, then its statement."""
     import textwrap
 
-    from workbench import engine, lessons, results
+    from workbench import lessons
     from workbench.backends import BACKENDS, probe_all
     from workbench.sizes import parse_sizes
 
@@ -434,6 +457,19 @@ def cmd_lesson(args: argparse.Namespace) -> int:
     chart = _chart_plan(args) if args.chart else None
     p = lessons.plan(ls, probe_all([b for b in ls.backends if b in BACKENDS]), sizes=sizes,
                      min_repeats=args.repeats, budget_s=args.budget, noise=args.noise, min_time_s=args.min_time)
+    out = _results_out(args)
+    try:
+        return _lesson(args, ls, p, chart, out)
+    finally:
+        if out is not None:
+            out.unlock()
+
+
+def _lesson(args: argparse.Namespace, ls, p, chart, out) -> int:
+    """A lesson's sweeps and statement, with ``--out`` checked and locked (``out``, or None)."""
+    import textwrap
+
+    from workbench import engine, lessons, results
     print(f"Lesson: {ls.title}\n" + textwrap.fill(ls.claim, 100, initial_indent="  ", subsequent_indent="  "))
     rows: list[dict] = []
     env: dict = {}
@@ -466,18 +502,19 @@ def cmd_lesson(args: argparse.Namespace) -> int:
     for sentence in statement.sentences:
         print(textwrap.fill(sentence, 100, initial_indent="- ", subsequent_indent="  "))
     settings = {**(engine.settings_of(p.specs[0]) if p.specs else {}), "lesson": statement.as_settings()}
-    if args.out and rows:
-        print(f"\nwrote {results.save(frame, args.out, env, settings)}")
+    if out is not None and rows and not _save(out, frame, env, settings, final=True):
+        print(f"\nwrote {args.out}")
+    unsaved = out is not None and bool(out.failed)
     if chart and rows:
         from workbench.result_files import live
         measured = set(frame.loc[frame["status"] == "ok", "backend"])
         if not args.baseline and ls.baseline in measured:
             args.baseline = ls.baseline
-        _write_charts(args, chart, [live(frame, env, settings)])
+        unsaved = not _write_charts(args, chart, [live(frame, env, settings)]) or unsaved
     if signals is not None and signals.received:
         print(f"gpu-workbench: interrupted by {signals.received}: {len(rows)} point(s) measured", file=sys.stderr)
         return signals.status
-    return EXIT_FAILED if stopped or len(lessons.unexpected_failures(p, frame)) else EXIT_OK
+    return EXIT_FAILED if stopped or unsaved or len(lessons.unexpected_failures(p, frame)) else EXIT_OK
 
 
 def _points(spec) -> int:
@@ -556,6 +593,32 @@ def _check_out(args: argparse.Namespace) -> None:
     check_writable(Path(args.out), "--out")
 
 
+def _results_out(args: argparse.Namespace):
+    """``--out`` as a locked ResultsOut (None without one): an existing file is refused unless
+    ``--force`` or ``--resume``, and so is a file another sweep is writing."""
+    if args.out is None:
+        return None
+    from workbench.results_out import Refused, ResultsOut
+    try:
+        out = ResultsOut(args.out, force=args.force, resume=getattr(args, "resume", False))
+        out.lock()
+    except Refused as exc:
+        raise UsageError(str(exc)) from None
+    return out
+
+
+def _save(out, frame, env: dict, settings: dict, final: bool = False) -> str:
+    """Write the results; a failure is one line on stderr and the sweep goes on (the next save
+    tries again). The failure, or ""."""
+    problem = out.save(frame, env, settings)
+    if problem:
+        from tqdm import tqdm
+        tqdm.write(f"gpu-workbench: {'error: ' if final else ''}{problem}"
+                   + (f" ({len(frame)} point(s) measured are not saved)" if final
+                      else " (the points are kept; the next point's save tries again)"), file=sys.stderr)
+    return problem
+
+
 def check_writable(path: Path, what: str) -> None:
     """Refuse an output path before any work is done (``workbench.writable`` says why)."""
     from workbench.writable import problem
@@ -594,18 +657,24 @@ def _check_baseline(sets, name: str | None) -> None:
         raise UsageError(f"--baseline: {exc}") from None
 
 
-def _write_charts(args: argparse.Namespace, preset, sets) -> None:
-    from workbench import charts
+def _write_charts(args: argparse.Namespace, preset, sets) -> bool:
+    """The charts of ``--chart``; False, and one line on stderr, where one could not be written."""
+    from workbench import atomic, charts
     _check_baseline(sets, args.baseline)
-    for path in charts.export(sets, args.chart, args.kind, preset, stamp=not args.no_stamp,
-                              baseline_name=args.baseline):
+    try:
+        paths = charts.export(sets, args.chart, args.kind, preset, stamp=not args.no_stamp,
+                              baseline_name=args.baseline)
+    except OSError as exc:       # a full disk, a file-size limit: the old chart is left as it was
+        print(f"gpu-workbench: error: {atomic.why(exc)}", file=sys.stderr)
+        return False
+    for path in paths:
         print(f"wrote {path}")
+    return True
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
     preset = _chart_plan(args)
-    _write_charts(args, preset, _open_sets(args.results))
-    return EXIT_OK
+    return EXIT_OK if _write_charts(args, preset, _open_sets(args.results)) else EXIT_FAILED
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -616,7 +685,12 @@ def cmd_report(args: argparse.Namespace) -> int:
     check_writable(out, "--out")
     sets = _open_sets(args.results)
     _check_baseline(sets, args.baseline)
-    print(f"wrote {report.write(sets, out, stamp=not args.no_stamp, baseline_name=args.baseline)}")
+    try:
+        print(f"wrote {report.write(sets, out, stamp=not args.no_stamp, baseline_name=args.baseline)}")
+    except OSError as exc:       # a full disk, a file-size limit: the old report is left as it was
+        from workbench.atomic import why
+        print(f"gpu-workbench: error: {why(exc)}", file=sys.stderr)
+        return EXIT_FAILED
     return EXIT_OK
 
 
