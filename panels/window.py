@@ -637,7 +637,8 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(s.value("geometry"))
             self.restoreState(s.value("state"))
         else:
-            self.resize(1600, 1000)
+            self.resize(*FIRST_SIZE)
+        self._fit_screen()
         stored = {key: s.value(f"experiment/{key}") for key in EXPERIMENT_FIELDS
                   if s.value(f"experiment/{key}") is not None}
         self.experiment.apply_settings(stored)
@@ -647,6 +648,30 @@ class MainWindow(QMainWindow):
         self._wanted_backends = backends.split(",") if isinstance(backends, str) else list(backends)
         self.presentation.restore(s)
         self.restore_backends()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if not getattr(self, "_fitted", False):    # once the frame's margins are known
+            self._fitted = True
+            self._fit_screen()
+
+    def _fit_screen(self) -> None:
+        """Within the screen's available area: a first start on a 1280x720 projector, or a window
+        last closed on a larger screen, opened at 1600x1000 and cropped its charts until resized."""
+        screen = self.screen() or QApplication.primaryScreen()
+        if screen is None:
+            return
+        area = screen.availableGeometry()
+        # The frame (title bar, borders) is known once shown; before, the margins read as 0.
+        dw = self.frameGeometry().width() - self.width()
+        dh = self.frameGeometry().height() - self.height()
+        width, height = min(self.width(), area.width() - dw), min(self.height(), area.height() - dh)
+        if (width, height) != (self.width(), self.height()):
+            self.resize(width, height)
+        frame = self.frameGeometry()
+        if not area.contains(frame):
+            self.move(max(area.left(), min(frame.left(), area.right() - frame.width() + 1)),
+                      max(area.top(), min(frame.top(), area.bottom() - frame.height() + 1)))
 
     def restore_backends(self) -> None:
         if any(self._wanted_backends):
@@ -711,6 +736,10 @@ class MainWindow(QMainWindow):
         self.controller.shutdown()
         logging.getLogger().removeHandler(self.log_handler)
         super().closeEvent(event)
+
+
+#: The window's size at a first start, where the screen has room for it.
+FIRST_SIZE = (1600, 1000)
 
 
 def _where(rs: ResultSet) -> str:

@@ -259,3 +259,61 @@ def test_backends_of_a_workload_stay_apart_under_colour_blindness_and_in_grey():
                 assert d > 0.15, (w.name, a, b)      # tab10 (the first palette) had 0.05 here
     used = {style.color(b).lower() for b in style.BACKEND_STYLE}
     assert not used & {c.lower() for c in style.PHASE_COLORS.values()}
+
+
+FIRST_START = """
+import json, sys
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication
+app = QApplication([])
+from panels.window import MainWindow
+w = MainWindow(QSettings(sys.argv[1], QSettings.Format.IniFormat))
+w.show()
+app.processEvents()
+g, a = w.frameGeometry(), w.screen().availableGeometry()
+print(json.dumps({"window": [g.x(), g.y(), g.width(), g.height()], "screen": [a.x(), a.y(), a.width(), a.height()],
+                  "charts": [[c.width(), c.height()] for c in w.plots.plots()]}))
+if len(sys.argv) > 2:
+    w.grab().save(sys.argv[2])
+w.close()
+"""
+
+
+@pytest.mark.parametrize("screen", [(1280, 720), (1920, 1080)])
+def test_the_first_start_fits_the_screen_and_so_does_a_window_saved_on_a_larger_one(qapp, tmp_path, screen):
+    """On a real offscreen screen of that size (Qt's offscreen platform, configured): a first start
+    opens within it; a geometry saved at 2400x1400 on a larger screen is brought within it too."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+    config = tmp_path / "screen.json"
+    config.write_text(json.dumps({"screens": [{"name": "s", "x": 0, "y": 0, "width": screen[0], "height": screen[1],
+                                                "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}))
+    script = tmp_path / "first.py"
+    script.write_text(FIRST_START)
+    root = Path(__file__).parents[1]
+    env = {**__import__("os").environ, "QT_QPA_PLATFORM": f"offscreen:configfile={config}", "PYTHONPATH": str(root)}
+    settings = tmp_path / "s.ini"
+
+    def start() -> dict:
+        proc = subprocess.run([sys.executable, str(script), str(settings)], env=env, cwd=root, capture_output=True,
+                              text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        return json.loads(proc.stdout.strip().splitlines()[-1])
+    first = start()
+    x, y, w, h = first["window"]
+    assert first["screen"] == [0, 0, *screen]
+    assert x >= 0 and y >= 0 and x + w <= screen[0] and y + h <= screen[1], first
+    assert all(cw >= 150 and ch >= 120 for cw, ch in first["charts"]), first
+    # A window last closed at 2400x1400 on another screen: opened again on this one, it fits.
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QMainWindow
+    big = QMainWindow()
+    big.setGeometry(100, 100, 2400, 1400)
+    s = QSettings(str(settings), QSettings.Format.IniFormat)
+    s.setValue("geometry", big.saveGeometry())
+    s.sync()
+    again = start()
+    x, y, w, h = again["window"]
+    assert x >= 0 and y >= 0 and x + w <= screen[0] and y + h <= screen[1], again
