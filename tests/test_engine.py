@@ -408,3 +408,29 @@ def test_batched_cpu_samples_are_the_mean_call_of_their_batch(registry, monkeypa
                                rounds=1, noise=0.0))
     assert row["status"] == "ok" and row["repeats"] == 3
     assert len(calls) == 1 + 1 + 2 * sampling.MAX_CPU_BATCH
+
+
+@pytest.mark.parametrize("stop_after,status", [(2, "cancelled"), (7, "ok")])
+def test_stop_keeps_the_point_in_progress_once_it_has_its_fewest_samples(registry, stop_after, status):
+    """Stopped after its first call and one sample, a point has nothing to show (cancelled, not
+    verified); stopped after five samples of the three it needs, it is kept, verified, and says so."""
+    w = registry.add(synthetic())
+    calls, flag = [], StopFlag()
+
+    @w.implement("numpy")
+    def _(inputs, ctx):
+        def run():
+            calls.append(1)
+            if len(calls) == stop_after:
+                flag.stop()
+            return inputs[0] * 2
+        return run
+    spec = SweepSpec("synthetic", ("numpy",), (16, 32), "float64", min_repeats=3, rounds=1, budget_s=60.0,
+                     noise=0.0, min_time_s=0.0)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(sampling, "CPU_BATCH_S", 0.0)      # one call a sample: the flag is seen after each
+        rows = protocol.rows(run_sweep(spec, flag))
+    assert [r["status"] for r in rows] == [status]
+    if status == "ok":
+        assert rows[0]["verified"] and rows[0]["repeats"] == stop_after - 1
+        assert "stopped after" in rows[0]["message"]

@@ -131,9 +131,12 @@ class Point:
             if t.cancelled:
                 self.cancelled = True
                 self.stopped_after = r
-                if self.timings is None:           # nothing complete to show: a cancelled row
-                    self.timings = t
-                return
+                # A round stopped with its fewest samples taken is kept, verified like any other:
+                # Stop during a long point must not throw away what a complete round would hold.
+                if len(t.compute) < max(1, self._round_spec().min_repeats) or t.out is None:
+                    if self.timings is None:       # nothing complete to show: a cancelled row
+                        self.timings = t
+                    return
             self.max_error = max(self.max_error, workload.relative_error(t.out, self.reference))
             t.out = None
             self.peak_host = _larger(self.peak_host, peak_host)
