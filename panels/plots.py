@@ -111,10 +111,9 @@ class PlotsPanel(QWidget):
         self.summaryScroll.setFrameShape(QFrame.Shape.NoFrame)
         self.summaryScroll.setMinimumSize(*MIN_SUMMARY)
         grid.addWidget(self.summaryScroll, 1, 2)
-        for c in range(3):
-            grid.setColumnStretch(c, 1)
-        for r in range(2):
-            grid.setRowStretch(r, 1)
+        self._transfers_shown = True      # the grid above; _arrange gives the cell away without a GPU series
+        self._stretch()
+        self._arrange(False)              # nothing measured yet: nothing moved between host and device
         for chart in self.plots():
             chart.viewport().installEventFilter(self)
         self.apply_look(self.look)
@@ -171,6 +170,7 @@ class PlotsPanel(QWidget):
         self._offer_baselines()
         self.speedupPlot.set_baseline(self.baseline_choice(), o.labels)
         frames = [rs.frame for rs in sets if not rs.frame.empty]
+        self._arrange(any((f["host_memory"] != "").any() for f in frames))
         if not frames:
             return
         try:
@@ -335,14 +335,46 @@ class PlotsPanel(QWidget):
         """Show ``chart`` alone in the panel, or, if it is alone, every chart again."""
         self.solo = None if self.solo is chart else chart
         for c, cell in self.cells.items():
-            cell.setVisible(self.solo is None or c is self.solo)
+            cell.setVisible((self.solo is None or c is self.solo) and (c is not self.transferPlot
+                                                                        or self._transfers_shown))
         self.summaryScroll.setVisible(self.solo is None)
         # Rows and columns left empty would keep their stretch (and their share of the space).
         where = self.grid.getItemPosition(self.grid.indexOf(self.cells[chart])) if self.solo else None
-        for col in range(3):
-            self.grid.setColumnStretch(col, 1 if where is None or col == where[1] else 0)
+        self._stretch(where)
+
+    def _stretch(self, where: tuple | None = None) -> None:
+        """Each chart's column and row an equal share; the summary's column, without the transfer
+        chart, a smaller one; only the solo chart's row and column where one is shown alone."""
+        shares = (1, 1, 1) if self._transfers_shown else (2, 2, 1)
+        for col, share in enumerate(shares):
+            self.grid.setColumnStretch(col, share if where is None or col == where[1] else 0)
         for r in range(2):
             self.grid.setRowStretch(r, 1 if where is None or r == where[0] else 0)
+
+    def _arrange(self, transfers: bool) -> None:
+        """The transfer chart only where some series moves data between host and device: on a CPU
+        sweep it would stay empty, so its cell goes to the other charts (two columns of two) and
+        the summary takes the third column whole."""
+        if transfers == self._transfers_shown:
+            return
+        if self.solo is not None:                   # a new arrangement: every chart again
+            self.toggle_solo(self.solo)
+        self._transfers_shown = transfers
+        g, speed = self.grid, self.cells[self.speedupPlot]
+        for w in (self.runtimePlot, speed, self.transferPlot, self.memoryPlot, self.firstCallPlot,
+                  self.summaryScroll):
+            g.removeWidget(w)
+        g.addWidget(self.runtimePlot, 0, 0)
+        g.addWidget(speed, 0, 1)
+        g.addWidget(self.memoryPlot, 1, 0)
+        g.addWidget(self.firstCallPlot, 1, 1)
+        if transfers:
+            g.addWidget(self.transferPlot, 0, 2)
+            g.addWidget(self.summaryScroll, 1, 2)
+        else:
+            g.addWidget(self.summaryScroll, 0, 2, 2, 1)
+        self.transferPlot.setVisible(transfers)
+        self._stretch()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.MouseButtonDblClick:

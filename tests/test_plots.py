@@ -250,3 +250,28 @@ def test_overlaid_sets_say_each_later_sets_verdict_against_the_first(qtbot, plot
     assert "<!--" not in text and "(numba&lt;!--)" in text
     first = _hover(qtbot, plots.runtimePlot, ("compute", "numpy", "", 0), 0)
     assert "against" not in first                                  # the first set is the reference
+
+
+def test_the_transfer_chart_shows_only_where_a_series_moves_data(qtbot):
+    """A CPU-only set: the transfer chart would stay empty, so it is hidden and the four others
+    share its space; a set with a GPU backend brings it back; solo and back keeps it so."""
+    import dataclasses
+    from helpers import result_set
+    from panels.plots import PlotsPanel
+    p = PlotsPanel()
+    qtbot.addWidget(p)
+    p.resize(1200, 600)
+    p.show()
+    gpu = result_set()
+    cpu = dataclasses.replace(gpu, frame=gpu.frame[gpu.frame["host_memory"] == ""].reset_index(drop=True))
+    p.update_from([cpu])
+    assert not p.transferPlot.isVisible()
+    wide = p.runtimePlot.width()
+    p.toggle_solo(p.runtimePlot)
+    p.toggle_solo(p.runtimePlot)
+    assert not p.transferPlot.isVisible() and p.runtimePlot.isVisible()
+    p.update_from([gpu])
+    qtbot.waitUntil(lambda: p.transferPlot.isVisible())
+    qtbot.waitUntil(lambda: p.runtimePlot.width() < wide)      # three columns of charts again
+    p.update_from([cpu])
+    assert not p.transferPlot.isVisible()
