@@ -315,7 +315,7 @@ class MainWindow(QMainWindow):
         for note in notes:
             log.warning("%s", note)
         if notes:
-            self.status.showMessage(notes[0])
+            self.status.showMessage(short(notes[0]))
         self.controller.start(spec)
         self.busyChanged.emit(True)
 
@@ -452,7 +452,7 @@ class MainWindow(QMainWindow):
         self.progressBar.setValue(done)
         self.progressBar.setFormat(f"{done} / {self.total} points")
         if row["status"] != "ok":
-            self.status.showMessage(f"{row['backend']} at size {row['size']:,}: {row['status']}: {row['message']}")
+            self.status.showMessage(short(f"{row['backend']} at size {row['size']:,}: {row['status']}: {row['message']}"))
             log.warning("%s at size %s: %s: %s", row["backend"], row["size"], row["status"], row["message"])
         if not self.refresh_timer.isActive():
             self.refresh_timer.start()
@@ -511,7 +511,7 @@ class MainWindow(QMainWindow):
         """A sweep the engine refused, an engine that died, a request that failed in it."""
         text = message.message
         self._troubles.append(text)
-        self.status.showMessage(text)
+        self.status.showMessage(short(text))
         if isinstance(message, protocol.EngineFailed) and message.traceback:
             log.error("%s\n%s", text, message.traceback)
         else:
@@ -537,8 +537,17 @@ class MainWindow(QMainWindow):
         availability = message.availability
         self.experiment.set_availability(availability)
         self.restore_backends()
-        bad = [f"{n}: {a.reason}" for n, a in availability.items() if not a.usable and is_gpu(n)]
-        self.status.showMessage("GPU backends not usable here: " + "; ".join(bad) if bad else "All backends usable")
+        bad = [n for n, a in availability.items() if not a.usable and is_gpu(n)]
+        for n in bad:                  # the reasons go to the log; the status line stays one sentence
+            log.info("%s not usable here: %s", n, availability[n].reason)
+        if not bad:
+            self.status.showMessage("All backends usable")
+        elif len(bad) == sum(is_gpu(n) for n in availability):
+            self.status.showMessage("CPU backends ready; the GPU backends need a CUDA GPU and its libraries "
+                                    "(why each is off: the Log tab)")
+        else:
+            self.status.showMessage(short(f"{len(bad)} GPU backend(s) not usable here: {', '.join(bad)} "
+                                          "(why: the Log tab)"))
 
     # --- what is on screen ------------------------------------------------------------------
 
@@ -736,6 +745,20 @@ class MainWindow(QMainWindow):
         self.controller.shutdown()
         logging.getLogger().removeHandler(self.log_handler)
         super().closeEvent(event)
+
+
+#: The longest status line: one short sentence; the whole text goes to the Log tab.
+STATUS_CHARS = 120
+
+
+def short(text: str) -> str:
+    """``text`` as one status line: its first line, cut at a word within STATUS_CHARS, and a
+    pointer to the Log tab where it was cut (every caller logs the whole text)."""
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    if len(line) <= STATUS_CHARS and line == text.strip():
+        return line
+    cut = line[:STATUS_CHARS - 30].rsplit(" ", 1)[0] if len(line) > STATUS_CHARS - 30 else line
+    return f"{cut.rstrip(' ,;:')}... (the Log tab has it all)"
 
 
 #: The window's size at a first start, where the screen has room for it.

@@ -317,3 +317,21 @@ def test_the_first_start_fits_the_screen_and_so_does_a_window_saved_on_a_larger_
     again = start()
     x, y, w, h = again["window"]
     assert x >= 0 and y >= 0 and x + w <= screen[0] and y + h <= screen[1], again
+
+
+def test_the_status_line_is_one_short_sentence_and_the_log_has_the_rest(qtbot, window):
+    """Without a GPU the probe's findings were an 813-character status line; now one sentence, and
+    each GPU backend's reason in the Log tab."""
+    from panels.window import STATUS_CHARS, short
+    from workbench.backends import probe
+    status = window.statusBar()
+    gpu_off = not probe("cupy").usable
+    qtbot.waitUntil(lambda: "backend" in status.currentMessage().lower(), timeout=60_000)
+    text = status.currentMessage()
+    assert len(text) <= STATUS_CHARS and "\n" not in text
+    if gpu_off:
+        assert text.startswith("CPU backends ready") and "CUDA" in text
+        assert "cupy not usable here" in window.logPanel.toPlainText()
+    long = "numba at size 1,024: error: " + "a very long reason " * 40
+    assert len(short(long)) <= STATUS_CHARS and short(long).endswith("(the Log tab has it all)")
+    assert short("first line\nsecond line").startswith("first line") and short("brief") == "brief"
