@@ -388,3 +388,24 @@ def test_the_engine_places_a_point_by_the_working_set_its_workload_declares(fake
     assert w.working_set_bytes(64, 8) == w.bytes_moved(64, 8)
     (row,) = rows_of(spec)
     assert row["status"] == "implausible" and "from memory" in row["message"]
+
+
+def test_on_a_busy_machine_a_figure_is_implausible_only_far_past_the_ceiling(registry):
+    """Other processes' load slows the ladder and the point alike: at 1.2x a ceiling (the margin
+    alone would condemn it) a busy point stands; at 10x (a timer that bracketed nothing, skipped
+    work) it is still implausible, busy or not."""
+    try:
+        s = FakeGpuSession()
+        lim = limits.limits_for(s)
+        lim.spread.clear()                               # the plain MARGIN: nothing widened by spread
+        nbytes = 2 ** 26
+        ceiling = lim.bandwidth_limit(nbytes)
+        honest, absurd = nbytes / (1.2 * ceiling), nbytes / (10 * ceiling)
+        assert limits.check(s, nbytes, 0.0, honest, "float32").problem         # quiet: 1.2x is too fast
+        assert not limits.check(s, nbytes, 0.0, honest, "float32", busy=True).problem
+        assert "beyond the hardware" in limits.check(s, nbytes, 0.0, absurd, "float32", busy=True).problem
+        lim.busy = True                                  # the ladder itself ran on a busy machine
+        assert not limits.check(s, nbytes, 0.0, honest, "float32").problem
+        assert limits.recorded()[0]["measured_busy"] is True
+    finally:
+        limits.forget()

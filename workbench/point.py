@@ -253,7 +253,7 @@ def _row(workload: Workload, base: dict, session: Any, timings: Timings, peak_ho
     # The bytes the point's kernel holds, on a CPU as on a GPU: it decides the cache level whose
     # speed bounds the point (the host footprint counts the reference and temporaries too).
     verdict = limits.check(session, nbytes, flops, seconds, base["dtype"],
-                           working_set=workload.working_set_bytes(size, itemsize))
+                           working_set=workload.working_set_bytes(size, itemsize), busy=bool(machine.noisy))
     readings = timings.readings
     noisy = [machine.noisy] if machine.noisy else []
     if timings.reasons - {"power cap"}:
