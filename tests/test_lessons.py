@@ -110,6 +110,13 @@ def test_a_lesson_whose_cpu_backends_alone_show_nothing_runs_none_of_them_withou
     assert "Nothing of this lesson can run here." in st.text and "On a GPU: the kernel alone" in st.text
 
 
+def test_a_lesson_with_no_cpu_backend_names_no_empty_one_without_a_gpu():
+    p = lessons.plan(lessons.get("memory-wall"), NO_GPU)
+    assert p.specs == () and not any("alone would show nothing" in n for n in p.notes)
+    st = lessons.explain(p, results.to_frame([]))
+    assert "Nothing of this lesson can run here." in st.text and "-  alone" not in st.text
+
+
 def test_rows_of_several_runs_carry_their_run_in_the_variant():
     p = lessons.plan(lessons.get("float32-float64"), ALL_USABLE)
     r = row("numpy", 1024, 1e-3)

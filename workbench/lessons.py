@@ -174,7 +174,8 @@ def plan(ls: Lesson, availability: Mapping[str, Any], *, sizes: Sequence[int] | 
     backends = tuple(b for b in ls.backends if b not in dict(skipped))
     notes = []
     if ls.needs_gpu and not any(_gpu(b) for b in backends):
-        notes.append(f"{', '.join(backends)} alone would show nothing of this lesson: not run.")
+        if backends:    # none left at all is said already ("Nothing of this lesson can run here")
+            notes.append(f"{', '.join(backends)} alone would show nothing of this lesson: not run.")
         backends = ()
     chosen = tuple(sizes) if sizes else ls.sizes
     fits = []
