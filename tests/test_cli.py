@@ -32,6 +32,31 @@ def test_list_says_what_is_usable_and_why_not():
                 assert line.split("not usable:")[1].strip()
 
 
+def test_without_a_gpu_a_missing_gpu_library_names_the_missing_gpu_not_an_extra(monkeypatch):
+    """A CPU-only user is told what runs here, not sent to install CUDA packages that cannot run."""
+    from workbench import backends
+    from workbench.gpu import driver
+    monkeypatch.setattr(backends, "_installed", lambda module: module == "numpy")
+    monkeypatch.setattr(driver, "query", lambda: driver.DriverInfo(error="no NVIDIA driver: libcuda.so.1 was not found"))
+    backends._probe_cached.cache_clear()
+    try:
+        assert backends.probe("cupy", deep=False).reason == \
+            "no NVIDIA GPU (no NVIDIA driver: libcuda.so.1 was not found)"
+        monkeypatch.setattr(driver, "query", lambda: driver.DriverInfo(device_count=1, cuda_version=(12, 8)))
+        backends._probe_cached.cache_clear()
+        assert backends.probe("cupy", deep=False).reason.endswith("(install the cuda12 or cuda13 extra)")
+    finally:
+        backends._probe_cached.cache_clear()
+
+
+def test_list_on_a_machine_without_a_usable_gpu_backend_says_what_runs_here():
+    out = cli("list").stdout
+    gpu_lines = [ln for ln in out.splitlines() if re.match(r"  \S+ +gpu ", ln)]
+    if any("not usable" not in ln for ln in gpu_lines):
+        pytest.skip("a GPU backend is usable here")
+    assert "This machine runs the CPU backends (numpy, numba" in out and "need an NVIDIA GPU" in out
+
+
 def test_info_prints_the_environment():
     proc = cli("info")
     assert proc.returncode == 0

@@ -208,8 +208,12 @@ def _probe_cached(name: str, deep: bool) -> Availability:
     version = _version(backend)
     if not _installed(backend.module) or (backend.device == "gpu" and not version):
         pip = backend.distributions[0]
-        return Availability(False, f"{pip} is not installed"
-                            + (" (install the cuda12 or cuda13 extra)" if backend.device == "gpu" else ""))
+        if backend.device == "cpu":
+            return Availability(False, f"{pip} is not installed")
+        info = driver.query()
+        if info.error:      # no GPU here: an extra would not make it run, so do not send the user to one
+            return Availability(False, f"no NVIDIA GPU ({info.error})")
+        return Availability(False, f"{pip} is not installed (install the cuda12 or cuda13 extra)")
     if backend.device == "cpu":
         return Availability(True, "", version)
     info = driver.query()

@@ -245,6 +245,11 @@ def cmd_list() -> int:
         a = avail[name]
         state = f"usable ({a.version})" if a.usable else f"not usable: {a.reason}"
         print(f"  {name:<16} {b.device:<4} {state}")
+    if not any(a.usable for n, a in avail.items() if BACKENDS[n].device == "gpu"):
+        cpu = [n for n, a in avail.items() if a.usable and BACKENDS[n].device == "cpu"]
+        print(f"\nThis machine runs the CPU backends ({', '.join(cpu)}). The GPU backends need an NVIDIA GPU;"
+              "\non a machine with one, the cuda12 or cuda13 extra adds them (README: Installing for a GPU "
+              "workstation).")
     print("\nWorkloads:")
     for w in REGISTRY.all():
         print(f"  {w.name:<13} {w.title} [{w.kind}; size = {w.size_unit}]")
