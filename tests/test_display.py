@@ -46,3 +46,16 @@ def test_the_window_command_without_a_display_prints_one_line(extra):
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("gpu-workbench: cannot open a window"), proc.stderr
     assert "QT_QPA_PLATFORM=offscreen" in lines[0]
+
+
+def test_the_hint_names_the_command_as_the_user_can_type_it(tmp_path, monkeypatch):
+    """After `make run` the venv is not activated: the hint says .venv/bin/gpu-workbench, which runs."""
+    bin_dir = tmp_path / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    (bin_dir / "gpu-workbench").write_text("")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "executable", str(bin_dir / "python"))
+    monkeypatch.setattr(display.shutil, "which", lambda name: None)
+    assert "QT_QPA_PLATFORM=offscreen .venv/bin/gpu-workbench," in display.problem({})
+    monkeypatch.setattr(display.shutil, "which", lambda name: str(bin_dir / name))    # activated
+    assert "QT_QPA_PLATFORM=offscreen gpu-workbench," in display.problem({})

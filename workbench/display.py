@@ -12,6 +12,8 @@ from __future__ import annotations
 import ctypes
 import logging
 import os
+import shutil
+import sys
 from typing import Callable, Mapping
 
 log = logging.getLogger(__name__)
@@ -43,8 +45,22 @@ XCB_LIBRARIES = (
 )
 #: Platforms that need no display at all.
 HEADLESS = ("offscreen", "minimal", "vnc", "linuxfb", "eglfs", "minimalegl", "vkkhrdisplay")
-OFFSCREEN_HINT = ("or open no window: QT_QPA_PLATFORM=offscreen gpu-workbench, "
-                  "or the command line (gpu-workbench run --help)")
+
+
+def command() -> str:
+    """The command a user types to start this workbench from here: ``gpu-workbench`` where that is on
+    PATH (an activated venv), else the script's path (``.venv/bin/gpu-workbench`` after ``make run``)."""
+    script = os.path.join(os.path.dirname(sys.executable), "gpu-workbench")
+    on_path = shutil.which("gpu-workbench")
+    if (on_path and os.path.realpath(on_path) == os.path.realpath(script)) or not os.path.exists(script):
+        return "gpu-workbench"
+    relative = os.path.relpath(script)
+    return script if relative.startswith("..") else relative
+
+
+def _offscreen_hint() -> str:
+    cmd = command()
+    return f"or open no window: QT_QPA_PLATFORM=offscreen {cmd}, or the command line ({cmd} run --help)"
 
 
 def _loads(soname: str) -> bool:
@@ -83,15 +99,15 @@ def problem(env: Mapping[str, str] | None = None, loads: Callable[[str], bool] =
     if platform.startswith("wayland") or (not platform and not env.get("DISPLAY") and env.get("WAYLAND_DISPLAY")):
         if env.get("WAYLAND_DISPLAY"):
             return ""
-        return f"cannot open a window: QT_QPA_PLATFORM={platform} but WAYLAND_DISPLAY is not set; {OFFSCREEN_HINT}"
+        return f"cannot open a window: QT_QPA_PLATFORM={platform} but WAYLAND_DISPLAY is not set; {_offscreen_hint()}"
     if not env.get("DISPLAY"):
         return ("cannot open a window: no display (neither DISPLAY nor WAYLAND_DISPLAY is set; "
-                f"over ssh use ssh -X, or start Xvfb); {OFFSCREEN_HINT}")
+                f"over ssh use ssh -X, or start Xvfb); {_offscreen_hint()}")
     missing = [(so, pkg) for so, pkg in XCB_LIBRARIES if not loads(so)]
     if missing:
         return (f"cannot open a window: Qt's xcb platform needs {', '.join(so for so, _ in missing)}, "
                 f"missing here; install them with: sudo apt-get install {' '.join(p for _, p in missing)}; "
-                f"{OFFSCREEN_HINT}")
+                f"{_offscreen_hint()}")
     if not x_answers(env["DISPLAY"]):
-        return f"cannot open a window: no X server answers on DISPLAY={env['DISPLAY']}; {OFFSCREEN_HINT}"
+        return f"cannot open a window: no X server answers on DISPLAY={env['DISPLAY']}; {_offscreen_hint()}"
     return ""
