@@ -20,7 +20,7 @@ test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
 
 sweep: $(STAMP)
-	$(BIN)/gpu-workbench run --workload source_terms --sizes 2^10:2^24:x4 --out results.csv
+	$(BIN)/gpu-workbench run --workload source_terms --sizes 2^10:2^24:x4 --out results.csv --force
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/fidelity_cpu.py
