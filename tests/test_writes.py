@@ -232,6 +232,20 @@ def test_resume_keeps_the_points_measured_ok_and_measures_only_the_rest(tmp_path
     assert len(open_results(out).frame) == 3
 
 
+@pytest.mark.parametrize("suffix", [".json", ".csv"])
+def test_a_file_stopped_before_its_first_point_opens_empty_and_is_resumed(tmp_path, suffix):
+    """What SIGTERM before the first point leaves: a results file of no row. The fault soak found
+    it refused by --resume as 'not a results file', every later run of the sweep with it."""
+    from workbench import results
+    from workbench.result_files import ResultSet, open_results, write
+    out = tmp_path / f"r{suffix}"
+    write(ResultSet(results.to_frame([])), out)
+    assert open_results(out).frame.empty
+    proc = cli(*RUN, "-s", "2^8:2^9:x2", "-o", str(out), "--resume")
+    assert proc.returncode == 0, proc.stderr
+    assert open_results(out).frame["size"].tolist() == [256, 512]
+
+
 def test_a_second_writer_of_one_file_is_refused_in_one_line(tmp_path):
     from workbench.results_out import ResultsOut
     out = tmp_path / "r.json"

@@ -392,6 +392,10 @@ def _legacy_environment(comments: list[str]) -> dict[str, Any]:
 
 def _table(path: Path, frame: pd.DataFrame) -> pd.DataFrame:
     """The rows as a result table: every column of ``COLUMNS``, typed, each value checked."""
+    if frame.empty and not len(frame.columns):
+        # A file of ours with no row: a sweep stopped before its first point was written. It opens,
+        # empty, so that --resume can finish it (it was refused as 'not a results file').
+        return to_frame([])
     missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
     if missing:
         raise ResultsFileError(path, f"not a GPU Workbench results file (no column {', '.join(missing)})")
