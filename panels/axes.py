@@ -16,6 +16,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QFont, QFontMetrics
 
+from workbench import units
+
 LOG2 = math.log10(2.0)
 GAP_PX = 12          # free space between two labels
 #: No tick beyond 10^±100 (view coordinates are log10 of the data): a view reaching 1e308 or
@@ -26,10 +28,8 @@ _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def fmt_time(seconds: float) -> str:
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)):
-        if seconds >= scale * 0.9995 or unit == "ns":
-            return f"{seconds / scale:.3g} {unit}"
-    return f"{seconds:g} s"
+    """A tick's time, as the table and the exported charts write it (``workbench.units``)."""
+    return units.seconds(seconds)
 
 
 def fmt_bytes(n: float) -> str:

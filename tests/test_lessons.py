@@ -177,7 +177,7 @@ def test_small_problems_with_a_break_even_names_it_with_the_measured_times():
     # At 2^16 the two are within 5 % of each other: neither a loss nor a win, said as such.
     assert "cupy loses to numpy end-to-end (transfers included) up to 2^14 and wins from 2^18 on (2^16: the two " \
            "within the noise): break-even near 2^16" in st.text
-    assert "at 2^10 it is 49x slower (50.2 us against 1.02 us)" in st.text
+    assert "at 2^10 it is 49x slower (50.2 µs against 1.02 µs)" in st.text
     assert "at 2^26 5.0x faster" in st.text
     assert st.marks == ((st.break_even, "break-even cupy vs numpy"),)
     assert "No GPU backend could run here" not in st.text
@@ -278,7 +278,7 @@ def first_rows(numba_first):
 def test_first_call_cost_is_said_with_its_ratio_and_when_it_pays_back():
     st = say("first-call", first_rows(0.75))
     assert st.holds is True
-    assert "numba's first call took 750 ms" in st.text and "a steady call (5.41 us) at 2^12: compilation." in st.text
+    assert "numba's first call took 750 ms" in st.text and "a steady call (5.41 µs) at 2^12: compilation." in st.text
     assert "its compilation pays back after about" in st.text
     assert "numpy's first call took" in st.text and "no compiler" in st.text
 
@@ -481,7 +481,7 @@ def test_the_pipeline_on_the_gpu_beats_the_cpu_and_round_trips_cost_is_said():
     assert "At 10,000,000 rows the zero-copy GPU pipeline took 51 ms, 20x faster than the CPU stack (1 s)." \
         in st.text
     assert "the same GPU stages took 91 ms, 1.8x the zero-copy time; its hand-offs took 20 ms (22 % of its " \
-           "time) against 10 us zero-copy" in st.text
+           "time) against 10 µs zero-copy" in st.text
     assert "frame 60 %, array 30 %, kernel 10 %" in st.text
     assert st.break_even is not None and 10_000 < st.break_even < 10_000_000
 

@@ -28,7 +28,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
-from workbench import atomic, bands, palette, provenance
+from workbench import atomic, bands, palette, provenance, units
 from workbench.compare import (DEFAULT_BASELINES, WITHIN_NOISE, Baseline, Series, baseline,  # noqa: F401 - the API
                                is_baseline, series, speedups, within_noise)
 from workbench.chart_presets import FORMATS, KINDS, PAPER, Preset, output_paths, parse_size, preset  # noqa: F401 - the API
@@ -80,16 +80,12 @@ def _left_out(sets: Sequence[ResultSet]) -> str:
 # Axes: log scales with ticks people read ------------------------------------------------------
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-_TIME_UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
 _BYTE_UNITS = ((2 ** 40, "TiB"), (2 ** 30, "GiB"), (2 ** 20, "MiB"), (2 ** 10, "KiB"), (1, "B"))
 
 
 def time_label(seconds: float) -> str:
-    """1e-05 -> '10 µs': each tick in the unit that fits it."""
-    for scale, unit in _TIME_UNITS:
-        if abs(seconds) >= scale * 0.9995 or unit == "ns":
-            return f"{seconds / scale:.3g} {unit}"
-    return str(seconds)
+    """1e-05 -> '10 µs': each tick in the unit that fits it (``workbench.units``, as the table)."""
+    return units.seconds(seconds)
 
 
 def bytes_label(n: float) -> str:

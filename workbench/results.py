@@ -13,6 +13,8 @@ from typing import Any, Iterable, Mapping
 
 import pandas as pd
 
+from workbench import units
+
 #: The columns of a result row, in file order.
 COLUMNS = (
     "workload", "backend", "device", "size", "dtype", "variant", "host_memory", "repeats",
@@ -125,12 +127,8 @@ def human_bytes(n: float) -> str:
 
 
 def human_seconds(s: float) -> str:
-    if s is None or (isinstance(s, float) and math.isnan(s)):
-        return "-"
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9)):
-        if abs(s) >= scale or unit == "ns":
-            return f"{s / scale:.3g} {unit}"
-    return str(s)
+    """A time as every view writes it (``workbench.units``)."""
+    return units.seconds(s)
 
 
 def interval_text(lo: Any, hi: Any) -> str:
