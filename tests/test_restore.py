@@ -65,7 +65,8 @@ def test_discard_forgets_it_and_a_normal_close_offers_nothing(qtbot, tmp_path):
     again.close()
 
 
-KILLED_WINDOW = textwrap.dedent("""
+# A window in a child process, on the settings file named by its first argument; what it does next follows.
+A_WINDOW = """
     import os, signal, sys
     os.environ["QT_QPA_PLATFORM"] = "offscreen"
     from PySide6.QtCore import QSettings
@@ -74,6 +75,9 @@ KILLED_WINDOW = textwrap.dedent("""
         app = QApplication([])
         from panels.window import MainWindow
         w = MainWindow(QSettings(sys.argv[1], QSettings.Format.IniFormat))
+"""
+
+KILLED_WINDOW = textwrap.dedent(A_WINDOW + """
         seen = []
         def point(row):
             seen.append(row)
@@ -134,15 +138,7 @@ def test_killed_again_before_deciding_the_points_are_still_offered(qtbot, tmp_pa
     again.close()
 
 
-OFFERED_THEN_KILLED = textwrap.dedent("""
-    import os, signal, sys
-    os.environ["QT_QPA_PLATFORM"] = "offscreen"
-    from PySide6.QtCore import QSettings
-    from PySide6.QtWidgets import QApplication
-    if __name__ == "__main__":
-        app = QApplication([])
-        from panels.window import MainWindow
-        w = MainWindow(QSettings(sys.argv[1], QSettings.Format.IniFormat))
+OFFERED_THEN_KILLED = textwrap.dedent(A_WINDOW + """
         print(f"offered {len(w._orphans)}: {w.restoreBar.label.text()}", flush=True)
         os.kill(os.getpid(), signal.SIGKILL)          # before the user chose Restore or Discard
 """)
