@@ -6,12 +6,12 @@ of the same work. A verdict between the twins other than 'same' or 'undecided' i
 """
 import numpy as np
 
-from workbench import backends
-from workbench.registry import Workload, register
+from workbench.catalog import backends
+from workbench.catalog.registry import Workload, register
 
 for _name in ("twin-a", "twin-b", "twin-slow"):
     backends.BACKENDS.setdefault(_name, backends.Backend(
-        _name, _name, "cpu", "numpy", ("numpy",), "workbench.measure:CpuSession", "identical NumPy code"))
+        _name, _name, "cpu", "numpy", ("numpy",), "workbench.measure.cpu:CpuSession", "identical NumPy code"))
 
 
 def _work(x: np.ndarray, out: np.ndarray) -> np.ndarray:

@@ -7,8 +7,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import sys
-from workbench import results, verdicts
-f,_=results.load(sys.argv[1])
+from workbench.results import rows as results
+from workbench.results import files as result_files
+from workbench.core import verdicts
+f,_=result_files.load(sys.argv[1])
 ok=f[f.status=="ok"]
 out=[];slow=[]
 for s,g in ok.groupby("size"):

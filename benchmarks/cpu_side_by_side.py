@@ -28,8 +28,8 @@ DTYPE = "float32"
 
 
 def callable_of(workload: str, backend: str, size: int):
-    from workbench.backends import open_session
-    from workbench.registry import REGISTRY, Context, Phases
+    from workbench.catalog.backends import open_session
+    from workbench.catalog.registry import REGISTRY, Context, Phases
     w = REGISTRY.get(workload)
     inputs = w.make_inputs(size, np.dtype(DTYPE), "", np.random.default_rng(0))
     session = open_session(backend)
@@ -51,7 +51,8 @@ def timeit_median(fn) -> tuple[float, float]:
 def main(out: Path) -> int:
     import perfplot
 
-    from workbench import engine, protocol
+    from workbench.measure import engine
+    from workbench.measure import protocol
     out.mkdir(parents=True, exist_ok=True)
     rows, ti, wb_wall, ti_wall = {}, {}, 0.0, 0.0
     for workload, backends in CASES:

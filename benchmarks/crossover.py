@@ -13,8 +13,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from workbench import results  # noqa: E402
-from workbench.backends import BACKENDS  # noqa: E402
+from workbench.results import rows as results  # noqa: E402
+
+from workbench.results import files as result_files
+from workbench.catalog.backends import BACKENDS  # noqa: E402
 
 
 def crossover(frame, column: str) -> dict[str, int | None]:
@@ -37,7 +39,7 @@ def crossover(frame, column: str) -> dict[str, int | None]:
 
 
 def main(path: str) -> None:
-    frame, _ = results.load(path)
+    frame, _ = result_files.load(path)
     for column, label in (("total_median_s", "end-to-end (transfers included)"), ("compute_median_s", "compute only")):
         print(f"Crossover on {label}:")
         for backend, size in crossover(frame, column).items():

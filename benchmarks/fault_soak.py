@@ -46,8 +46,8 @@ def command(out: Path, workload: str, sizes: str, dtype: str, resume: bool) -> l
 
 def planned(workload: str, sizes: str, dtype: str) -> set[tuple[str, int]]:
     sys.path.insert(0, str(ROOT))
-    from workbench import engine
-    from workbench.sizes import parse_sizes
+    from workbench.measure import engine
+    from workbench.core.sizes import parse_sizes
     spec = engine.SweepSpec(workload, ("numpy", "numba"), tuple(parse_sizes(sizes)), dtype)
     return {(b, int(n)) for n, _, b in engine.plan(spec, engine.validate(spec))}
 

@@ -53,7 +53,7 @@ class Driver(QObject):
 
 
 def main() -> None:
-    from workbench import plugins
+    from workbench.measure import plugins
     plugins.load(PLUGIN)
     app = QApplication([])
     from panels.window import MainWindow

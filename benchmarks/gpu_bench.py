@@ -26,10 +26,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from workbench.backends import probe  # noqa: E402
-from workbench.engine import SweepSpec, run_sweep  # noqa: E402
-from workbench import protocol  # noqa: E402
-from workbench.environment import record  # noqa: E402
+from workbench.catalog.backends import probe  # noqa: E402
+from workbench.measure.engine import SweepSpec, run_sweep  # noqa: E402
+from workbench.measure import protocol  # noqa: E402
+from workbench.measure.environment import record  # noqa: E402
 from _lines import say, write_lines  # noqa: E402
 
 OUT = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(".")

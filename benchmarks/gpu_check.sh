@@ -90,7 +90,7 @@ for stage in "$@"; do
       fi
       for layer in default omp tbb workqueue; do
         NUMBA_THREADING_LAYER=$layer timeout 100 python3 -c "
-from workbench.environment import numba_threading_layer as f; print('layer $layer: loads', f())" 2>&1 | tail -1
+from workbench.measure.environment import numba_threading_layer as f; print('layer $layer: loads', f())" 2>&1 | tail -1
         NUMBA_THREADING_LAYER=$layer timeout 100 python3 -m workbench run \
             -w source_terms -b numpy,numba -s 2^10:2^26:x4 -q -o "$OUT/layer-$layer.csv" > "$OUT/layer-$layer.txt" 2>&1
         echo "layer $layer exit $?"; grep -E "^ +numba " "$OUT/layer-$layer.txt" | awk '{print "   ", $2, $3 $4}' | tr '\n' ' '; echo

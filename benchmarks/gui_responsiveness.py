@@ -103,7 +103,7 @@ def stall_during_sweep(workload: str, backends: str, lo: str, hi: str, steps: in
 
 
 def main() -> None:
-    from workbench.measure import cpu_name
+    from workbench.measure.cpu import cpu_name
     print(f"GUI responsiveness, {datetime.date.today()}, {cpu_name()}, QT_QPA_PLATFORM={os.environ['QT_QPA_PLATFORM']}\n")
     times = launch_times()
     print(f"launch to window shown: median {statistics.median(times):.2f} s, "

@@ -23,8 +23,9 @@ def sizes_for(w, isz: int) -> tuple[int, ...]:
 
 
 def main(runs: int) -> int:
-    from workbench import engine, protocol
-    from workbench.registry import REGISTRY
+    from workbench.measure import engine
+    from workbench.measure import protocol
+    from workbench.catalog.registry import REGISTRY
     bad = 0
     for run in range(runs):
         for w in REGISTRY.all():

@@ -115,7 +115,7 @@ def main() -> None:
     args = parser.parse_args()
     from PySide6.QtWidgets import QApplication
 
-    from workbench.measure import cpu_name
+    from workbench.measure.cpu import cpu_name
     app = QApplication.instance() or QApplication([])  # noqa: F841 - kept for the windows
     print(f"Long session, {datetime.date.today()}, {cpu_name()}, QT_QPA_PLATFORM={os.environ['QT_QPA_PLATFORM']}\n")
     r = long_session_figures()

@@ -27,11 +27,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _lines import say, write_lines  # noqa: E402
 from crossover import crossover  # noqa: E402
-from workbench import limits, results  # noqa: E402
-from workbench.backends import probe  # noqa: E402
-from workbench.engine import SweepSpec, run_sweep  # noqa: E402
-from workbench import protocol  # noqa: E402
-from workbench.environment import record  # noqa: E402
+from workbench.measure import limits  # noqa: E402
+from workbench.results import rows as results
+from workbench.results import files as result_files
+from workbench.catalog.backends import probe  # noqa: E402
+from workbench.measure.engine import SweepSpec, run_sweep  # noqa: E402
+from workbench.measure import protocol  # noqa: E402
+from workbench.measure.environment import record  # noqa: E402
 
 ARGS = argparse.ArgumentParser()
 ARGS.add_argument("out", nargs="?", default=".")
@@ -104,7 +106,7 @@ def main() -> None:
     say(f"GPU backends: {', '.join(GPU)}\n")
     all_diffs = []
 
-    from workbench.gpu.cupy_session import CupySession
+    from workbench.measure.gpu.cupy_session import CupySession
     lim = limits.limits_for(CupySession())
     copy = lim.copy_bytes_per_s / 1e9
     say(f"Device-to-device copy (the sanity check's ceiling past the caches): {copy:.0f} GB/s; "
@@ -124,7 +126,7 @@ def main() -> None:
     both, mixed = rounds("source_terms", CPU + GPU, sizes, "float32")
     frame = results.to_frame(mixed)
     OUT.mkdir(parents=True, exist_ok=True)
-    results.save(frame, OUT / "crossover.csv", record())
+    result_files.save(frame, OUT / "crossover.csv", record())
     say("## 2. The crossover sweep, source_terms float32, every backend in one sweep\n")
     for column, label in (("total_median_s", "end-to-end"), ("compute_median_s", "compute only")):
         say(f"Crossover on {label} (from the mixed sweep):\n")

@@ -48,8 +48,8 @@ def nvbench_main(json_path: str) -> None:
     import cuda.bench as bench
     import numpy as np
 
-    from workbench import backends
-    from workbench.registry import REGISTRY, Context, Phases
+    from workbench.catalog import backends
+    from workbench.catalog.registry import REGISTRY, Context, Phases
 
     for workload_name, backend, sizes in CASES:
         def run(state, workload_name=workload_name, backend=backend):
@@ -117,7 +117,8 @@ def _nvbench_figures(json_path: Path) -> dict:
 # The workbench's side ---------------------------------------------------------------------------
 
 def workbench_rows() -> tuple[dict, float]:
-    from workbench import engine, protocol
+    from workbench.measure import engine
+    from workbench.measure import protocol
     rows = {}
     t0 = time.perf_counter()
     for workload_name, backend, sizes in CASES:

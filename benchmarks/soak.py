@@ -77,8 +77,9 @@ def main() -> None:
     from PySide6.QtWidgets import QApplication
 
     from session import LoopWaiter
-    from workbench import plugins, protocol
-    from workbench.engine import SweepSpec
+    from workbench.measure import plugins
+    from workbench.measure import protocol
+    from workbench.measure.engine import SweepSpec
     plugins.load(PLUGIN)
     app = QApplication.instance() or QApplication([])  # noqa: F841 - kept alive by this frame
     from panels.window import MainWindow

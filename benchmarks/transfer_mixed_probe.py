@@ -4,8 +4,8 @@ parts of its time (h2d, d2h) mixed, in both orders, and alone, three times (run 
 of which h2d 95-105 us against CuPy's 26 us for the same bytes: per-copy host work)."""
 import sys, json
 sys.path.insert(0, ".")
-from workbench import protocol
-from workbench.engine import SweepSpec, run_sweep
+from workbench.measure import protocol
+from workbench.measure.engine import SweepSpec, run_sweep
 
 def sweep(backends, rounds=1):
     spec = SweepSpec("transfer", backends, (2 ** 20, 2 ** 26), "float32", host_memory="pinned",

@@ -16,7 +16,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QFont, QFontMetrics
 
-from workbench import units
+from workbench.core import units
 
 LOG2 = math.log10(2.0)
 GAP_PX = 12          # free space between two labels
@@ -28,7 +28,7 @@ _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def fmt_time(seconds: float) -> str:
-    """A tick's time, as the table and the exported charts write it (``workbench.units``)."""
+    """A tick's time, as the table and the exported charts write it (``workbench.core.units``)."""
     return units.seconds(seconds)
 
 

@@ -1,6 +1,6 @@
 """The chart export dialog: which chart (or all), PNG, SVG or PDF, the preset, the stamp, the file.
 
-It only asks: the charts are drawn by ``workbench.charts`` from the result sets on
+It only asks: the charts are drawn by ``workbench.views.matplotlib_charts`` from the result sets on
 screen, at the preset's size (the window's size never enters). A file name that cannot
 be written is refused here, next to the field, before anything is drawn. It opens with
 ``open()``, never ``exec()``: nothing else waits on it, and a test fills it in by object name.
@@ -15,8 +15,8 @@ from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
                                QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget)
 
-from workbench import writable
-from workbench.chart_presets import FORMATS, KINDS, PRESETS, output_paths
+from workbench.core import writable
+from workbench.views.presets import FORMATS, KINDS, PRESETS, output_paths
 
 log = logging.getLogger(__name__)
 KIND_TITLES = {"all": "Every chart", "runtime": "Runtime", "speedup": "Speedup", "transfer": "Where GPU time goes",
@@ -30,7 +30,7 @@ class ChartExport:
     """What to export: plain values, handed to the export job."""
 
     path: Path
-    kind: str = "all"       # a name of workbench.chart_presets.KINDS, or "all"
+    kind: str = "all"       # a name of workbench.views.presets.KINDS, or "all"
     preset: str = "slide"
     stamp: bool = True
 

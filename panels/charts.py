@@ -1,6 +1,6 @@
 """The five charts: runtime, speedup, transfer split, memory and first call against size.
 
-Every chart is fed the same result sets (``workbench.compare.Overlay``: one live sweep,
+Every chart is fed the same result sets (``workbench.views.compare.Overlay``: one live sweep,
 or several sets compared) and keeps one item per series, updated in place with
 ``setData`` as points arrive (pyqtgraph's PlotSpeedTest pattern); nothing is cleared
 and redrawn. A series is keyed ``(role, backend, variant)``, and, when sets are
@@ -23,9 +23,9 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics
 
 from panels import axes, style
 from panels.style import Look
-from workbench import bands
-from workbench.compare import WITHIN_NOISE, Baseline, Overlay, Series, is_baseline, speedups, within_noise
-from workbench.results import memory_walls
+from workbench.views import bands
+from workbench.views.compare import WITHIN_NOISE, Baseline, Overlay, Series, is_baseline, speedups, within_noise
+from workbench.results.rows import memory_walls
 
 log = logging.getLogger(__name__)
 HOVER_PX = 14            # how close the pointer must be to a point to show its values
@@ -130,7 +130,7 @@ class Chart(Titled, pg.PlotWidget):
         self.meta: dict = {}            # key -> (backend, dashed, dotted)
         self.rows: dict = {}            # key -> the rows behind the drawn points, in order
         self.describe: Callable[[dict, int], str] = lambda row, set_index: ""
-        self.kind = ""                  # its name among workbench.chart_presets.KINDS
+        self.kind = ""                  # its name among workbench.views.presets.KINDS
         self._drawn: set = set()        # the keys the last update drew
         self.walls: dict = {}           # (backend, variant) -> the vertical line at its memory wall
         self.scene().sigMouseMoved.connect(self._mouse_moved)
@@ -296,7 +296,7 @@ class Chart(Titled, pg.PlotWidget):
 
 
 class RuntimeChart(Chart):
-    """Each series' median, and around it the band ``workbench.bands`` describes (the exported
+    """Each series' median, and around it the band ``workbench.views.bands`` describes (the exported
     chart draws the same one): a filled outline per series, updated in place like the lines. What
     the band is, the panel's legend strip says (``band_labels``)."""
 
@@ -306,7 +306,7 @@ class RuntimeChart(Chart):
         self.kind = "runtime"
         self.shows_walls = True
         self.band_items: dict = {}      # key -> the filled outline of a series' band
-        self.bands: dict = {}           # key -> the workbench.bands.Band it draws: for tests and exports
+        self.bands: dict = {}           # key -> the workbench.views.bands.Band it draws: for tests and exports
 
     def draw_all(self, overlay: Overlay) -> None:
         for s in overlay.series:
@@ -378,10 +378,10 @@ class MemoryChart(Chart):
 class SpeedupChart(Chart):
     """Each backend's speedup over the baseline, compute solid and end-to-end dashed; a grey ring
     around each point whose verdict against the baseline is ``same`` or ``undecided``
-    (``workbench.compare.within_noise``), as in the exported chart: a ratio of 1.04 drawn alone
+    (``workbench.views.compare.within_noise``), as in the exported chart: a ratio of 1.04 drawn alone
     reads as a win the measurement does not support."""
 
-    RING = "#888"     # workbench.charts.RING_COLOR: the exported chart's rings
+    RING = "#888"     # workbench.views.matplotlib_charts.RING_COLOR: the exported chart's rings
 
     def __init__(self) -> None:
         super().__init__("speedupPlot", "Speedup", "times faster", axes.fmt_ratio, 10, "compute", "end-to-end")

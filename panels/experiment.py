@@ -17,11 +17,11 @@ from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox
                                QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from panels import style
-from workbench import engine
-from workbench.backends import BACKENDS, Availability, is_gpu
-from workbench.gpu import driver
-from workbench.registry import KINDS, REGISTRY
-from workbench.sizes import fmt_size, parse_bytes, parse_int, steps
+from workbench.measure import engine
+from workbench.catalog.backends import BACKENDS, Availability, is_gpu
+from workbench.core import driver
+from workbench.catalog.registry import KINDS, REGISTRY
+from workbench.core.sizes import fmt_size, parse_bytes, parse_int, steps
 
 log = logging.getLogger(__name__)
 ERROR_STYLE = "color: #b00020;"
@@ -179,7 +179,7 @@ class ExperimentPanel(QWidget):
             item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
 
     def settings(self) -> dict[str, Any]:
-        """What is chosen, as plain values (``workbench.session_file.EXPERIMENT_FIELDS``)."""
+        """What is chosen, as plain values (``workbench.results.session_file.EXPERIMENT_FIELDS``)."""
         return {"workload": self.workload_name() or "", "backends": self.checked_backends(),
                 "size_from": self.sizeFrom.text(), "size_to": self.sizeTo.text(), "size_steps": self.sizeSteps.value(),
                 "dtype": self.dtypeCombo.currentText(), "repeats": self.repeatsSpin.value(),
@@ -360,7 +360,7 @@ def _demo() -> None:  # pragma: no cover - a panel on its own, for quick work on
 
     from PySide6.QtWidgets import QApplication
 
-    from workbench.backends import probe_all
+    from workbench.catalog.backends import probe_all
     app = QApplication(sys.argv)
     panel = ExperimentPanel()
     panel.set_availability(probe_all(deep=False))

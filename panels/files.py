@@ -1,6 +1,6 @@
 """The File menu: open results, compare sets, export charts, reports and results, sessions.
 
-Every file is read and written by the core (``workbench.result_files``, ``session_file``,
+Every file is read and written by the core (``workbench.results.files``, ``session_file``,
 ``charts``, ``report``): this module adds the dialogs, the refusal while a sweep runs, and
 where a problem is said: the notice bar under the toolbar and the status bar, never a
 dialog that blocks, never silence. Charts and reports take seconds of matplotlib, so they
@@ -11,20 +11,19 @@ from __future__ import annotations
 import logging
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import Any, Protocol, Sequence
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QObject, QSettings, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtWidgets import QFileDialog, QStatusBar
 
 from panels.chart_export import ChartExport, ChartExportDialog
 from panels.jobs import Job
-from workbench import result_files, session_file, writable
-from workbench.offload import Offload
-from workbench.result_files import ResultSet, ResultsFileError
-
-if TYPE_CHECKING:
-    from panels.window import MainWindow
+from workbench.results import files as result_files
+from workbench.results import session_file
+from workbench.core import writable
+from workbench.measure.offload import Offload
+from workbench.results.files import ResultSet, ResultsFileError
 
 log = logging.getLogger(__name__)
 # matplotlib's PDF backend subsets fonts with fontTools, which logs a line per font table at INFO:
@@ -34,13 +33,29 @@ RESULT_FILTER = "Results (*.csv *.json);;All files (*)"
 BUSY = "a sweep is running: wait until it ends, or press Stop (Esc)"
 
 
+class Shows(Protocol):
+    """What the file actions need of the window that shows the result sets (it is also their parent
+    widget). Stated here, so that this module depends on what it uses rather than on the window."""
+
+    busy: bool
+    compared: list[ResultSet]
+    notice: Any             # panels.notice.NoticeBar
+    plots: Any              # panels.plots.PlotsPanel
+    settings: QSettings
+    status: QStatusBar
+
+    def result_sets(self) -> list[ResultSet]: ...
+    def show_sets(self, sets: list[ResultSet]) -> None: ...
+    def show_session(self, experiment: dict, sets: list[ResultSet], view: dict) -> list[str]: ...
+
+
 class FileActions(QObject):
     """The File menu's actions and what they do; the window holds what is on screen."""
 
     exported = Signal(list)     # the files an export wrote
     problem = Signal(str)       # a problem just shown to the user
 
-    def __init__(self, window: "MainWindow") -> None:
+    def __init__(self, window: Shows) -> None:
         super().__init__(window)
         self.window = window
         self.job = Job(self)
@@ -205,7 +220,7 @@ class FileActions(QObject):
     def export_chart(self, path: str | Path, kind: str = "all", preset: str = "slide", stamp: bool = True) -> bool:
         """Draw one chart (``kind``) or all of them from the sets on screen into ``path`` (.png, .svg,
         .pdf), at the preset's size; ``exported`` fires with the files written. False: refused, and said."""
-        from workbench.chart_presets import output_paths, preset as make_preset
+        from workbench.views.presets import output_paths, preset as make_preset
         if self._refused("export charts") or self._nothing_shown("export") or self._in_flight():
             return False
         if Path(path).is_dir() and self._unwritable(Path(path)):     # a folder: say so, not "no suffix"
@@ -352,9 +367,9 @@ class FileActions(QObject):
 def _draw_charts(child: Offload, sets: list[ResultSet], path: Path, kind: str, preset, stamp: bool,
                  baseline: str | None) -> list[Path]:
     """In the job's thread, drawn in the job's child process: matplotlib never loads in the window."""
-    return child.run("workbench.charts:export", sets, path, kind, preset, stamp=stamp, baseline_name=baseline)
+    return child.run("workbench.views.matplotlib_charts:export", sets, path, kind, preset, stamp=stamp, baseline_name=baseline)
 
 
 def _write_report(child: Offload, sets: list[ResultSet], path: Path, stamp: bool,
                   baseline: str | None) -> list[Path]:
-    return [child.run("workbench.report:write", sets, path, stamp=stamp, baseline_name=baseline)]
+    return [child.run("workbench.views.report:write", sets, path, stamp=stamp, baseline_name=baseline)]

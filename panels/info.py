@@ -7,7 +7,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QPlainTextEdit
 
-from workbench.environment import format_record
+from workbench.measure.environment import format_record
 
 
 class EnvironmentPanel(QPlainTextEdit):

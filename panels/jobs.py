@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QThreadPool, Signal, Slot
 
-from workbench.offload import Offload
+from workbench.measure.offload import Offload
 
 log = logging.getLogger(__name__)
 

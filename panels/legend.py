@@ -14,8 +14,8 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 from panels import style
 from panels.flow_layout import FlowLayout
 from panels.style import Look
-from workbench import bands
-from workbench.backends import BACKENDS
+from workbench.views import bands
+from workbench.catalog.backends import BACKENDS
 
 BAND_PREFIX = "runtime band: "      # before a band's label: only the runtime chart draws bands
 
@@ -41,7 +41,7 @@ class LegendStrip(QWidget):
         self._fill()
 
     def show_bands(self, labels: list[str]) -> None:
-        """What the runtime chart's bands are (``workbench.bands``' labels). Here, not in that chart's
+        """What the runtime chart's bands are (``workbench.views.bands``' labels). Here, not in that chart's
         own key: a row more there took a third of the chart's height at 1280x720."""
         if list(labels) != self._bands:
             self._bands = list(labels)

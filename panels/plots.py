@@ -1,7 +1,7 @@
 """The plots panel: five charts in a grid, a legend strip, the speedup baseline and a summary.
 
 The charts live in ``panels.charts``; this panel feeds them one result table (a
-live sweep) or several result sets overlaid (``workbench.compare``),
+live sweep) or several result sets overlaid (``workbench.views.compare``),
 staggers their updates over timer ticks, applies one look (normal or
 presentation, light or dark) to all of them, and shows one chart alone, large,
 on a double click.
@@ -26,13 +26,16 @@ from panels.charts import FirstCallChart, MemoryChart, RuntimeChart, SpeedupChar
 from panels.legend import LegendStrip
 from panels.style import Look
 from panels.transfer_chart import TransferChart
-from workbench import compare, overlay_verdicts, stats, verdicts
-from workbench.compare import Baseline, Overlay
-from workbench.registry import REGISTRY
-from workbench.result_files import ResultSet
-from workbench.results import caution, human_seconds, interval_text
-from workbench.sizes import fmt_size
-from workbench.summary import sentences
+from workbench.views import compare
+from workbench.views import overlay_verdicts
+from workbench.core import stats
+from workbench.core import verdicts
+from workbench.views.compare import Baseline, Overlay
+from workbench.catalog.registry import REGISTRY
+from workbench.results.files import ResultSet
+from workbench.results.rows import caution, human_seconds, interval_text
+from workbench.core.sizes import fmt_size
+from workbench.views.summary import sentences
 
 log = logging.getLogger(__name__)
 CAUTION_COLOR = "#8a5a00"      # amber, as the experiment panel's notes: read with care, not an error
@@ -203,7 +206,7 @@ class PlotsPanel(QWidget):
         combo.blockSignals(False)
 
     def baseline_choice(self) -> Baseline:
-        """The chosen speedup baseline (as ``workbench.compare.baseline`` reads it: the exports use it too)."""
+        """The chosen speedup baseline (as ``workbench.views.compare.baseline`` reads it: the exports use it too)."""
         text = self.baselineCombo.currentData()
         if not text:
             return Baseline("")
@@ -385,12 +388,12 @@ class PlotsPanel(QWidget):
         return super().eventFilter(watched, event)
 
 
-# Where workbench.summary stresses a figure; private-use characters, so that no name can hold them.
+# Where workbench.views.summary stresses a figure; private-use characters, so that no name can hold them.
 _STRONG, _PLAIN = "\ue000", "\ue001"
 
 
 def summary_html(frame: pd.DataFrame, baseline: str) -> str:
-    """``workbench.summary``'s sentences as rich text, every name in them escaped (a backend named
+    """``workbench.views.summary``'s sentences as rich text, every name in them escaped (a backend named
     ``numba<!--`` opened a comment that hid the rest of the summary) and their emphasis kept."""
     said = sentences(frame, baseline, strong=lambda text: f"{_STRONG}{text}{_PLAIN}")
     return "<br>".join(escape(line).replace(_STRONG, "<b>").replace(_PLAIN, "</b>") for line in said)

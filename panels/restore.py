@@ -1,11 +1,11 @@
 """The offer to restore a session that ended without closing (the window was killed, the machine
-went down): every point measured before the end is in the journal (``workbench.journal``)."""
+went down): every point measured before the end is in the journal (``workbench.results.journal``)."""
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QLabel, QPushButton, QToolBar, QWidget
 
-from workbench.sizes import fmt_size
+from workbench.core.sizes import fmt_size
 
 
 class RestoreBar(QToolBar):

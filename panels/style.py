@@ -1,7 +1,7 @@
 """Colours, markers, pens and the look (font size, line width, theme) of every plot.
 
 The palette itself (Okabe-Ito colours and a marker per backend) is
-``workbench.palette``, shared with the exported charts. One ``Look`` (font size, line width, light or dark) is applied to
+``workbench.views.palette``, shared with the exported charts. One ``Look`` (font size, line width, light or dark) is applied to
 every plot at once: normal, or presentation for a projector.
 """
 from __future__ import annotations
@@ -13,8 +13,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
 
-from workbench.palette import BACKEND_COLORS, BACKEND_STYLE, OKABE_ITO, PHASE_COLORS, PHASE_LABELS  # noqa: F401
-from workbench import palette
+from workbench.views.palette import BACKEND_COLORS, BACKEND_STYLE, OKABE_ITO, PHASE_COLORS, PHASE_LABELS  # noqa: F401
+from workbench.views import palette
 
 # A second variant of a workload (divergence: sorted input), or the second run of a lesson (pinned host
 # memory, float64), is drawn dotted, the first solid.
@@ -82,7 +82,7 @@ def icon(backend: str, dark: bool = False, px: int = 14) -> QIcon:
 
 
 def set_symbol(set_index: int) -> str:
-    """The marker of a compared set: the exported charts use the same shapes (``workbench.palette``)."""
+    """The marker of a compared set: the exported charts use the same shapes (``workbench.views.palette``)."""
     return palette.SET_SYMBOLS[set_index % len(palette.SET_SYMBOLS)]
 
 

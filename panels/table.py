@@ -11,7 +11,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyMod
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
-from workbench.results import COLUMNS, human_bytes, human_seconds, interval_text
+from workbench.results.rows import COLUMNS, human_bytes, human_seconds, interval_text
 
 # Every status but "ok" is a failed point and highlighted; "implausible" (a time beyond what the
 # hardware can do) has its own colour, and a status added later still gets OTHER.

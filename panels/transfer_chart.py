@@ -15,9 +15,9 @@ from PySide6.QtGui import QFont
 from panels import axes, style
 from panels.charts import MIN_CHART, Titled
 from panels.style import Look
-from workbench.compare import Overlay
-from workbench.results import human_seconds
-from workbench.sizes import fmt_size
+from workbench.views.compare import Overlay
+from workbench.results.rows import human_seconds
+from workbench.core.sizes import fmt_size
 
 PHASES = ("h2d", "compute", "d2h")
 #: A compared set's bars are outlined in a line style of their own (the exports hatch them).

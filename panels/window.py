@@ -35,12 +35,19 @@ from panels.presentation import Presentation
 from panels.toolbar import RunToolBar
 from panels.table import ResultsTable
 from panels.worker import SweepController
-from workbench import atomic, engine, journal, lessons, protocol, provenance, result_files, results
-from workbench.backends import BACKENDS, is_gpu, probe_all
-from workbench.environment import merged
-from workbench.result_files import ResultSet
-from workbench.session_file import EXPERIMENT_FIELDS
-from workbench.sizes import fmt_bytes_exact, fmt_size
+from workbench.core import atomic
+from workbench.measure import engine
+from workbench.results import journal
+from workbench import lessons
+from workbench.measure import protocol
+from workbench.views import provenance
+from workbench.results import files as result_files
+from workbench.results import rows as results
+from workbench.catalog.backends import BACKENDS, is_gpu, probe_all
+from workbench.measure.environment import merged
+from workbench.results.files import ResultSet
+from workbench.results.session_file import EXPERIMENT_FIELDS
+from workbench.core.sizes import fmt_bytes_exact, fmt_size
 
 log = logging.getLogger(__name__)
 PLOT_REFRESH_MS = 150   # coalesce plot updates: a few per second however fast points arrive
@@ -616,7 +623,7 @@ class MainWindow(QMainWindow):
         """The lesson's statement as text, and its chart with the statement as caption and the
         break-even marked (matplotlib, in the exports' child process: the same figure
         ``gpu-workbench lesson --chart`` writes)."""
-        from workbench.result_files import live
+        from workbench.results.files import live
         st, folder = self.lesson_statement, Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         text = folder / "lesson.txt"
@@ -625,7 +632,7 @@ class MainWindow(QMainWindow):
         rs = live(results.to_frame(self.rows), self.environment.record, {"lesson": st.as_settings()})
         measured = set(rs.frame.loc[rs.frame["status"] == "ok", "backend"])
         baseline = ls.baseline if ls.baseline in measured else None
-        chart = self.files.job.child.run("workbench.charts:export", [rs], folder / "lesson.png", ls.chart,
+        chart = self.files.job.child.run("workbench.views.matplotlib_charts:export", [rs], folder / "lesson.png", ls.chart,
                                          baseline_name=baseline)
         return [text, *chart]
 
@@ -775,7 +782,7 @@ def _where(rs: ResultSet) -> str:
 def main(argv: list[str] | None = None, plugins: tuple[str, ...] = ()) -> int:
     if QApplication.instance() is None:
         # Qt aborts with a paragraph when it cannot open a window: say why in one line instead.
-        from workbench import display
+        from workbench.cli import display
         why = display.problem()
         if why:
             print(f"gpu-workbench: {why}", file=sys.stderr)

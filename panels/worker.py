@@ -2,11 +2,11 @@
 
 pyqtgraph's pattern: a parentless worker QObject moved to a QThread, requests in
 as queued signals, and out one signal, ``message``, carrying every message of
-``workbench.protocol`` in order (superqt's GeneratorWorker emits everything a job
+``workbench.measure.protocol`` in order (superqt's GeneratorWorker emits everything a job
 yields through one ``yielded`` signal the same way). The window keeps the one
 table of handlers. A run always ends with exactly one ``SweepFinished``, so the
 window can reset whatever happened. The worker relays between the window and the
-Supervisor, which owns the engine process (``workbench.supervisor`` says why);
+Supervisor, which owns the engine process (``workbench.measure.supervisor`` says why);
 Stop and close never block.
 """
 from __future__ import annotations
@@ -17,17 +17,17 @@ import traceback
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
-from workbench import protocol
+from workbench.measure import protocol
 
 log = logging.getLogger(__name__)
 
 
 class SweepWorker(QObject):
-    message = Signal(object)       # a workbench.protocol message
+    message = Signal(object)       # a workbench.measure.protocol message
 
     def __init__(self, plugins: tuple[str, ...] = (), journal=None) -> None:
         super().__init__()
-        from workbench.supervisor import Supervisor
+        from workbench.measure.supervisor import Supervisor
         # The engine process starts on the first request; every finished point is journalled first.
         self.engine = Supervisor(plugins=plugins, journal=journal)
 

@@ -10,7 +10,7 @@ import pytest  # noqa: E402
 
 def gpu_unusable_reason() -> str:
     """'' when CuPy can compute on a GPU here, else why not."""
-    from workbench.backends import probe
+    from workbench.catalog.backends import probe
     a = probe("cupy")
     return "" if a.usable else f"no usable GPU: {a.reason}"
 
@@ -28,7 +28,7 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture
 def registry():
     """The global registry; workloads a test adds are removed afterwards."""
-    from workbench.registry import REGISTRY
+    from workbench.catalog.registry import REGISTRY
     REGISTRY.names()
     before = dict(REGISTRY._workloads)
     yield REGISTRY

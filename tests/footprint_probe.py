@@ -14,11 +14,11 @@ import tracemalloc
 
 import numpy as np
 
-from workbench import protocol
-from workbench.backends import BACKENDS
-from workbench.engine import SweepSpec, run_sweep
-from workbench.measure import _CLEAR_REFS, _status_kib
-from workbench.registry import REGISTRY
+from workbench.measure import protocol
+from workbench.catalog.backends import BACKENDS
+from workbench.measure.engine import SweepSpec, run_sweep
+from workbench.measure.cpu import _CLEAR_REFS, _status_kib
+from workbench.catalog.registry import REGISTRY
 
 TARGET = 256 * 2 ** 20
 

@@ -7,7 +7,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from workbench.registry import Phases, Workload
+from workbench.catalog.registry import Phases, Workload
 
 
 def busy_wait(seconds: float) -> None:
@@ -118,7 +118,7 @@ class FakeGpuSession:
     def empty_device(self, shape, dtype) -> np.ndarray:
         """Device memory of the fake library: host arrays, counted and refused past the cap as the
         Numba CUDA session refuses them."""
-        from workbench.gpu import cap
+        from workbench.measure.gpu import cap
         nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
         cap.check(self.held, nbytes, "fake device")
         self.held += nbytes
@@ -184,7 +184,8 @@ def fake_memory_workload(name: str = "fake_memory", arrays: int = 3) -> Workload
 
 def use_fake_device(monkeypatch) -> None:
     """The fake backends registered, on the synthetic clock (budgets and first calls read it too)."""
-    from workbench import backends, sampling
+    from workbench.catalog import backends
+    from workbench.measure import sampling
     for name, backend in fake_backends().items():
         monkeypatch.setitem(backends.BACKENDS, name, backend)
     monkeypatch.setattr(FakeGpuSession, "instances", [])
@@ -195,7 +196,7 @@ def use_fake_device(monkeypatch) -> None:
 
 
 def fake_backends() -> dict:
-    from workbench.backends import Backend
+    from workbench.catalog.backends import Backend
     out = {name: Backend(name, name, "gpu", "numpy", ("numpy",), "helpers:FakeGpuSession", "a fake GPU")
            for name in ("fake-a", "fake-b")}
     out["fake-cpu"] = Backend("fake-cpu", "fake-cpu", "cpu", "numpy", ("numpy",), "helpers:FakeCpuSession",
@@ -207,8 +208,8 @@ def result_set(dtype: str = "float32", scale: float = 1.0, libraries: dict | Non
                gpu: str = "Test GPU"):
     """A result set of known points: numpy and numba on the CPU, cupy on a GPU, sizes 2^10..2^16,
     plus one failed and one implausible point that no chart may draw."""
-    from workbench import results
-    from workbench.result_files import ResultSet
+    from workbench.results import rows as results
+    from workbench.results.files import ResultSet
     rows = []
     for k, size in enumerate((2 ** 10, 2 ** 12, 2 ** 14, 2 ** 16)):
         for backend, speed in (("numpy", 1.0), ("numba", 0.5), ("cupy", 0.1)):
@@ -257,7 +258,7 @@ class ProcessNamingSession:
 
     def __new__(cls, backend=None):
         import os
-        from workbench.measure import CpuSession
+        from workbench.measure.cpu import CpuSession
         session = CpuSession(backend)
         session.device = f"CPU: pid {os.getpid()}, {os.environ.get(ENGINE_MARK, 'shared')}"
         return session
@@ -267,7 +268,7 @@ def measured(**values):
     """A result row as a quiet measurement gives it: each median with a 95 % interval of +-1 % and 50
     samples, unless given (verdicts are decided from the intervals, never from two medians)."""
     import math
-    from workbench import results
+    from workbench.results import rows as results
     row = results.empty_row(**values)
     for med, lo, hi in (("total_median_s", "total_ci_lo_s", "total_ci_hi_s"),
                         ("compute_median_s", "compute_ci_lo_s", "compute_ci_hi_s")):

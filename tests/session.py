@@ -176,10 +176,10 @@ class Session:
         return cancelled
 
     def export(self, folder: Path) -> None:
-        from workbench import results
+        from workbench.results import files as result_files
         w = self.window
         for suffix in ("csv", "json"):
-            frame, env = results.load(w.files.export_results(str(folder / f"r{self.sweeps}.{suffix}")))
+            frame, env = result_files.load(w.files.export_results(str(folder / f"r{self.sweeps}.{suffix}")))
             assert len(frame) == len(w.rows) and list(frame["size"]) == [r["size"] for r in w.rows]
         with self.wait.signal(w.files.exported) as written:
             assert w.files.export_chart(folder / f"c{self.sweeps}.svg")

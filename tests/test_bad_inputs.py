@@ -12,8 +12,9 @@ import textwrap
 
 import pytest
 
-from workbench import cli, plugins
-from workbench.registry import REGISTRY
+from workbench.cli import main as cli
+from workbench.measure import plugins
+from workbench.catalog.registry import REGISTRY
 
 RUN = ["run", "-w", "source_terms", "-b", "numpy", "-s", "256", "-r", "1", "--budget", "0"]
 
@@ -147,13 +148,13 @@ BAD_PLUGINS = {
     "leaks.py": ("import numpy as np; hoard = np.ones(2**62, dtype=np.uint8)", "while loading it"),
     "declares_nothing.py": ("x = 1", "declares no workload"),
     "empty.py": ("", "declares no workload"),
-    "clash.py": ("from workbench.registry import Workload, register\n"
+    "clash.py": ("from workbench.catalog.registry import Workload, register\n"
                  "import numpy as np\n"
                  "W = register(Workload(name='matmul', title='Mine', kind='kernels', description='d', lesson='l',\n"
                  "    size_unit='n', default_sizes=(8,), make_inputs=lambda n, dt, v, rng: (np.ones(n, dt),),\n"
                  "    reference=lambda i: i[0], flops=lambda n: n, bytes_moved=lambda n, s: n,\n"
                  "    footprint=lambda n, s: n))", "matmul"),
-    "unknown_backend.py": ("from workbench.registry import Workload, register\n"
+    "unknown_backend.py": ("from workbench.catalog.registry import Workload, register\n"
                            "import numpy as np\n"
                            "W = register(Workload(name='mine', title='Mine', kind='kernels', description='d',\n"
                            "    lesson='l', size_unit='n', default_sizes=(8,),\n"
@@ -230,7 +231,7 @@ def test_every_hostile_size_text_in_the_window_is_answered_next_to_its_field(qtb
     from PySide6.QtWidgets import QPushButton
 
     from panels.window import MainWindow
-    from workbench.sizes import fmt_size
+    from workbench.core.sizes import fmt_size
     w = MainWindow(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
     qtbot.addWidget(w)
     w.show()

@@ -12,7 +12,9 @@ import pytest
 from helpers import result_set
 from PIL import Image
 
-from workbench import charts, palette, provenance
+from workbench.views import matplotlib_charts as charts
+from workbench.views import palette
+from workbench.views import provenance
 
 SVG = "{http://www.w3.org/2000/svg}"
 OK_SIZES = [2 ** 10, 2 ** 12, 2 ** 14, 2 ** 16]
@@ -97,7 +99,7 @@ def test_svg_has_one_path_per_series_and_text_as_text():
 def test_the_runtime_band_is_each_medians_95_percent_interval_and_is_labelled_so():
     """Around each line (compute for all, end-to-end for a GPU backend) the band spans the CI columns;
     a file without them falls back to q1-q3, and the legend says which it is."""
-    from workbench import bands
+    from workbench.views import bands
     rs = result_set()
     rs.frame.loc[rs.frame["status"] == "ok", "compute_ci_hi_s"] *= 1.4      # wide enough to see
     with charts.style(charts.preset()):
@@ -330,7 +332,7 @@ def test_the_window_and_the_charts_share_one_palette():
 
 
 def test_matplotlib_is_not_imported_by_the_engine_the_command_line_or_the_window():
-    code = ("import sys; import workbench.engine, workbench.cli, workbench.result_files, workbench.chart_presets;"
+    code = ("import sys; import workbench.measure.engine, workbench.cli.main, workbench.results.files, workbench.views.presets;"
             "import panels.window; import panels.plots;"
             "print('matplotlib' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
@@ -377,8 +379,8 @@ def test_a_long_caption_grows_the_figure_rather_than_crush_the_chart():
 
 def _with_walls(*backends):
     """The known set plus, for each of ``backends``, a point at 2^20 that ran out of device memory."""
-    from workbench import results
-    from workbench.gpu.cap import OUT_OF_DEVICE_MEMORY
+    from workbench.results import rows as results
+    from workbench.measure.gpu.cap import OUT_OF_DEVICE_MEMORY
     rs = result_set()
     extra = [results.empty_row(workload="source_terms", backend=b, device="GPU: Test GPU", size=2 ** 20,
                                dtype="float32", host_memory="pageable", status="error",

@@ -1,5 +1,6 @@
 """The command line, run as a user runs it: in a subprocess, reading exit status and output."""
 from __future__ import annotations
+from workbench.results import files as result_files
 
 import json
 import os
@@ -34,15 +35,15 @@ def test_list_says_what_is_usable_and_why_not():
 
 def test_without_a_gpu_a_missing_gpu_library_names_the_missing_gpu_not_an_extra(monkeypatch):
     """A CPU-only user is told what runs here, not sent to install CUDA packages that cannot run."""
-    from workbench import backends
-    from workbench.gpu import driver
+    from workbench.catalog import backends
+    from workbench.core import driver
     monkeypatch.setattr(backends, "_installed", lambda module: module == "numpy")
-    monkeypatch.setattr(driver, "query", lambda: driver.DriverInfo(error="no NVIDIA driver: libcuda.so.1 was not found"))
+    monkeypatch.setattr(driver, "ask", lambda: driver.DriverInfo(error="no NVIDIA driver: libcuda.so.1 was not found"))
     backends._probe_cached.cache_clear()
     try:
         assert backends.probe("cupy", deep=False).reason == \
             "no NVIDIA GPU (no NVIDIA driver: libcuda.so.1 was not found)"
-        monkeypatch.setattr(driver, "query", lambda: driver.DriverInfo(device_count=1, cuda_version=(12, 8)))
+        monkeypatch.setattr(driver, "ask", lambda: driver.DriverInfo(device_count=1, cuda_version=(12, 8)))
         backends._probe_cached.cache_clear()
         assert backends.probe("cupy", deep=False).reason.endswith("(install the cuda12 or cuda13 extra)")
     finally:
@@ -95,8 +96,9 @@ def test_run_prints_a_table_and_writes_csv_and_json(tmp_path):
 @pytest.mark.parametrize("workload,cpu_backends", [("spmv", {"scipy", "numba"}), ("pipeline", {"cpu-stack"})])
 def test_new_workloads_run_their_cpu_backends_without_being_told(tmp_path, workload, cpu_backends):
     """Without --backends every usable backend runs: on a machine without a GPU, the CPU ones."""
-    from workbench.backends import BACKENDS
-    from workbench.results import decode_stages, load
+    from workbench.catalog.backends import BACKENDS
+    from workbench.results.rows import decode_stages
+    from workbench.results.files import load
     csv = tmp_path / "out.csv"
     proc = cli("run", "-w", workload, "-s", "1000,4096", "-d", "float64", "-r", "1", "--budget", "0",
                "-q", "-o", str(csv))
@@ -147,7 +149,7 @@ def test_a_failed_point_gives_exit_status_1(tmp_path):
     plugin = tmp_path / "broken.py"
     plugin.write_text(textwrap.dedent("""
         import numpy as np
-        from workbench.registry import Workload, register
+        from workbench.catalog.registry import Workload, register
         W = register(Workload(name="broken", title="Broken", kind="kernels", description="wrong on purpose",
                               lesson="none", size_unit="elements", default_sizes=(8,),
                               make_inputs=lambda n, dt, v, rng: (np.ones(n, dt),),
@@ -165,7 +167,7 @@ def test_the_memory_wall_is_announced_then_met_and_the_sweep_goes_on(tmp_path):
     2^14 needs 384 KiB, past a 200 KiB cap."""
     import os
     from pathlib import Path
-    from workbench.results import load
+    from workbench.results.files import load
     tests = Path(__file__).parent
     csv = tmp_path / "wall.csv"
     proc = subprocess.run(
@@ -193,18 +195,18 @@ def saved(tmp_path_factory):
     """Two result files, as the command line would have written them (float32 and float64)."""
     from helpers import result_set
 
-    from workbench import results
+    from workbench.results import rows as results
     folder = tmp_path_factory.mktemp("results")
     out = []
     for dtype in ("float32", "float64"):
         rs = result_set(dtype)
-        out.append(str(results.save(rs.frame, folder / f"{dtype}.csv", rs.environment, rs.settings)))
+        out.append(str(result_files.save(rs.frame, folder / f"{dtype}.csv", rs.environment, rs.settings)))
     return out
 
 
 def test_a_chart_from_run_equals_the_chart_from_its_file(tmp_path):
     """The file the command line writes reads back as exactly what it measured: same rows, same chart."""
-    from workbench.result_files import open_results
+    from workbench.results.files import open_results
     proc = cli("run", "-w", "source_terms", "-b", "numpy,numba", "-s", "2^8:2^10", "-r", "1", "--budget", "0",
                "-o", str(tmp_path / "r.csv"), "--chart", str(tmp_path / "live.svg"), "--kind", "speedup",
                "--no-stamp")
@@ -304,7 +306,7 @@ def test_an_unknown_lesson_is_one_line_and_exit_2():
 
 
 def test_a_lesson_runs_what_it_can_and_says_it_with_the_numbers(tmp_path):
-    from workbench.backends import probe
+    from workbench.catalog.backends import probe
     csv, svg = tmp_path / "lesson.csv", tmp_path / "lesson.svg"
     proc = cli("lesson", "small-problems", "--sizes", "2^10,2^14", "-r", "1", "--budget", "0", "-q",
                "--out", str(csv), "--chart", str(svg), "--kind", "speedup")
@@ -338,7 +340,7 @@ def test_a_lesson_of_two_runs_labels_each_and_a_bad_size_is_refused(tmp_path):
 
 
 def test_an_engines_record_is_merged_over_the_callers_keeping_every_devices_limits():
-    from workbench.environment import merged
+    from workbench.measure.environment import merged
     mine = {"cpu": "here", "limits": [{"device_id": "cpu-1", "copy_gbps": 20.0}]}
     engine = {"cpu": "there", "libraries": {"cupy": "14"}, "limits": [{"device_id": "gpu-0", "copy_gbps": 4000.0},
                                                                        {"device_id": "cpu-1", "copy_gbps": 21.0}]}
@@ -355,7 +357,7 @@ def test_an_engines_record_is_merged_over_the_callers_keeping_every_devices_limi
 def test_the_numba_layer_is_named_as_numba_chooses_it(selector, expected):
     """A fresh process with a Numba selector and no parallel loop run yet, then after one: the layer."""
     code = ("import numba, numba.np.ufunc\n"
-            "from workbench.environment import numba_threading_layer as f\n"
+            "from workbench.measure.environment import numba_threading_layer as f\n"
             "before = f()\n"
             "@numba.njit(parallel=True)\n"
             "def g(a):\n    return a.sum()\n"
@@ -370,11 +372,11 @@ def test_the_numba_layer_is_named_as_numba_chooses_it(selector, expected):
 def _result_file(path, rows_by_backend):
     """A saved result set: each backend's rows at sizes 2^10 and 2^12, with +-1 % intervals."""
     from helpers import measured
-    from workbench import results
+    from workbench.results import rows as results
     rows = [measured(workload="source_terms", backend=b, device="CPU: Test", size=s, dtype="float32",
                      total_median_s=t, compute_median_s=t, status="ok")
             for b, times in rows_by_backend.items() for s, t in zip((1024, 4096), times)]
-    results.save(results.to_frame(rows), path, {"host": "test"})
+    result_files.save(results.to_frame(rows), path, {"host": "test"})
     return path
 
 

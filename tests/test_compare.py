@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 from helpers import result_set
 
-from workbench import compare, provenance
+from workbench.views import compare
+from workbench.views import provenance
 
 
 def test_series_are_the_ok_rows_of_each_backend_of_each_set():

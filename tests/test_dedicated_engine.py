@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from workbench import backends, protocol
-from workbench.engine import SweepSpec
-from workbench.supervisor import Supervisor
+from workbench.catalog import backends
+from workbench.measure import protocol
+from workbench.measure.engine import SweepSpec
+from workbench.measure.supervisor import Supervisor
 
 PLUGIN = str(Path(__file__).parent / "plugins" / "dedicated.py")
 
@@ -82,7 +83,7 @@ FRAMES = ("groupby", "merge", "filter", "sort")
 
 @pytest.mark.parametrize("name", FRAMES)
 def test_cudf_pandas_runs_the_pandas_implementation_unchanged(name):
-    from workbench.registry import REGISTRY
+    from workbench.catalog.registry import REGISTRY
     w = REGISTRY.get(name)
     assert w.implementations["cudf-pandas"].factory.pandas_factory is w.implementations["pandas"].factory
     assert w.backends.index("cudf") < w.backends.index("cudf-pandas")     # one engine switch per size
@@ -95,8 +96,8 @@ def test_cudf_pandas_moves_its_frames_in_h2d_and_its_result_back_in_d2h(name, mo
     object. Here plain pandas stands in for the accelerator; the host copy is taken once, untimed."""
     import numpy as np
     import pandas as pd
-    from workbench.gpu import cudf_pandas
-    from workbench.registry import REGISTRY
+    from workbench.measure.gpu import cudf_pandas
+    from workbench.catalog.registry import REGISTRY
     copies = []
 
     def host_copy(x):                        # what real_pandas does with cudf.pandas's proxies
@@ -120,7 +121,7 @@ def test_cudf_pandas_moves_its_frames_in_h2d_and_its_result_back_in_d2h(name, mo
 
 
 def test_cudf_pandas_asks_for_an_engine_prepared_with_the_accelerator():
-    assert backends.engine_of("cudf-pandas") == "workbench.gpu.cudf_pandas:install"
+    assert backends.engine_of("cudf-pandas") == "workbench.measure.gpu.cudf_pandas:install"
     assert all(backends.engine_of(b) == "" for b in backends.BACKENDS if b != "cudf-pandas")
     assert backends.is_gpu("cudf-pandas")
 
@@ -134,7 +135,7 @@ def test_cudf_pandas_says_why_it_cannot_run_here_like_the_other_gpu_backends():
 
 
 def test_the_fallback_note_counts_calls_and_names_what_fell_back():
-    from workbench.gpu.cudf_pandas import fallback_note
+    from workbench.measure.gpu.cudf_pandas import fallback_note
     assert fallback_note({"DataFrame.groupby": {"gpu": [0.1]}, "GroupBy.mean": {"gpu": [0.2], "cpu": []}}) == \
         "cudf.pandas: 2 pandas calls on the GPU, none fell back to the CPU"
     note = fallback_note({"DataFrame.merge": {"gpu": [], "cpu": [0.5, 0.4]}, "DataFrame.__getitem__": {"gpu": [1e-3]}})
@@ -145,8 +146,8 @@ def test_the_fallback_note_counts_calls_and_names_what_fell_back():
 def test_a_session_note_goes_into_the_rows_message(registry, monkeypatch):
     """Session.diagnose (cudf.pandas: where the calls ran) after the timing, into the row."""
     from helpers import synthetic
-    from workbench.engine import run_sweep
-    from workbench.measure import CpuSession
+    from workbench.measure.engine import run_sweep
+    from workbench.measure.cpu import CpuSession
     calls = []
     monkeypatch.setattr(CpuSession, "diagnose", lambda self, compute: calls.append(compute()) or "ran twice",
                         raising=False)

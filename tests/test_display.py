@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from workbench import display
+from workbench.cli import display
 
 NOT_ON_DEBIAN = {"libxcb-cursor.so.0", "libxcb-icccm.so.4", "libxcb-keysyms.so.1"}
 

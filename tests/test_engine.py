@@ -7,12 +7,13 @@ import numpy as np
 import pytest
 
 from helpers import busy_wait, synthetic
-from workbench.engine import (PointFinished, PointStarted, StopFlag, SweepError, SweepFinished,
+from workbench.measure.engine import (PointFinished, PointStarted, StopFlag, SweepError, SweepFinished,
                               SweepSpec, run_sweep)
-from workbench.measure import summarize
-from workbench.registry import Phases
-from workbench import protocol, sampling
-from workbench.results import COLUMNS
+from workbench.measure.cpu import summarize
+from workbench.catalog.registry import Phases
+from workbench.measure import protocol
+from workbench.measure import sampling
+from workbench.results.rows import COLUMNS
 
 
 def rows_of(spec, stop=None):
@@ -145,7 +146,7 @@ def test_events_are_plain_data_in_order(registry):
     started = [e for e in events if isinstance(e, PointStarted)]
     assert [(e.index, e.total, e.size) for e in started] == [(0, 2, 4), (1, 2, 8)]
     import pickle
-    from workbench.results import to_frame
+    from workbench.results.rows import to_frame
     back = pickle.loads(pickle.dumps(events))                # crosses a process unchanged
     assert [type(e) for e in back] == [type(e) for e in events] and back[-1] == events[-1]
     assert to_frame(protocol.rows(back)).equals(to_frame(protocol.rows(events)))      # (NaN != NaN: compare as frames)
@@ -194,7 +195,8 @@ def test_summarize_quartiles():
 def _device_workload(registry, monkeypatch, compute_cost):
     """A workload on the fake device whose compute costs ``compute_cost(state)`` synthetic seconds."""
     from helpers import FakeClock, FakeGpuSession, fake_backends
-    from workbench import backends, sampling
+    from workbench.catalog import backends
+    from workbench.measure import sampling
     for name, backend in fake_backends().items():
         monkeypatch.setitem(backends.BACKENDS, name, backend)
     monkeypatch.setattr(FakeGpuSession, "instances", [])
@@ -262,7 +264,7 @@ def _staged(w, transfers: bool):
 
 @pytest.mark.parametrize("transfers", [False, True])
 def test_stages_of_a_typical_repeat_are_reported(registry, transfers):
-    from workbench.results import decode_stages
+    from workbench.results.rows import decode_stages
     _staged(registry.add(synthetic()), transfers)
     (row,) = rows_of(SweepSpec("synthetic", ("numpy",), (4096,), "float64", min_repeats=7, budget_s=0.0))
     assert row["status"] == "ok"
@@ -316,7 +318,7 @@ def test_rounds_that_disagree_widen_the_interval(fake_device):
 
 
 def test_typical_stages_come_from_the_lower_median_repeat():
-    from workbench.measure import typical_stages
+    from workbench.measure.cpu import typical_stages
     stages = [{"a": float(k)} for k in range(4)]
     assert typical_stages([3.0, 1.0, 2.0], stages[:3]) == {"a": 2.0}        # odd: the median repeat
     assert typical_stages([4.0, 1.0, 3.0, 2.0], stages) == {"a": 3.0}       # even: the lower middle one
@@ -338,7 +340,7 @@ def test_counts_that_depend_on_the_variant_are_used(registry):
 
 
 def test_time_left_comes_from_the_stopping_rule():
-    from workbench.engine import time_left
+    from workbench.measure.engine import time_left
     spec = SweepSpec("synthetic", ("numpy",), (16,), "float64", budget_s=0.5)
     assert time_left(spec, 0, 10, 0.0) == (5.0, 5.0)            # before any point: the ceiling
     assert time_left(spec, 5, 10, 1.0) == (1.0, 2.5)            # quick points: their pace

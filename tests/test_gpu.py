@@ -12,10 +12,10 @@ import threading
 import numpy as np
 import pytest
 
-from workbench import protocol
-from workbench.backends import probe
-from workbench.engine import SweepSpec, run_sweep
-from workbench.registry import REGISTRY
+from workbench.measure import protocol
+from workbench.catalog.backends import probe
+from workbench.measure.engine import SweepSpec, run_sweep
+from workbench.catalog.registry import REGISTRY
 
 pytestmark = pytest.mark.gpu
 
@@ -108,8 +108,8 @@ def test_spmv_on_cupy_lets_its_matrix_go_when_the_point_closes():
     need("cupy")
     import cupy as cp
     import numpy as np
-    from workbench.gpu.cupy_session import CupySession
-    from workbench.registry import Context
+    from workbench.measure.gpu.cupy_session import CupySession
+    from workbench.catalog.registry import Context
     from workloads import spmv
     n, dt = 2 ** 16, np.dtype(np.float64)
     inputs = spmv._inputs(n, dt, "3d", np.random.default_rng(0))
@@ -152,7 +152,7 @@ def test_first_call_carries_compilation():
 def test_broken_library_is_reported_not_crashed(monkeypatch):
     """A library that imports but cannot compute (numba-cuda 0.30 under NumPy 2.5) is caught by
     the child-process probe and reported with the library's own error."""
-    from workbench import backends
+    from workbench.catalog import backends
     monkeypatch.setitem(backends._PROBES, "numba.cuda",
                         "raise AttributeError(\"module 'numpy' has no attribute 'row_stack'\")")
     backends._probe_cached.cache_clear()
@@ -169,8 +169,8 @@ def test_broken_library_is_reported_not_crashed(monkeypatch):
 def test_spmv_best_gpu_variant_reaches_60_percent_of_copy_bandwidth():
     """Issue 11's bar: the best GPU SpMV moves its CSR bytes at 60 % of the device's copy rate or more,
     at a size whose matrix (2^24 rows, 7 entries a row in 3-D, float64) is far larger than any cache."""
-    from workbench import limits
-    from workbench.gpu.cupy_session import CupySession
+    from workbench.measure import limits
+    from workbench.measure.gpu.cupy_session import CupySession
     need("cupy")
     gpu = tuple(b for b in ("cupy", "numba-cuda", "numba-cuda-warp") if probe(b).usable)
     copy = limits.limits_for(CupySession()).copy_bytes_per_s / 1e9      # the engine's own measurement
@@ -272,8 +272,8 @@ def test_every_gpu_backend_in_one_sweep_measures_as_alone(workload):
 
 def test_sweeps_in_the_long_lived_engine_process_measure_as_alone():
     """The window's path: one supervised engine process, sweep after sweep, mixed and alone."""
-    from workbench import protocol
-    from workbench.supervisor import Supervisor
+    from workbench.measure import protocol
+    from workbench.measure.supervisor import Supervisor
     backends = usable_gpu_backends("source_terms")
     engine = Supervisor()
     try:
@@ -288,8 +288,8 @@ def test_sweeps_in_the_long_lived_engine_process_measure_as_alone():
 def test_the_device_limits_are_the_h200s_own():
     """The ceilings the sanity check uses are physical: a copy near the HBM's bandwidth, a peak
     from the SM count and clock."""
-    from workbench import limits
-    from workbench.gpu.cupy_session import CupySession
+    from workbench.measure import limits
+    from workbench.measure.gpu.cupy_session import CupySession
     need("cupy")
     lim = limits.limits_for(CupySession())
     assert 0.5e12 < lim.copy_bytes_per_s < 10e12
@@ -317,8 +317,8 @@ def wall_rows(backend: str, dtype: str) -> list[dict]:
 
 
 def assert_wall_moves_by_two(backend: str) -> None:
-    from workbench import results
-    from workbench.gpu.cap import OUT_OF_DEVICE_MEMORY
+    from workbench.results import rows as results
+    from workbench.measure.gpu.cap import OUT_OF_DEVICE_MEMORY
     walls = {}
     for dtype in ("float32", "float64"):
         rows = wall_rows(backend, dtype)
@@ -345,7 +345,7 @@ def test_the_memory_wall_moves_by_two_from_float32_to_float64(backend):
 
 
 def test_free_device_memory_is_read_without_a_context():
-    from workbench.gpu import driver
+    from workbench.core import driver
     need("cupy")
     free, props = driver.free_memory(), driver.properties(0)
     assert free is not None and 0 < free <= props.memory_bytes
@@ -393,7 +393,7 @@ def test_the_memory_wall_under_rmm_once_cudf_is_loaded():
 
 def test_cudf_runs_into_the_cap_and_a_sweep_without_one_does_not():
     need("cudf")
-    from workbench.gpu.cap import OUT_OF_DEVICE_MEMORY
+    from workbench.measure.gpu.cap import OUT_OF_DEVICE_MEMORY
     big = 4_000_000           # 96 MB of frame in float64: past a 64 MiB cap as soon as it is uploaded
     capped = sweep("groupby", "cudf", "float64", sizes=(10_000, big, 10_000), device_memory_limit=64 * MIB)
     assert [r["status"] for r in capped] == ["ok", "error", "ok"], [r["message"] for r in capped]
@@ -410,7 +410,7 @@ def test_a_dataframe_workload_with_pandas_cudf_and_cudf_pandas_in_one_sweep(work
     like cudf, pays for moving its frames to the GPU and its result back (pandas in, pandas out)."""
     need("cudf")
     need("cudf-pandas")
-    from workbench.supervisor import Supervisor
+    from workbench.measure.supervisor import Supervisor
     sizes = (10_000, 1_000_000)
     backends = ("pandas", "cudf", "cudf-pandas")
     engine = Supervisor()
@@ -444,7 +444,7 @@ PIPELINE_GPU = ("gpu-zero-copy", "gpu-round-trips")
 
 
 def _hand_offs(row) -> float:
-    from workbench.results import decode_stages
+    from workbench.results.rows import decode_stages
     return sum(s for name, s in decode_stages(row["stages"]).items() if "->" in name)
 
 
@@ -453,7 +453,7 @@ def _hand_offs(row) -> float:
 def test_pipeline_gpu_is_verified(backend, dtype):
     """Both GPU stacks agree with the CPU pipeline's float64 reference at two sizes, every stage timed."""
     need(backend)
-    from workbench.results import decode_stages
+    from workbench.results.rows import decode_stages
     from workloads.pipeline import STAGES
     rows = sweep("pipeline", backend, dtype, sizes=(10_000, 200_000))
     check(rows, "pipeline", dtype)

@@ -1,5 +1,6 @@
 """The window, driven through its widgets by object name, offscreen; waits on signals, never sleeps."""
 from __future__ import annotations
+from workbench.results import files as result_files
 
 import threading
 
@@ -11,7 +12,7 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import QSettings, Qt, QTimer  # noqa: E402
 from PySide6.QtWidgets import QLineEdit, QListWidget, QProgressBar, QPushButton, QSpinBox  # noqa: E402
 
-from workbench.backends import Availability  # noqa: E402
+from workbench.catalog.backends import Availability  # noqa: E402
 
 
 @pytest.fixture
@@ -119,8 +120,8 @@ def test_export_writes_what_the_table_shows(qtbot, window, tmp_path):
     w.experiment.budgetSpin.setValue(0.0)
     with qtbot.waitSignal(w.sweepCompleted, timeout=60_000):
         w.run()
-    from workbench import results
-    frame, env = results.load(w.files.export_results(str(tmp_path / "r.json")))
+    from workbench.results import rows as results
+    frame, env = result_files.load(w.files.export_results(str(tmp_path / "r.json")))
     assert list(frame["size"]) == [1000, 4000] and (frame["status"] == "ok").all()
     assert env["cpu"]
     with qtbot.waitSignal(w.files.exported, timeout=60_000) as written:
@@ -233,7 +234,7 @@ def test_the_gpu_memory_cap_field_goes_into_the_sweep_and_is_remembered(qtbot, t
     """Junk is refused next to the form; a cap the sizes pass is announced in amber and Run stays on;
     the cap is in the sweep's spec and in the settings."""
     from panels.window import MainWindow
-    from workbench.gpu import driver
+    from workbench.core import driver
     monkeypatch.setattr(driver, "free_memory", lambda ordinal=0: 80 * 2 ** 30)
     path = str(tmp_path / "cap.ini")
     w = MainWindow(QSettings(path, QSettings.Format.IniFormat))
@@ -269,7 +270,7 @@ def test_the_noise_target_goes_into_the_sweep_and_is_remembered(qtbot, tmp_path)
     """In percent, as the command line's --noise; 0 allowed (always to the time cap); in the spec the
     sweep runs with and the settings its results carry; kept in QSettings."""
     from panels.window import MainWindow
-    from workbench import engine
+    from workbench.measure import engine
     path = str(tmp_path / "noise.ini")
     w = MainWindow(QSettings(path, QSettings.Format.IniFormat))
     qtbot.addWidget(w)

@@ -15,8 +15,9 @@ from PySide6.QtGui import QAction  # noqa: E402
 from PySide6.QtWidgets import QLabel, QMenu  # noqa: E402
 from test_gui import widget, window  # noqa: E402,F401 - the window fixture, with its checks at the end
 
-from workbench import protocol, results  # noqa: E402
-from workbench.backends import BACKENDS, Availability  # noqa: E402
+from workbench.measure import protocol  # noqa: E402
+from workbench.results import rows as results
+from workbench.catalog.backends import BACKENDS, Availability  # noqa: E402
 
 
 def lesson_action(w, name: str) -> QAction:
@@ -49,7 +50,7 @@ class FakeEngine:
         return iter(())
 
     def run(self, spec):
-        from workbench.engine import plan, validate
+        from workbench.measure.engine import plan, validate
         self.specs.append(spec)
         points = plan(spec, validate(spec))
         yield protocol.SweepStarted(len(points), spec)

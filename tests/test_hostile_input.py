@@ -18,8 +18,9 @@ import pandas as pd
 import pytest
 from helpers import result_set
 
-from workbench import result_files, session_file
-from workbench.result_files import ResultsFileError, open_results
+from workbench.results import files as result_files
+from workbench.results import session_file
+from workbench.results.files import ResultsFileError, open_results
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -228,7 +229,7 @@ EXTREMES = [1e308, 1e-320, float("inf"), float("-inf"), -1.0, float("nan"), 0.0]
 @pytest.mark.parametrize("value", EXTREMES)
 def test_every_chart_draws_a_frame_holding_extreme_values(value):
     """A frame handed in (a live sweep, a test) is not checked as a file is: the charts clamp."""
-    from workbench import charts
+    from workbench.views import matplotlib_charts as charts
     rs = result_set()
     for column in ("total_median_s", "compute_median_s", "compute_q1_s", "compute_q3_s", "first_call_s",
                    "h2d_s", "peak_host_bytes", "peak_device_bytes"):
@@ -238,7 +239,7 @@ def test_every_chart_draws_a_frame_holding_extreme_values(value):
 
 
 def test_log_ticks_stay_within_float_range():
-    from workbench import charts
+    from workbench.views import matplotlib_charts as charts
     ticks = charts.log_ticks(1e-320, 1e308, 10)
     assert ticks and charts.AXIS_LO <= min(ticks) and max(ticks) <= charts.AXIS_HI
     assert charts.log_ticks(float("nan"), 1.0, 10) == [] and charts.log_ticks(-1.0, 1.0, 2) == []
@@ -279,7 +280,7 @@ def svg_texts(svg: bytes) -> str:
 
 @pytest.mark.parametrize("names", [NAMES[:3], NAMES[3:6], NAMES[5:]])
 def test_names_are_drawn_as_the_text_they_are(names):
-    from workbench import charts
+    from workbench.views import matplotlib_charts as charts
     rs = named_set(names)
     rs.frame["device"] = rs.frame["device"].replace("CPU: Test CPU", "CPU: $5 $chip")
     rs.settings["lesson"] = {"title": "Costs $1", "verdict": "Shown: $x$.", "statement": "It costs $2 or $3."}
@@ -311,7 +312,7 @@ def test_plot_and_report_take_hostile_names_from_a_file(tmp_path):
     ("10,000:100,000:x10", [10_000, 100_000]), ("2^20", [2 ** 20]), ("1e6", [10 ** 6]),
     ("2^10:2^20:x4", [4 ** k * 1024 for k in range(6)]), ("2^10,2,048", [1024, 2048])])
 def test_sizes_read_as_the_window_reads_them(text, sizes):
-    from workbench.sizes import parse_int, parse_sizes
+    from workbench.core.sizes import parse_int, parse_sizes
     assert parse_sizes(text) == sizes
     if len(sizes) == 1 and ":" not in text:
         assert parse_int(text) == sizes[0]       # the window's size fields
@@ -330,7 +331,7 @@ def test_sizes_10_comma_000_runs_as_10000(tmp_path):
 
 PLUGIN = '''
 import numpy as np
-from workbench.registry import Workload, register
+from workbench.catalog.registry import Workload, register
 W = register(Workload(name="relative_one", title="Relative", kind="kernels", description="a plug-in by a relative path",
                       lesson="none", size_unit="elements", default_sizes=(8,),
                       make_inputs=lambda n, dt, v, rng: (np.ones(n, dt),),

@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt  # noqa: E402
 from test_gui import window  # noqa: E402,F401 - the fixture
 from test_hostile_input import fifo, in_time, named_set  # noqa: E402,F401 - fifo is a fixture
 
-from workbench import result_files  # noqa: E402
+from workbench.results import files as result_files  # noqa: E402
 
 
 def test_the_window_opens_a_fifo_and_dev_zero_without_hanging(window, fifo):

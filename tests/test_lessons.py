@@ -9,8 +9,9 @@ import math
 
 import pytest
 
-from workbench import lessons, results
-from workbench.backends import BACKENDS, Availability
+from workbench import lessons
+from workbench.results import rows as results
+from workbench.catalog.backends import BACKENDS, Availability
 
 ALL_USABLE = {b: Availability(True, "", "test") for b in BACKENDS}
 NO_GPU = {b: Availability(BACKENDS[b].device == "cpu", "" if BACKENDS[b].device == "cpu" else "no GPU here", "test")
@@ -128,7 +129,7 @@ def test_rows_of_several_runs_carry_their_run_in_the_variant():
 def test_the_device_memory_limit_is_data_handed_on_where_the_sweep_has_the_field():
     ls = lessons.get("memory-wall")
     assert ls.device_memory_limit == 1280 * 2 ** 20
-    from workbench.engine import SweepSpec
+    from workbench.measure.engine import SweepSpec
     has_field = "device_memory_limit" in {f.name for f in dataclasses.fields(SweepSpec)}
     p = lessons.plan(ls, ALL_USABLE)
     if not has_field:
@@ -147,7 +148,7 @@ def test_the_device_memory_limit_is_data_handed_on_where_the_sweep_has_the_field
 
 
 def test_sizes_that_do_not_fit_in_host_memory_are_left_out_and_said(monkeypatch):
-    from workbench import engine
+    from workbench.measure import engine
 
     def check(w, size, dtype):
         if size > 2 ** 20:

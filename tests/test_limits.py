@@ -9,10 +9,14 @@ import pytest
 
 import helpers
 from helpers import FakeGpuSession, FakeStreams, fake_backends, fake_gpu_workload, synthetic
-from workbench import backends, caches, limits, results
-from workbench.engine import SweepSpec, run_sweep
-from workbench import protocol
-from workbench.limits import DeviceLimits
+from workbench.catalog import backends
+from workbench.measure import caches
+from workbench.measure import limits
+from workbench.results import rows as results
+from workbench.results import files as result_files
+from workbench.measure.engine import SweepSpec, run_sweep
+from workbench.measure import protocol
+from workbench.measure.limits import DeviceLimits
 
 
 def rows_of(spec):
@@ -173,13 +177,13 @@ def test_the_second_opinion_measures_at_the_points_own_size_between_two_rungs():
 
 
 def test_limits_go_into_the_environment_record_and_the_exports(fake_gpu, tmp_path):
-    from workbench.environment import record
+    from workbench.measure.environment import record
     rows = rows_of(SweepSpec("fake_gpu", ("fake-a",), (64,), "float64", min_repeats=2, budget_s=0))
     env = record()
     (fake,) = [lim for lim in env["limits"] if lim["device_id"] == FakeGpuSession.device_id]
     assert fake["copy_gbps"] == pytest.approx(1000.0)
     for name in ("r.csv", "r.json"):
-        frame, env_back = results.load(results.save(results.to_frame(rows), tmp_path / name, env))
+        frame, env_back = result_files.load(result_files.save(results.to_frame(rows), tmp_path / name, env))
         assert frame["gbps_limit"].iloc[0] == pytest.approx(rows[0]["gbps_limit"])
         assert any(lim["device_id"] == FakeGpuSession.device_id for lim in env_back["limits"])
 

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from helpers import FakeGpuSession, fake_memory_workload
-from workbench import protocol, results
-from workbench.engine import SweepSpec, device_memory_notes, run_sweep
-from workbench.gpu import cap
+from workbench.measure import protocol
+from workbench.results import rows as results
+from workbench.measure.engine import SweepSpec, device_memory_notes, run_sweep
+from workbench.measure.gpu import cap
 
 KIB = 1024
 
@@ -33,7 +34,7 @@ def spec(sizes, dtype="float64", limit=0, backends=("fake-a",)):
 
 
 def test_a_point_past_the_cap_is_an_error_row_saying_what_and_the_sweep_goes_on(fake_device, monkeypatch):
-    from workbench.gpu import driver
+    from workbench.core import driver
     monkeypatch.setattr(driver, "free_memory", lambda ordinal=0: 80 * 2 ** 30)
     # float64, three buffers: 1024 -> 24 KiB, 4096 -> 96 KiB, 16384 -> 384 KiB; the cap 200 KiB.
     rows = rows_of(spec((1024, 4096, 16384, 1024), limit=200 * KIB))
@@ -196,8 +197,8 @@ PLUGIN = str(Path(__file__).parent / "plugins" / "fake_device.py")
 
 
 def test_the_cap_reaches_the_engine_process(registry):
-    from workbench import backends
-    from workbench.supervisor import Supervisor
+    from workbench.catalog import backends
+    from workbench.measure.supervisor import Supervisor
     saved = dict(backends.BACKENDS)
     registry.load_file(PLUGIN)          # the fake backends and workload, here and in the engine
     sup = Supervisor(plugins=(PLUGIN,), memory_limit=None)
@@ -221,6 +222,6 @@ def test_the_memory_wall_lesson_expects_the_engines_out_of_memory_rows(exc):
                            None)
     assert lessons.get("memory-wall").expected_failures.search(message)
     ls = lessons.get("memory-wall")
-    from workbench.backends import BACKENDS, Availability
+    from workbench.catalog.backends import BACKENDS, Availability
     p = lessons.plan(ls, {b: Availability(True, "", "test") for b in BACKENDS})
     assert all(spec.device_memory_limit == ls.device_memory_limit for spec in p.specs) and p.specs

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from workbench.offload import Offload
+from workbench.measure.offload import Offload
 
 
 @pytest.fixture
@@ -37,12 +37,12 @@ def test_a_child_that_dies_is_one_error_and_the_next_call_gets_a_fresh_one(child
 
 def test_matplotlib_stays_out_of_this_process(child, tmp_path):
     import sys
-    from workbench.result_files import open_results
+    from workbench.results.files import open_results
     fresh = "matplotlib" not in sys.modules
     sets = [open_results(os.path.join(os.path.dirname(__file__), "..", "docs", "exports",
                                       "source_terms-float32.csv"))]
-    from workbench.chart_presets import preset
-    paths = child.run("workbench.charts:export", sets, tmp_path / "c.png", "runtime", preset("slide"))
+    from workbench.views.presets import preset
+    paths = child.run("workbench.views.matplotlib_charts:export", sets, tmp_path / "c.png", "runtime", preset("slide"))
     assert [p.name for p in paths] == ["c.png"] and (tmp_path / "c.png").stat().st_size > 10_000
     if fresh:
         assert "matplotlib" not in sys.modules

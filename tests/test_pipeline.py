@@ -5,10 +5,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from workbench.engine import SweepSpec, run_sweep
-from workbench.registry import REGISTRY
-from workbench import protocol
-from workbench.results import decode_stages
+from workbench.measure.engine import SweepSpec, run_sweep
+from workbench.catalog.registry import REGISTRY
+from workbench.measure import protocol
+from workbench.results.rows import decode_stages
 from workloads import pipeline as P
 
 

@@ -7,7 +7,7 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import Qt  # noqa: E402
 
-from workbench import results  # noqa: E402
+from workbench.results import rows as results  # noqa: E402
 
 
 def row(backend, size, t, status="ok", **kw):
@@ -83,7 +83,7 @@ def test_the_memory_wall_is_marked_where_each_backend_first_ran_out(plots):
 def test_exported_charts_mark_the_wall_too(tmp_path):
     import dataclasses
     from helpers import result_set
-    from workbench import charts
+    from workbench.views import matplotlib_charts as charts
     rs = result_set("float64")
     frame = rs.frame.copy()
     frame.loc[(frame["backend"] == "cupy") & (frame["size"] == 2 ** 18), ["status", "message"]] = \
@@ -173,11 +173,12 @@ def _band_vertices(fig, gid):
 
 
 def test_the_window_and_the_exported_chart_draw_one_band_the_ci_columns(plots):
-    """Both renderers draw the band workbench.bands describes: the CI columns, and q1-q3 for an old file."""
+    """Both renderers draw the band workbench.views.bands describes: the CI columns, and q1-q3 for an old file."""
     import numpy as np
 
-    from workbench import bands, charts
-    from workbench.result_files import ResultSet
+    from workbench.views import bands
+    from workbench.views import matplotlib_charts as charts
+    from workbench.results.files import ResultSet
     frame = _interval_frame()
     plots.update_from(frame)
     with charts.style(charts.preset()):

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from test_gui import window  # noqa: E402,F401 - the fixture
 from test_plots import row  # noqa: E402
 
-from workbench import results  # noqa: E402
+from workbench.results import rows as results  # noqa: E402
 
 SIZES = [2 ** k for k in range(10, 26, 2)]
 
@@ -80,7 +80,7 @@ def test_charts_shrink_at_1280x720_and_crop_nothing(qtbot, window):
 def test_every_gpu_backend_in_the_legend_still_fits_1280x720(qtbot, window, presenting):
     """On the H200, seven backends and three phases in one row made the window 2395 pixels wide;
     the band's entry must wrap with them too."""
-    from workbench.registry import REGISTRY
+    from workbench.catalog.registry import REGISTRY
     w = window
     if presenting:
         w.presentationAction.trigger()
@@ -249,7 +249,7 @@ def _simulate(hex_colour: str, matrix) -> np.ndarray:
 
 def test_backends_of_a_workload_stay_apart_under_colour_blindness_and_in_grey():
     from panels import style
-    from workbench.registry import REGISTRY
+    from workbench.catalog.registry import REGISTRY
     for w in REGISTRY.all():
         names = w.backends
         assert len({style.marker(b) for b in names}) == len(names), w.name       # grey scale: markers
@@ -323,7 +323,7 @@ def test_the_status_line_is_one_short_sentence_and_the_log_has_the_rest(qtbot, w
     """Without a GPU the probe's findings were an 813-character status line; now one sentence, and
     each GPU backend's reason in the Log tab."""
     from panels.window import STATUS_CHARS, short
-    from workbench.backends import probe
+    from workbench.catalog.backends import probe
     status = window.statusBar()
     gpu_off = not probe("cupy").usable
     qtbot.waitUntil(lambda: "backend" in status.currentMessage().lower(), timeout=60_000)

@@ -7,7 +7,9 @@ from html.parser import HTMLParser
 import pytest
 from helpers import result_set, measured
 
-from workbench import report, results, summary
+from workbench.views import report
+from workbench.results import rows as results
+from workbench.views import summary
 
 
 class _Collect(HTMLParser):

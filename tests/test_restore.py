@@ -13,9 +13,9 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import QSettings, Qt  # noqa: E402
 
-from workbench import protocol  # noqa: E402
-from workbench.engine import SweepSpec, run_sweep  # noqa: E402
-from workbench.journal import Journal  # noqa: E402
+from workbench.measure import protocol  # noqa: E402
+from workbench.measure.engine import SweepSpec, run_sweep  # noqa: E402
+from workbench.results.journal import Journal  # noqa: E402
 
 
 def open_window(qtbot, settings_path: Path):

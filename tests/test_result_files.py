@@ -9,8 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from workbench import result_files, results
-from workbench.result_files import ResultsFileError, open_results
+from workbench.results import files as result_files
+from workbench.results import rows as results
+from workbench.results.files import ResultsFileError, open_results
 
 ENV = {"cpu": "Test CPU", "libraries": {"numpy": "2.0.0", "numba": "0.60.0"}, "gpus": "none here"}
 SETTINGS = {"workload": "source_terms", "dtype": "float32", "min_repeats": 5, "budget_s": 0.25, "seed": 0,
@@ -45,7 +46,7 @@ def assert_same_table(a: pd.DataFrame, b: pd.DataFrame) -> None:
 @pytest.mark.parametrize("name", ["r.csv", "r.json"])
 def test_round_trip_keeps_rows_environment_and_settings(tmp_path, name):
     frame = sample_frame()
-    path = results.save(frame, tmp_path / name, ENV, SETTINGS)
+    path = result_files.save(frame, tmp_path / name, ENV, SETTINGS)
     back = open_results(path)
     assert_same_table(back.frame, frame)
     assert back.frame["max_rel_error"].iloc[1] == math.inf      # an infinity is a finding: it survives
@@ -56,7 +57,7 @@ def test_round_trip_keeps_rows_environment_and_settings(tmp_path, name):
 
 def test_csv_is_plain_and_pandas_reads_it_as_is(tmp_path):
     frame = sample_frame()
-    path = results.save(frame, tmp_path / "r.csv", ENV, SETTINGS)
+    path = result_files.save(frame, tmp_path / "r.csv", ENV, SETTINGS)
     text = path.read_text()
     in_csv = [c for c in results.COLUMNS if c not in results.JSON_ONLY]   # the raw samples are JSON's
     assert text.splitlines()[0] == ",".join(in_csv)        # one header line, nothing above it
@@ -74,14 +75,14 @@ def test_csv_is_plain_and_pandas_reads_it_as_is(tmp_path):
 def test_the_raw_samples_go_to_json_files_and_come_back(tmp_path):
     frame = sample_frame()
     frame.loc[0, "samples"] = results.encode_samples({"compute": [1e-3, 1.5e-3, 2e-3]})
-    rs = result_files.open_results(results.save(frame, tmp_path / "r.json", ENV, SETTINGS))
+    rs = result_files.open_results(result_files.save(frame, tmp_path / "r.json", ENV, SETTINGS))
     assert results.decode_samples(rs.frame.loc[0, "samples"]) == {"compute": [1e-3, 1.5e-3, 2e-3]}
-    back = result_files.open_results(results.save(frame, tmp_path / "r.csv", ENV, SETTINGS))
+    back = result_files.open_results(result_files.save(frame, tmp_path / "r.csv", ENV, SETTINGS))
     assert back.frame.loc[0, "samples"] == ""                  # a CSV keeps their count and interval only
 
 
 def test_csv_sidecar_is_strict_json_with_the_header(tmp_path):
-    results.save(sample_frame(), tmp_path / "r.csv", ENV, SETTINGS)
+    result_files.save(sample_frame(), tmp_path / "r.csv", ENV, SETTINGS)
     sidecar = tmp_path / "r.meta.json"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.csv", "r.meta.json"]
 
@@ -95,7 +96,7 @@ def test_csv_sidecar_is_strict_json_with_the_header(tmp_path):
 
 
 def test_json_is_strict_and_holds_the_rows(tmp_path):
-    path = results.save(sample_frame(), tmp_path / "r.json", ENV, SETTINGS)
+    path = result_files.save(sample_frame(), tmp_path / "r.json", ENV, SETTINGS)
 
     def refuse(token):
         raise AssertionError(f"not strict JSON: {token}")
@@ -151,7 +152,7 @@ def test_missing_columns_are_filled_and_unknown_ones_ignored(tmp_path):
 
 def test_a_column_added_to_COLUMNS_is_read_as_numbers_or_nan(tmp_path, monkeypatch):
     """A later version adds a column: files without it still open, with NaN there."""
-    path = results.save(sample_frame(), tmp_path / "r.csv", ENV)
+    path = result_files.save(sample_frame(), tmp_path / "r.csv", ENV)
     columns = list(results.COLUMNS)
     columns.insert(columns.index("gbps_limit") + 1, "watts")
     monkeypatch.setattr(results, "COLUMNS", tuple(columns))
@@ -176,7 +177,7 @@ def test_large_but_valid_numbers_are_kept(tmp_path):
     frame.loc[0, "compute_max_s"] = result_files.MAX_SECONDS
     frame.loc[0, "compute_min_s"] = result_files.MIN_SECONDS
     frame.loc[0, "size"] = 2 ** 62
-    path = results.save(frame, tmp_path / "big.json", ENV)
+    path = result_files.save(frame, tmp_path / "big.json", ENV)
     back = open_results(path).frame
     assert back.loc[0, "size"] == 2 ** 62 and back.loc[0, "compute_max_s"] == result_files.MAX_SECONDS
     assert back.loc[0, "compute_min_s"] == result_files.MIN_SECONDS
@@ -265,7 +266,7 @@ def test_missing_paths_and_folders_get_one_clear_line(tmp_path):
 
 
 def test_a_sidecar_of_a_newer_schema_refuses_its_csv(tmp_path):
-    path = results.save(sample_frame(), tmp_path / "r.csv", ENV)
+    path = result_files.save(sample_frame(), tmp_path / "r.csv", ENV)
     sidecar = tmp_path / "r.meta.json"
     meta = json.loads(sidecar.read_text())
     sidecar.write_text(json.dumps({**meta, "schema": result_files.SCHEMA + 1}))
@@ -274,7 +275,7 @@ def test_a_sidecar_of_a_newer_schema_refuses_its_csv(tmp_path):
 
 
 def test_a_sidecar_whose_csv_is_gone(tmp_path):
-    path = results.save(sample_frame(), tmp_path / "r.csv", ENV)
+    path = result_files.save(sample_frame(), tmp_path / "r.csv", ENV)
     path.unlink()
     with pytest.raises(ResultsFileError, match=r"r\.csv: no such file"):
         open_results(tmp_path / "r.meta.json")
@@ -282,6 +283,6 @@ def test_a_sidecar_whose_csv_is_gone(tmp_path):
 
 def test_save_refuses_other_suffixes_and_leaves_no_temporary_file(tmp_path):
     with pytest.raises(ValueError, match=".csv or .json"):
-        results.save(sample_frame(), tmp_path / "r.txt", ENV)
-    results.save(sample_frame(), tmp_path / "r.json", ENV)
+        result_files.save(sample_frame(), tmp_path / "r.txt", ENV)
+    result_files.save(sample_frame(), tmp_path / "r.json", ENV)
     assert [p.name for p in tmp_path.iterdir()] == ["r.json"]

@@ -7,8 +7,10 @@ import pandas as pd
 import pytest
 from helpers import result_set
 
-from workbench import result_files, session_file, writable
-from workbench.result_files import ResultsFileError
+from workbench.results import files as result_files
+from workbench.results import session_file
+from workbench.core import writable
+from workbench.results.files import ResultsFileError
 
 EXPERIMENT = {"workload": "source_terms", "backends": ["numpy", "numba"], "size_from": "2^10",
               "size_to": "2^16", "size_steps": 4, "dtype": "float64", "repeats": 3, "budget_s": 0.25,

@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 from helpers import result_set
 
-from workbench import charts
-from workbench.compare import WITHIN_NOISE, Baseline, Overlay, speedups
+from workbench.views import matplotlib_charts as charts
+from workbench.views.compare import WITHIN_NOISE, Baseline, Overlay, speedups
 
 
 def with_intervals(spread: dict[str, float], times: dict[str, float]):

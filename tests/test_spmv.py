@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from scipy import sparse
 
-from workbench import protocol
-from workbench.engine import SweepSpec, run_sweep
+from workbench.measure import protocol
+from workbench.measure.engine import SweepSpec, run_sweep
 from workloads import spmv
 
 

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from workbench import stats
+from workbench.core import stats
 
 #: Benchmark times are skewed and heavy-tailed: the interval must hold for these, not only a normal.
 DISTRIBUTIONS = {
@@ -110,7 +110,7 @@ def _row(median, lo, hi, rounds, group="s:0", noisy=""):
 def test_interleaved_rounds_decide_where_the_drift_makes_each_interval_wide():
     """The machine runs 30 % slower in every other round: each point's own interval spans that
     drift, but round by round the pairs were measured side by side, and their ratio is steady."""
-    from workbench import verdicts
+    from workbench.core import verdicts
     rng = np.random.default_rng(1)
     drift = np.array([1.0, 1.3, 1.0, 1.3, 1.0])
     for _ in range(50):
@@ -126,6 +126,6 @@ def test_interleaved_rounds_decide_where_the_drift_makes_each_interval_wide():
 
 
 def test_a_pair_measured_on_a_busy_machine_stays_undecided():
-    from workbench import verdicts
+    from workbench.core import verdicts
     base = _row(1.0, 0.99, 1.01, [1.0] * 5, noisy="other processes kept 1.0 of 2 cores busy")
     assert verdicts.compare_rows(_row(1.3, 1.29, 1.31, [1.3] * 5), base).verdict == "undecided"

@@ -6,8 +6,8 @@ from helpers import measured
 import numpy as np
 import pytest
 
-from workbench import results
-from workbench.summary import comparisons, summarize
+from workbench.results import rows as results
+from workbench.views.summary import comparisons, summarize
 
 
 def frame_of(times: dict[str, list[float]], sizes: list[int], status: dict | None = None):
@@ -74,15 +74,15 @@ def test_the_summary_follows_the_baseline(baseline):
 
 
 def _frame_row(backend, size, total, compute, message=""):
-    from workbench import results
+    from workbench.results import rows as results
     return measured(workload="groupby", backend=backend, size=size, dtype="float32", status="ok",
                              total_median_s=total, compute_median_s=compute, message=message,
                              host_memory="pageable" if backend != "pandas" else "")
 
 
 def test_cudf_pandas_is_weighed_against_pandas_and_cudf_at_the_largest_common_size():
-    from workbench import results
-    from workbench.summary import accelerator_sentences
+    from workbench.results import rows as results
+    from workbench.views.summary import accelerator_sentences
     rows = [_frame_row("pandas", 10 ** 6, 0.20, 0.20), _frame_row("cudf", 10 ** 6, 0.05, 0.002),
             _frame_row("cudf-pandas", 10 ** 6, 0.004, 0.004,
                        "cudf.pandas: 3 pandas calls on the GPU, none fell back to the CPU"),

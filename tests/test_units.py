@@ -5,7 +5,9 @@ import math
 
 import pytest
 
-from workbench import charts, results, units
+from workbench.views import matplotlib_charts as charts
+from workbench.results import rows as results
+from workbench.core import units
 
 
 @pytest.mark.parametrize("value,text", [(1.0, "1 s"), (0.0012, "1.2 ms"), (1e-5, "10 µs"), (5.41e-6, "5.41 µs"),

@@ -22,7 +22,8 @@ from PySide6.QtGui import QAction  # noqa: E402
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDialog, QLineEdit, QMenu, QPushButton  # noqa: E402
 from test_gui import check_backends, set_sizes, window  # noqa: E402,F401 - the fixture
 
-from workbench import result_files, session_file  # noqa: E402
+from workbench.results import files as result_files  # noqa: E402
+from workbench.results import session_file
 
 SVG = "{http://www.w3.org/2000/svg}"
 ROOT = Path(__file__).parents[1]

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.backends import BACKENDS
-from workbench.engine import SweepSpec, run_sweep
-from workbench import protocol
-from workbench.registry import REGISTRY
+from workbench.catalog.backends import BACKENDS
+from workbench.measure.engine import SweepSpec, run_sweep
+from workbench.measure import protocol
+from workbench.catalog.registry import REGISTRY
 
 CPU = tuple(name for name, b in BACKENDS.items() if b.device == "cpu")
 TINY = {"matmul": (8, 33), "fft": (16, 100), "transfer": (1024, 3000), "stencil": (8, 21)}

@@ -15,7 +15,7 @@ import textwrap
 
 import pytest
 
-from workbench import atomic
+from workbench.core import atomic
 
 
 def _leftovers(folder) -> list[str]:
@@ -104,7 +104,7 @@ def test_a_file_size_limit_leaves_the_old_file_whole(tmp_path):
     target.write_text("old")
     code = textwrap.dedent(f"""
         import resource, sys
-        from workbench import atomic
+        from workbench.core import atomic
         resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))
         try:
             atomic.write_text({str(target)!r}, "x" * 5000)
@@ -136,7 +136,7 @@ RUN = ("run", "-w", "source_terms", "-b", "numpy", "-r", "1", "--budget", "0", "
 VANISHING = textwrap.dedent("""
     import os, shutil
     import numpy as np
-    from workbench.registry import Workload, register
+    from workbench.catalog.registry import Workload, register
 
     def make(n, dt, v, rng):
         if n == int(os.environ["GONE_AT"]):
@@ -179,7 +179,7 @@ def test_a_folder_deleted_mid_sweep_costs_no_point_and_the_next_save_writes_them
     assert all(line.startswith(f"gpu-workbench: cannot write {out.parent}") for line in failures)
     assert "the next point's save tries again" in failures[0]
     assert _sizes_in_table(proc.stdout) == [8, 16, 32, 64]
-    from workbench.result_files import open_results
+    from workbench.results.files import open_results
     assert open_results(out).frame["size"].tolist() == [8, 16, 32, 64]
     assert f"wrote {out}" in proc.stdout
 
@@ -223,7 +223,7 @@ def test_resume_keeps_the_points_measured_ok_and_measures_only_the_rest(tmp_path
     assert proc.returncode == 0, proc.stderr
     assert f"resumed {out}: 2 point(s) kept from it, 1 measured now" in proc.stdout
     assert _sizes_in_table(proc.stdout) == [1024]
-    from workbench.result_files import open_results
+    from workbench.results.files import open_results
     frame = open_results(out).frame
     assert frame["size"].tolist() == [256, 512, 1024] and (frame["status"] == "ok").all()
     assert first["written"]          # the file was there to resume
@@ -236,8 +236,8 @@ def test_resume_keeps_the_points_measured_ok_and_measures_only_the_rest(tmp_path
 def test_a_file_stopped_before_its_first_point_opens_empty_and_is_resumed(tmp_path, suffix):
     """What SIGTERM before the first point leaves: a results file of no row. The fault soak found
     it refused by --resume as 'not a results file', every later run of the sweep with it."""
-    from workbench import results
-    from workbench.result_files import ResultSet, open_results, write
+    from workbench.results import rows as results
+    from workbench.results.files import ResultSet, open_results, write
     out = tmp_path / f"r{suffix}"
     write(ResultSet(results.to_frame([])), out)
     assert open_results(out).frame.empty
@@ -247,7 +247,7 @@ def test_a_file_stopped_before_its_first_point_opens_empty_and_is_resumed(tmp_pa
 
 
 def test_a_second_writer_of_one_file_is_refused_in_one_line(tmp_path):
-    from workbench.results_out import ResultsOut
+    from workbench.results.out import ResultsOut
     out = tmp_path / "r.json"
     first = ResultsOut(out)
     first.lock()                        # as a sweep writing it holds it
@@ -302,7 +302,7 @@ def test_plot_and_report_onto_a_link_replace_the_link_not_what_it_points_to(save
 
 
 def test_the_journal_is_never_begun_through_a_link_and_a_failed_append_stops_nothing(tmp_path, caplog):
-    from workbench import journal
+    from workbench.results import journal
     victim = tmp_path / "victim.txt"
     victim.write_text("precious")
     path = tmp_path / "journal.jsonl"

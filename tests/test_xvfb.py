@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench import display
+from workbench.cli import display
 
 HERE = Path(__file__).resolve().parent
 

@@ -1,6 +1,6 @@
 """GPU Workbench: see what a GPU does for your Python code.
 
-The engine (``workbench.engine``), the registry of workloads and backends and
+The engine (``workbench.measure.engine``), the registry of workloads and backends and
 the result table import no Qt; the window lives in ``panels.window`` and
 ``panels``.
 """

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from workbench.registry import Phases
+from workbench.catalog.registry import Phases
 from workloads._common import uniform
 
 KEYS = 1000
@@ -55,7 +55,7 @@ def accelerated(pandas_factory):
     object in d2h: without that, its end-to-end was the pandas calls alone on data already on the
     GPU, beside a cuDF end-to-end that paid both conversions (a speed-up chart 7x in its favour)."""
     def factory(inputs, ctx):
-        from workbench.gpu.cudf_pandas import real_pandas
+        from workbench.measure.gpu.cudf_pandas import real_pandas
         hosts = real_pandas(inputs)            # plain pandas copies on the host, made once, untimed
         hosts = hosts if isinstance(hosts, tuple) else (hosts,)
         held: dict = {}

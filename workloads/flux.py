@@ -5,7 +5,7 @@ import functools
 
 import numpy as np
 
-from workbench.registry import Workload, register
+from workbench.catalog.registry import Workload, register
 from workloads._common import device_phases, f64, kernel_builder, uniform
 
 # numba.cuda, bound by the kernel builders on first use: a module global, as Numba (and its
@@ -78,7 +78,7 @@ def _cupy_fused_impl(inputs, ctx):
 
 @W.implement("cupy-raw")
 def _cupy_raw(inputs, ctx):
-    from workbench.gpu import cupy_kernels
+    from workloads import raw_kernels as cupy_kernels
     launch = cupy_kernels.binary("flux", "xa * yb", ctx.dtype.name)
     return device_phases(ctx, inputs, inputs[0].shape, inputs[0].dtype, launch)
 

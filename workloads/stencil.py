@@ -5,7 +5,7 @@ import functools
 
 import numpy as np
 
-from workbench.registry import Phases, Workload, register
+from workbench.catalog.registry import Phases, Workload, register
 from workloads._common import f64, kernel_builder, uniform
 
 STEPS = 10
@@ -161,7 +161,7 @@ def _cupy_fused(inputs, ctx):
 
 @W.implement("cupy-raw", note="RawKernel, a column strip of 8 rows per thread")
 def _cupy_raw(inputs, ctx):
-    from workbench.gpu import cupy_kernels
+    from workloads import raw_kernels as cupy_kernels
     step = cupy_kernels.heat_step(ctx.dtype.name)
     return _gpu_phases(ctx, inputs[0], lambda u, v: step(u, v, ALPHA))
 

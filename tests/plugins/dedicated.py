@@ -3,8 +3,8 @@
 ``plain`` (the shared engine); each session names the process it runs in."""
 import numpy as np
 
-from workbench import backends
-from workbench.registry import Workload, register
+from workbench.catalog import backends
+from workbench.catalog.registry import Workload, register
 
 
 def _backend(name: str, engine: str) -> backends.Backend:

@@ -1,0 +1,1 @@
+"""What can be measured: workloads registered by declaration, and the backends that run them."""

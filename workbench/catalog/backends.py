@@ -1,0 +1,244 @@
+"""Backends: who runs a workload, and whether they can run here.
+
+A backend is declared by name with the module that opens its per-thread
+session (``module:function``, imported only when a sweep uses it).  Whether it
+is usable is probed cheaply first (is the library installed? is there a
+driver and a device, new enough?), and only then, for GPU backends, by a tiny
+real computation in a child process: a library that imports but cannot work
+(numba-cuda 0.30 under NumPy 2.5 says ``is_available()`` and compiles no
+kernel) is caught there, and neither a crash nor cuDF's takeover of the
+allocators can reach the process that asked.
+
+A backend that changes what a library *is* for the whole process (cuDF's pandas
+accelerator replaces ``pandas`` itself, and must be installed before pandas is
+first imported) names an ``engine``: a ``module:function`` run first thing in an
+engine process of its own, which the supervisor starts for that backend's points.
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+import importlib.metadata
+import importlib.util
+import logging
+import subprocess
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from workbench.core import driver
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Backend:
+    name: str
+    title: str
+    device: str            # "cpu" or "gpu"
+    module: str            # the import that must succeed
+    distributions: tuple[str, ...]   # pip names that provide it, for versions and CUDA majors
+    session: str           # "module:function" that opens a session in the calling thread
+    description: str
+    # "module:function" that prepares a dedicated engine process before anything else is imported
+    # there (cudf.pandas.install()); '' runs the backend in the shared engine process.
+    engine: str = ""
+
+
+@dataclass(frozen=True)
+class Availability:
+    usable: bool
+    reason: str = ""       # why not, in words a user can act on
+    version: str = ""
+
+
+BACKENDS: dict[str, Backend] = {b.name: b for b in (
+    Backend("numpy", "NumPy", "cpu", "numpy", ("numpy",), "workbench.measure.cpu:CpuSession",
+            "NumPy on the CPU: vectorised array expressions and the BLAS/FFT libraries it links."),
+    Backend("numba", "Numba (CPU)", "cpu", "numba", ("numba",), "workbench.measure.cpu:CpuSession",
+            "Numba on the CPU: @njit(parallel=True) loops over all cores."),
+    Backend("pandas", "pandas", "cpu", "pandas", ("pandas",), "workbench.measure.cpu:CpuSession",
+            "pandas DataFrames on the CPU."),
+    Backend("scipy", "SciPy", "cpu", "scipy", ("scipy",), "workbench.measure.cpu:CpuSession",
+            "SciPy on the CPU: scipy.sparse's compiled kernels (one thread)."),
+    Backend("cupy", "CuPy", "gpu", "cupy", ("cupy-cuda13x", "cupy-cuda12x", "cupy"),
+            "workbench.measure.gpu.cupy_session:CupySession",
+            "CuPy as people write it first: NumPy-like expressions, one kernel per operation, cuBLAS/cuFFT/CUB."),
+    Backend("cupy-fused", "CuPy fused kernel", "gpu", "cupy", ("cupy-cuda13x", "cupy-cuda12x", "cupy"),
+            "workbench.measure.gpu.cupy_session:CupySession",
+            "CuPy with the expression fused into one ElementwiseKernel: one element per thread, one pass over memory."),
+    Backend("cupy-raw", "CuPy raw kernel", "gpu", "cupy", ("cupy-cuda13x", "cupy-cuda12x", "cupy"),
+            "workbench.measure.gpu.cupy_session:CupySession",
+            "CuPy RawKernel in CUDA C: wide vector loads and several elements per thread, to reach the memory's bandwidth."),
+    Backend("numba-cuda", "Numba CUDA", "gpu", "numba.cuda", ("numba-cuda",),
+            "workbench.measure.gpu.numba_session:NumbaCudaSession",
+            "Hand-written @cuda.jit kernels, one element per thread, as the textbook writes them."),
+    Backend("numba-cuda-x4", "Numba CUDA, 4 per thread", "gpu", "numba.cuda", ("numba-cuda",),
+            "workbench.measure.gpu.numba_session:NumbaCudaSession",
+            "@cuda.jit kernels that give each thread four elements, loaded before use, so more bytes are in flight."),
+    Backend("numba-cuda-warp", "Numba CUDA, a warp per row", "gpu", "numba.cuda", ("numba-cuda",),
+            "workbench.measure.gpu.numba_session:NumbaCudaSession",
+            "@cuda.jit kernels that give each row a whole warp of 32 threads: coalesced reads along the row, "
+            "lane sums combined by warp shuffles."),
+    Backend("cudf", "cuDF", "gpu", "cudf", ("cudf-cu13", "cudf-cu12", "cudf"),
+            "workbench.measure.gpu.cudf_session:CudfSession",
+            "cuDF DataFrames on the GPU (pandas in, cuDF on the device, pandas out)."),
+    Backend("cudf-pandas", "cudf.pandas", "gpu", "cudf.pandas", ("cudf-cu13", "cudf-cu12", "cudf"),
+            "workbench.measure.gpu.cudf_pandas:CudfPandasSession",
+            "The pandas code unchanged, run under cuDF's pandas accelerator (cudf.pandas): each call runs in "
+            "cuDF on the GPU where it can and falls back to pandas on the CPU where it cannot.",
+            engine="workbench.measure.gpu.cudf_pandas:install"),
+    # Whole stacks, for workloads that chain a dataframe, an array and a kernel library (pipeline).
+    # The GPU ones need CuPy and numba-cuda too: both are dependencies of cuDF.
+    Backend("cpu-stack", "pandas + NumPy + Numba", "cpu", "numba", ("pandas", "numba"),
+            "workbench.measure.cpu:CpuSession",
+            "The whole stack on the CPU: pandas for the frames, NumPy for array math, Numba for the kernel."),
+    Backend("gpu-zero-copy", "cuDF + CuPy + Numba CUDA, zero-copy", "gpu", "cudf", ("cudf-cu13", "cudf-cu12", "cudf"),
+            "workbench.measure.gpu.cudf_session:CudfSession",
+            "The whole stack on the GPU, each hand-off (cuDF to CuPy to Numba CUDA to cuDF) a view of the "
+            "same device memory through __cuda_array_interface__: the data never leaves the device."),
+    Backend("gpu-round-trips", "cuDF + CuPy + Numba CUDA, via the host", "gpu", "cudf",
+            ("cudf-cu13", "cudf-cu12", "cudf"), "workbench.measure.gpu.cudf_session:CudfSession",
+            "The same GPU stages with every hand-off through host memory (device to host, host to device): "
+            "the mistake to avoid."),
+)}
+
+
+def get_backend(name: str) -> Backend:
+    try:
+        return BACKENDS[name]
+    except KeyError:
+        raise KeyError(f"unknown backend {name!r}; valid: {', '.join(BACKENDS)}") from None
+
+
+def is_gpu(name: str) -> bool:
+    """Whether backend ``name`` runs on a GPU (and so moves data over PCIe): asked in this one place."""
+    return get_backend(name).device == "gpu"
+
+
+def engine_of(name: str) -> str:
+    """The dedicated engine a backend's points run in ('' for the shared one): asked in this one place."""
+    return get_backend(name).engine
+
+
+def _version(backend: Backend) -> str:
+    for dist in backend.distributions:
+        try:
+            return importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return ""
+
+
+def _installed(module: str) -> bool:
+    # Only the top-level package: find_spec("numba.cuda") would import numba itself (seconds).
+    try:
+        return importlib.util.find_spec(module.split(".")[0]) is not None
+    except (ImportError, ValueError):   # "numba.cuda" when numba itself is missing
+        return False
+
+
+def _cuda_major_needed(backend: Backend) -> int | None:
+    """The CUDA major a wheel was built for, read from its distribution name."""
+    for dist in backend.distributions:
+        try:
+            importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        for major in (13, 12, 11):
+            if f"cuda{major}" in dist or f"cu{major}" in dist:
+                return major
+    return None
+
+
+# A tiny real computation per GPU library, checked against its known answer.
+_PROBES = {
+    "cupy": "import cupy as cp; v = int((cp.arange(8) * 2).sum()); assert v == 56, v",
+    "numba.cuda": (
+        "import numpy as np\nfrom numba import cuda\n"
+        "@cuda.jit\ndef k(a):\n    i = cuda.grid(1)\n    if i < a.size:\n        a[i] = 2 * i\n"
+        "d = cuda.to_device(np.zeros(8, np.int64)); k[1, 8](d); v = int(d.copy_to_host().sum())\n"
+        "assert v == 56, v"),
+    "cudf": "import cudf; v = int(cudf.DataFrame({'a': [1, 1, 2]}).groupby('a').size().sum()); assert v == 3, v",
+    # Installed before pandas is imported, as the dedicated engine does; the frame must be cuDF's proxy.
+    "cudf.pandas": (
+        "import cudf.pandas\ncudf.pandas.install()\nimport pandas as pd\n"
+        "df = pd.DataFrame({'a': [1, 1, 2]})\n"
+        "assert cudf.pandas.is_proxy_object(df), f'pandas is not accelerated: {type(df)}'\n"
+        "v = int(df.groupby('a').size().sum()); assert v == 3, v"),
+}
+
+
+_probe_lock = threading.Lock()
+
+
+def _deep_probe(module: str, timeout: float = 120.0) -> str:
+    """Run the library's tiny computation in a child process; '' if it worked.
+
+    Several backends share one library (cupy, cupy-fused, cupy-raw): the lock and
+    the cache make that one child process, not three.
+    """
+    with _probe_lock:
+        return _deep_probe_once(module, timeout)
+
+
+@functools.cache
+def _deep_probe_once(module: str, timeout: float) -> str:
+    try:
+        proc = subprocess.run([sys.executable, "-c", _PROBES[module]], capture_output=True,
+                              text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return f"installed, but a tiny {module} computation did not finish in {timeout:.0f} s"
+    if proc.returncode == 0:
+        return ""
+    lines = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
+    last = lines[-1] if lines else f"exit status {proc.returncode}"
+    return f"installed but broken: {last}"
+
+
+def probe(name: str, deep: bool = True) -> Availability:
+    """Whether backend ``name`` can run here, and if not, why."""
+    return _probe_cached(name, deep)
+
+
+@functools.cache
+def _probe_cached(name: str, deep: bool) -> Availability:
+    backend = get_backend(name)
+    version = _version(backend)
+    if not _installed(backend.module) or (backend.device == "gpu" and not version):
+        pip = backend.distributions[0]
+        if backend.device == "cpu":
+            return Availability(False, f"{pip} is not installed")
+        info = driver.ask()
+        if info.error:      # no GPU here: an extra would not make it run, so do not send the user to one
+            return Availability(False, f"no NVIDIA GPU ({info.error})")
+        return Availability(False, f"{pip} is not installed (install the cuda12 or cuda13 extra)")
+    if backend.device == "cpu":
+        return Availability(True, "", version)
+    info = driver.ask()
+    if info.error:
+        return Availability(False, info.error, version)
+    need = _cuda_major_needed(backend)
+    if need and info.cuda_version[0] < need:
+        return Availability(False, f"driver too old: it supports CUDA {info.cuda_version[0]}.{info.cuda_version[1]}, "
+                                   f"{backend.distributions[0]} {version} needs CUDA {need}", version)
+    if deep:
+        problem = _deep_probe(backend.module)
+        if problem:
+            return Availability(False, problem, version)
+    return Availability(True, "", version)
+
+
+def probe_all(names: list[str] | None = None, deep: bool = True) -> dict[str, Availability]:
+    """Probe several backends at once; the child processes run side by side."""
+    names = list(names or BACKENDS)
+    with ThreadPoolExecutor(max_workers=len(names) or 1) as pool:
+        return dict(zip(names, pool.map(lambda n: probe(n, deep), names)))
+
+
+def open_session(name: str):
+    """Open a backend's session in the calling thread (GPU objects are per thread)."""
+    backend = get_backend(name)
+    module, func = backend.session.split(":")
+    return getattr(importlib.import_module(module), func)(backend)

@@ -1,0 +1,760 @@
+"""The command line: ``gpu-workbench [list | info | run | plot | report ...]``; no arguments opens the window.
+
+Exit status: 0 when every point is ok, 1 when some point failed or a file could not be written
+(what was measured is still printed), 2 for bad usage (an ``--out`` that exists, or that another
+sweep is writing, included), 128 + the signal's number when a signal stopped it (130 for Ctrl-C,
+143 for SIGTERM), 141 when the reader of its output went away (a closed pipe), 1 when its output
+could not be written (a full device).
+"""
+from __future__ import annotations
+
+import argparse
+import errno
+import math
+import dataclasses
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Sequence
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_INTERRUPTED = 130          # stopped by Ctrl-C, SIGTERM or SIGHUP: what was measured is written
+EXIT_BROKEN_PIPE = 141          # 128 + SIGPIPE: what a shell expects of a writer whose reader went away
+
+
+class UsageError(Exception):
+    """Bad input: reported as one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:   # one clear line, not a usage dump
+        raise UsageError(message)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="gpu-workbench", description="See what a GPU does for your Python code.")
+    p.add_argument("-v", "--verbose", action="store_true", help="log what the engine does")
+    p.add_argument("--plugin", action="append", default=[], metavar="FILE.py",
+                   help="load extra workloads from a Python file (repeatable)")
+    sub = p.add_subparsers(dest="command")
+    sub.add_parser("list", help="workloads and backends, and whether each backend is usable here")
+    sub.add_parser("info", help="the environment record: CPU, memory, OS, libraries, BLAS, GPUs")
+    run = sub.add_parser("run", help="run a sweep and print its table")
+    run.add_argument("--workload", "-w", required=True)
+    run.add_argument("--backends", "-b", help="comma list (default: every usable backend of the workload)")
+    run.add_argument("--sizes", "-s", help="e.g. 1024,2^20 or 2^10:2^20 or 2^10:2^20:x4 (default: the workload's)")
+    run.add_argument("--dtype", "-d", default="float32")
+    run.add_argument("--variants", help="comma list of the workload's variants (default: all)")
+    run.add_argument("--pinned", action="store_true", help="GPU transfers from page-locked host memory")
+    run.add_argument("--device-memory-limit", metavar="SIZE",
+                     help="cap the device memory GPU backends may use, e.g. 8GiB or 512MiB: reach the memory "
+                          "wall on a large GPU (a point past it is an error row; the sweep goes on)")
+    _sweep_options(run, out_help="write the results to FILE.csv (and FILE.meta.json) or FILE.json; an existing "
+                                 "file is refused without --force or --resume")
+    run.add_argument("--resume", action="store_true",
+                     help="add to the --out file: its points measured ok are kept and not run again")
+    run.add_argument("--in-process", action="store_true",
+                     help="run the engine in this process, unsupervised (for debugging)")
+    _chart_options(run, required=False)
+    plot = sub.add_parser("plot", help="charts of result files (several: overlaid, to compare)")
+    plot.add_argument("results", nargs="+", metavar="RESULTS", help="result files: .csv, .json or .meta.json")
+    _chart_options(plot, required=True)
+    report = sub.add_parser("report", help="a one-file report of result files: self-contained HTML, or PDF")
+    report.add_argument("results", nargs="+", metavar="RESULTS", help="result files: .csv, .json or .meta.json")
+    report.add_argument("--out", "-o", required=True, help="FILE.html or FILE.pdf")
+    report.add_argument("--no-stamp", action="store_true", help="charts without where and when they were measured")
+    report.add_argument("--baseline", help="speedup baseline: BACKEND, or BACKEND@N for the N-th result set")
+    lesson = sub.add_parser("lesson", help="without a name: the lessons; with one: run it and say what it shows")
+    lesson.add_argument("name", nargs="?", help="the lesson to run (see `gpu-workbench lesson`)")
+    lesson.add_argument("--sizes", "-s", help="instead of the lesson's sizes (as for run): a quick try")
+    _sweep_options(lesson, out_help="write the results and the lesson's statement to FILE.csv or FILE.json")
+    _chart_options(lesson, required=False)
+    compare = sub.add_parser("compare", help="per-point verdicts of NEW against BASE: faster, slower, same or "
+                                             "undecided, decided with each point's noise")
+    compare.add_argument("base", metavar="BASE", help="result file measured first (.csv, .json or .meta.json)")
+    compare.add_argument("new", metavar="NEW", help="result file to compare with it")
+    compare.add_argument("--json", action="store_true", help="a JSON list of objects, one per matched point")
+    compare.add_argument("--figure", choices=("end-to-end", "compute"), default="end-to-end",
+                         help="which time to compare (default: end-to-end)")
+    compare.add_argument("--min-effect", type=_percent, default=None, metavar="PERCENT",
+                         help="a difference smaller than this is 'same' (default 5 %%), as asv's --factor")
+    sub.add_parser("gui", help="open the workbench window (the default)")
+    return p
+
+
+def _percent(text: str) -> float:
+    """'1', '1%' or '0.5 %' as a fraction (0.01, 0.005); refused outside 0-100 %."""
+    try:
+        value = float(str(text).strip().rstrip("%").strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a percentage (e.g. 1 or 0.5%)") from None
+    if not 0 <= value < 100:
+        raise argparse.ArgumentTypeError(f"{text!r} must be between 0 and 100 %")
+    return value / 100
+
+
+def _sweep_options(p: argparse.ArgumentParser, out_help: str) -> None:
+    """What ``run`` and ``lesson`` both take: repeats, budget, the output file, quiet, the point limit."""
+    p.add_argument("--repeats", "-r", type=int, default=None, help="the fewest samples per point (default 7)")
+    p.add_argument("--noise", type=_percent, default=None, metavar="PERCENT",
+                   help="sample each point until the 95 %% interval of its median is within this of it "
+                        "(default 1 %%; 0: always to the budget)")
+    p.add_argument("--min-time", type=float, default=None, metavar="SECONDS",
+                   help="the fewest seconds of samples per point (default 0.02)")
+    p.add_argument("--budget", type=float, default=None, metavar="SECONDS",
+                   help="the most seconds of samples per point (default 1); a point that reaches it before "
+                        "its noise target says so")
+    p.add_argument("--out", "-o", help=out_help)
+    p.add_argument("--force", action="store_true", help="replace the --out file if it exists")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    p.add_argument("--point-timeout", type=float, default=None, metavar="SECONDS",
+                   help="end a point that runs longer than this (default 300); it becomes an error row")
+
+
+def _chart_options(p: argparse.ArgumentParser, required: bool) -> None:
+    from workbench.views.presets import KINDS, PRESETS   # no matplotlib until a chart is drawn
+    p.add_argument("--chart", required=required, metavar="FILE",
+                   help="write charts to FILE.png, .svg or .pdf (every chart: one file each, or one PDF page each)")
+    p.add_argument("--kind", choices=(*KINDS, "all"), default="all", help="which chart (default: all)")
+    p.add_argument("--preset", choices=PRESETS, default="slide",
+                   help="slide 1920x1080, 4k 3840x2160, or paper (3.5 in column, vector)")
+    p.add_argument("--size", metavar="WxH", help="a slide of this many pixels, e.g. 1280x720")
+    p.add_argument("--no-stamp", action="store_true", help="no line saying where and when it was measured")
+    p.add_argument("--baseline", help="speedup baseline: BACKEND, or BACKEND@N for the N-th result set")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The command; its exit status. Output is written to stdout through :class:`_Output`: a reader
+    that went away (``| head -1``) or a full device ends the command quietly, once every file it was
+    asked to write is written, with the status a shell expects (one line on stderr for a full device)."""
+    out = sys.stdout = _Output(sys.stdout)
+    try:
+        code = _command(argv)
+    except SystemExit as exc:           # argparse's --help
+        if exc.code is not None and not isinstance(exc.code, int):
+            raise
+        code = exc.code or EXIT_OK
+    finally:
+        # Called from Python (a test): its handlers back. As the program, once a sweep ran: a signal
+        # while it exits must not end it another way than the first signal said (the interpreter
+        # puts the default handlers back while it shuts down).
+        _StopOnSignals.restore(ignore=argv is None)
+        out.flush()
+        sys.stdout = out.stream
+    return out.status(code)
+
+
+class _Output:
+    """stdout for the length of a command: a write that fails (EPIPE: the reader went away; ENOSPC:
+    a full device) is remembered and what follows is dropped, so the command goes on to write its
+    files. Python's recommended pattern: stdout is then pointed at /dev/null, so that the
+    interpreter's last flush of what is left in its buffer cannot fail again at exit."""
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+        self.error: OSError | None = None
+
+    def write(self, text: str) -> int:
+        if self.error is None:
+            try:
+                return self.stream.write(text)
+            except OSError as exc:
+                self._failed(exc)
+        return len(text)
+
+    def flush(self) -> None:
+        if self.error is None:
+            try:
+                self.stream.flush()
+            except OSError as exc:
+                self._failed(exc)
+
+    def _failed(self, exc: OSError) -> None:
+        self.error = exc
+        try:
+            fd = self.stream.fileno()
+        except (OSError, ValueError):        # not a file (a test's capture): nothing left to flush there
+            return
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, fd)
+        os.close(devnull)
+
+    def status(self, code: int) -> int:
+        """The exit status: the command's own, unless its output could not be written."""
+        if self.error is None or code not in (EXIT_OK, EXIT_FAILED):
+            return code
+        if self.error.errno == errno.EPIPE:
+            return EXIT_BROKEN_PIPE              # quietly: the reader had what it wanted
+        try:
+            print(f"gpu-workbench: error: could not write the output: {self.error.strerror or self.error}",
+                  file=sys.stderr)
+        except OSError:
+            pass
+        return EXIT_FAILED
+
+    def __getattr__(self, name: str):
+        return getattr(self.stream, name)
+
+
+def _command(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = _parser().parse_args(argv)
+        logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                            format="%(levelname)s %(name)s: %(message)s")
+        from workbench.measure import plugins
+        from workbench.catalog.registry import PluginError
+        # Resolved here: the plug-in is vetted and run in processes whose working folder is not ours.
+        args.plugin = [str(Path(plugin).expanduser().resolve()) for plugin in args.plugin]
+        for plugin in args.plugin:
+            try:
+                plugins.load(plugin)
+            except PluginError as exc:
+                raise UsageError(f"--plugin: {exc}") from None
+        if args.command == "list":
+            return cmd_list()
+        if args.command == "info":
+            return cmd_info()
+        if args.command == "run":
+            return cmd_run(args)
+        if args.command == "lesson":
+            return cmd_lesson(args)
+        if args.command == "plot":
+            return cmd_plot(args)
+        if args.command == "report":
+            return cmd_report(args)
+        if args.command == "compare":
+            return cmd_compare(args)
+        return open_window(plugins=tuple(args.plugin))
+    except UsageError as exc:
+        print(f"gpu-workbench: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:      # before a sweep began: nothing measured, nothing to write
+        print("gpu-workbench: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+#: The window sits above the command line, so the command line finds it by declaration (the
+#: entry point pyproject.toml names) rather than importing a layer above its own.
+WINDOW_ENTRY_POINTS = "gpu_workbench.window"
+
+
+def open_window(plugins: tuple[str, ...] = ()) -> int:
+    """``gpu-workbench`` with no command: the window, through its declared launcher."""
+    import importlib.metadata
+    found = list(importlib.metadata.entry_points(group=WINDOW_ENTRY_POINTS, name="window"))
+    if not found:
+        print("gpu-workbench: the window is not installed here (no 'window' entry point in "
+              f"{WINDOW_ENTRY_POINTS}); reinstall with `pip install -e .`", file=sys.stderr)
+        return EXIT_USAGE
+    return found[0].load()([], plugins=plugins)
+
+
+def cmd_list() -> int:
+    from workbench.catalog.backends import BACKENDS, probe_all
+    from workbench.catalog.registry import REGISTRY
+    avail = probe_all()
+    print("Backends:")
+    for name, b in BACKENDS.items():
+        a = avail[name]
+        state = f"usable ({a.version})" if a.usable else f"not usable: {a.reason}"
+        print(f"  {name:<16} {b.device:<4} {state}")
+    if not any(a.usable for n, a in avail.items() if BACKENDS[n].device == "gpu"):
+        cpu = [n for n, a in avail.items() if a.usable and BACKENDS[n].device == "cpu"]
+        print(f"\nThis machine runs the CPU backends ({', '.join(cpu)}). The GPU backends need an NVIDIA GPU;"
+              "\non a machine with one, the cuda12 or cuda13 extra adds them (README: Installing for a GPU "
+              "workstation).")
+    print("\nWorkloads:")
+    for w in REGISTRY.all():
+        print(f"  {w.name:<13} {w.title} [{w.kind}; size = {w.size_unit}]")
+        print(f"  {'':<13} backends: {', '.join(w.backends)}"
+              + (f"; variants: {', '.join(w.variants)}" if w.variants != ("",) else ""))
+    if REGISTRY.load_errors:
+        print("\nPlug-ins that failed to load:\n  " + "\n  ".join(REGISTRY.load_errors))
+    return EXIT_OK
+
+
+def cmd_info() -> int:
+    from workbench.measure.environment import format_record, record
+    print(format_record(record()))
+    return EXIT_OK
+
+
+def _plan(args: argparse.Namespace):
+    """Turn the arguments into a validated SweepSpec, or raise UsageError."""
+    from workbench.measure import engine
+    from workbench.catalog.backends import probe
+    from workbench.catalog.registry import REGISTRY
+    from workbench.core.sizes import parse_bytes, parse_sizes
+    try:
+        workload = REGISTRY.get(args.workload)
+    except KeyError as exc:
+        raise UsageError(exc.args[0]) from None
+    try:
+        sizes = tuple(parse_sizes(args.sizes)) if args.sizes is not None else workload.default_sizes
+    except ValueError as exc:
+        raise UsageError(f"--sizes: {exc}") from None
+    if args.backends is not None:     # given but empty ("-b ''") is refused below, not taken as "all"
+        names = tuple(b.strip() for b in args.backends.split(",") if b.strip())
+    else:
+        names = tuple(b for b in workload.backends if probe(b).usable)
+    variants = tuple(v.strip() for v in args.variants.split(",")) if args.variants is not None else ()
+    try:
+        limit = parse_bytes(args.device_memory_limit) if args.device_memory_limit is not None else 0
+    except ValueError as exc:
+        raise UsageError(f"--device-memory-limit: {exc}") from None     # exc names the text, shortened
+    spec = engine.SweepSpec(
+        workload=workload.name, backends=names, sizes=sizes, dtype=args.dtype, variants=variants,
+        host_memory="pinned" if args.pinned else "pageable",
+        min_repeats=args.repeats if args.repeats is not None else engine.DEFAULT_MIN_REPEATS,
+        budget_s=args.budget if args.budget is not None else engine.DEFAULT_BUDGET_S,
+        noise=args.noise if args.noise is not None else engine.DEFAULT_NOISE,
+        min_time_s=args.min_time if args.min_time is not None else engine.DEFAULT_MIN_TIME_S,
+        device_memory_limit=limit)
+    spec = dataclasses.replace(spec, max_repeats=max(spec.max_repeats, spec.min_repeats))
+    try:
+        engine.validate(spec)
+    except engine.PlanError as exc:
+        raise UsageError(str(exc)) from None
+    _check_out(args)
+    if args.baseline and args.baseline.partition("@")[0] not in names:
+        raise UsageError(f"--baseline {args.baseline}: not among the backends of this sweep ({', '.join(names)})")
+    for name in names:
+        a = probe(name)
+        if not a.usable:
+            raise UsageError(f"backend {name} is not usable here: {a.reason}")
+    return spec
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    spec = _plan(args)
+    chart = _chart_plan(args) if args.chart else None
+    for note in _memory_notes(spec):       # announced, never refused: the wall may be the point
+        print(f"gpu-workbench: note: {note}", file=sys.stderr)
+    out = _results_out(args)
+    try:
+        return _run(args, spec, chart, out)
+    finally:
+        if out is not None:
+            out.unlock()
+
+
+def _run(args: argparse.Namespace, spec, chart, out) -> int:
+    """``run``'s sweep, with ``--out`` checked and locked (``out``, a ResultsOut, or None); a file
+    that could not be written makes the exit status 1, as a failed point does."""
+    from workbench.measure import engine
+    from workbench.results import rows as results
+    from workbench.measure.environment import record
+    settings = engine.settings_of(spec)
+    env = record() if args.out or chart else {}
+    runner = _runner(args)
+    rows: list[dict] = []
+    points = [(spec.workload, b, n, spec.dtype, v) for n, v, b in engine.plan(spec, engine.validate(spec))]
+    done = out.done() if out is not None else set()
+    skip = [i for i, point in enumerate(points) if point in done]
+
+    def keep(row: dict) -> None:
+        rows.append(row)
+        if out is not None:      # a valid file after every point: an interrupted sweep loses nothing measured
+            _save(out, results.to_frame(out.rows(rows, set(points))), env, settings)
+
+    with _StopOnSignals(runner) as signals:
+        try:
+            cancelled = _sweep(runner, spec, keep, args.quiet, env, skip)
+        finally:
+            runner.close()
+    frame = results.to_frame(rows)
+    if out is not None and out.previous:
+        print(f"resumed {args.out}: {len(skip)} point(s) kept from it, {len(rows)} measured now")
+    capped = f", device memory capped at {results.human_bytes(spec.device_memory_limit)}"
+    print(f"{spec.workload}, {spec.dtype}" + (", pinned host memory" if spec.host_memory == "pinned" else "")
+          + (capped if spec.device_memory_limit else ""))
+    print(results.summary_table(frame))
+    full = results.to_frame(out.rows(rows, set(points))) if out is not None else frame   # with a resumed file's
+    if out is not None and not _save(out, full, env, settings, final=True):
+        print(f"\nwrote {args.out}")
+    unsaved = out is not None and bool(out.failed)
+    if chart and rows:
+        from workbench.results.files import live
+        unsaved = not _write_charts(args, chart, [live(full, env, settings)]) or unsaved
+    if signals.received:
+        print(f"gpu-workbench: interrupted by {signals.received}: {len(rows)} point(s) measured"
+              + (f", written to {args.out}" if out is not None and not out.failed else ""), file=sys.stderr)
+        return signals.status
+    failed = cancelled or bool((frame["status"] != "ok").any()) or unsaved
+    return EXIT_FAILED if failed else EXIT_OK
+
+
+def _runner(args: argparse.Namespace):
+    """The supervised engine (or, with --in-process, the engine in this process)."""
+    from workbench.measure.supervisor import DEFAULT_POINT_TIMEOUT_S, InProcess, Supervisor
+    timeout = args.point_timeout if args.point_timeout is not None else DEFAULT_POINT_TIMEOUT_S
+    if not 0 < timeout < float("inf"):     # an endless limit would let a hung kernel hang the sweep
+        raise UsageError(f"--point-timeout {args.point_timeout}: must be a positive, finite number of seconds")
+    if getattr(args, "in_process", False):
+        return InProcess()
+    return Supervisor(plugins=tuple(args.plugin), point_timeout_s=timeout)
+
+
+def _sweep(runner, spec, keep, quiet: bool, env: dict | None = None, skip: Sequence[int] = ()) -> bool:
+    """Run one sweep through ``runner``, a progress bar on stderr, each finished row handed to ``keep``;
+    True when it was cancelled. A plan the engine refuses is a UsageError. ``env``, the environment
+    record the results are saved with, takes the engine's record when it comes: the hardware limits
+    the points were checked against were measured there, in another process than this one."""
+    from tqdm import tqdm
+
+    from workbench.measure import protocol
+
+    state = {"bar": None, "cancelled": False}
+
+    def started(m: protocol.SweepStarted) -> None:
+        state["bar"] = tqdm(total=m.total, initial=len(skip), unit="pt", disable=quiet, file=sys.stderr,
+                            leave=False)
+
+    def point_started(m: protocol.PointStarted) -> None:
+        if state["bar"] is not None:
+            state["bar"].set_description(f"{m.backend} {m.size}" + (f" {m.variant}" if m.variant else ""))
+
+    def point_finished(m: protocol.PointFinished) -> None:
+        keep(m.row)
+        if state["bar"] is not None:
+            state["bar"].update(1)
+
+    def finished(m: protocol.SweepFinished) -> None:
+        state["cancelled"] = m.cancelled
+
+    def error(m: protocol.SweepError) -> None:
+        raise UsageError(m.message)
+
+    def say(m) -> None:
+        text = m.message if hasattr(m, "message") else m.text
+        if isinstance(m, protocol.EngineDied) or getattr(m, "level", "") in ("WARNING", "ERROR", "CRITICAL"):
+            tqdm.write(f"gpu-workbench: {text}", file=sys.stderr)
+
+    def environment(m: protocol.Environment) -> None:
+        if env:            # only where a record is kept (an output file, a chart)
+            from workbench.measure.environment import merged
+            env.update(merged(env, m.record))
+
+    handlers = {protocol.SweepStarted: started, protocol.PointStarted: point_started,
+                protocol.PointFinished: point_finished, protocol.SweepFinished: finished,
+                protocol.SweepError: error, protocol.EngineDied: say, protocol.EngineFailed: say,
+                protocol.LogLine: say, protocol.Environment: environment}
+    try:
+        for message in (runner.run(spec, skip) if skip else runner.run(spec)):
+            protocol.dispatch(handlers, message)
+    finally:
+        if state["bar"] is not None:
+            state["bar"].close()
+    return state["cancelled"]
+
+
+def cmd_lesson(args: argparse.Namespace) -> int:
+    """``lesson``: the lessons; ``lesson NAME``: its sweeps through the supervised engine, then its statement."""
+    import textwrap
+
+    from workbench import lessons
+    from workbench.catalog.backends import BACKENDS, probe_all
+    from workbench.core.sizes import parse_sizes
+
+    if not args.name:
+        print("Lessons (gpu-workbench lesson NAME runs one):")
+        for ls in lessons.LESSONS.values():
+            print(f"  {ls.name:<16} {ls.title}")
+            print(textwrap.fill(ls.claim, 100, initial_indent=" " * 19, subsequent_indent=" " * 19))
+        return EXIT_OK
+    try:
+        ls = lessons.get(args.name)
+    except KeyError as exc:
+        raise UsageError(exc.args[0]) from None
+    try:
+        sizes = tuple(parse_sizes(args.sizes)) if args.sizes is not None else None
+    except ValueError as exc:
+        raise UsageError(f"--sizes: {exc}") from None
+    if args.repeats is not None and args.repeats < 1:
+        raise UsageError(f"--repeats {args.repeats}: must be at least 1")
+    _check_out(args)
+    chart = _chart_plan(args) if args.chart else None
+    p = lessons.plan(ls, probe_all([b for b in ls.backends if b in BACKENDS]), sizes=sizes,
+                     min_repeats=args.repeats, budget_s=args.budget, noise=args.noise, min_time_s=args.min_time)
+    out = _results_out(args)
+    try:
+        return _lesson(args, ls, p, chart, out)
+    finally:
+        if out is not None:
+            out.unlock()
+
+
+def _lesson(args: argparse.Namespace, ls, p, chart, out) -> int:
+    """A lesson's sweeps and statement, with ``--out`` checked and locked (``out``, or None)."""
+    import textwrap
+
+    from workbench.measure import engine
+    from workbench import lessons
+    from workbench.results import rows as results
+    print(f"Lesson: {ls.title}\n" + textwrap.fill(ls.claim, 100, initial_indent="  ", subsequent_indent="  "))
+    rows: list[dict] = []
+    env: dict = {}
+    signals = None
+    if p.specs:
+        from workbench.measure.environment import record
+        env = record() if args.out or chart else {}
+        runner = _runner(args)
+        if ls.fresh_engine:
+            runner.renew()          # nothing compiled yet: the first call pays for it
+        with _StopOnSignals(runner) as signals:
+            try:
+                for index, spec in enumerate(p.specs):
+                    label = p.run_label(index)
+                    print(("\n" + (f"Run {index + 1} of {len(p.specs)} ({label}): " if label else "")
+                           + f"{spec.workload}, {spec.dtype}"
+                           + (", pinned host memory" if spec.host_memory == "pinned" else "")), flush=True)
+                    before = len(rows)
+                    cancelled = _sweep(runner, spec, lambda row, i=index: rows.append(lessons.tag(row, p, i)),
+                                       args.quiet, env)
+                    print(results.summary_table(results.to_frame(rows[before:])))
+                    if cancelled or signals.received:
+                        break
+            finally:
+                runner.close()
+    frame = results.to_frame(rows)
+    stopped = bool(signals and signals.received) or len(rows) < sum(_points(spec) for spec in p.specs)
+    statement = lessons.explain(p, frame, stopped=stopped)
+    print(f"\n{statement.verdict}")
+    for sentence in statement.sentences:
+        print(textwrap.fill(sentence, 100, initial_indent="- ", subsequent_indent="  "))
+    settings = {**(engine.settings_of(p.specs[0]) if p.specs else {}), "lesson": statement.as_settings()}
+    if out is not None and rows and not _save(out, frame, env, settings, final=True):
+        print(f"\nwrote {args.out}")
+    unsaved = out is not None and bool(out.failed)
+    if chart and rows:
+        from workbench.results.files import live
+        measured = set(frame.loc[frame["status"] == "ok", "backend"])
+        if not args.baseline and ls.baseline in measured:
+            args.baseline = ls.baseline
+        unsaved = not _write_charts(args, chart, [live(frame, env, settings)]) or unsaved
+    if signals is not None and signals.received:
+        print(f"gpu-workbench: interrupted by {signals.received}: {len(rows)} point(s) measured", file=sys.stderr)
+        return signals.status
+    return EXIT_FAILED if stopped or unsaved or len(lessons.unexpected_failures(p, frame)) else EXIT_OK
+
+
+def _points(spec) -> int:
+    """How many points a sweep has (its sizes, variants and backends)."""
+    from workbench.measure import engine
+    return len(engine.plan(spec, engine.validate(spec)))
+
+
+def _memory_notes(spec) -> list[str]:
+    """What the sweep will meet on the device (sizes past the cap or the free memory), before it starts."""
+    from workbench.measure import engine
+    from workbench.catalog.backends import is_gpu
+    if spec.device_memory_limit and not any(is_gpu(b) for b in spec.backends):
+        return ["--device-memory-limit caps GPU backends only, and this sweep runs none"]
+    return engine.device_memory_notes(spec)
+
+
+class _StopOnSignals:
+    """Ctrl-C, SIGTERM and SIGHUP ask the sweep to stop (what was measured is kept and written);
+    a second one ends the engine at once. The handler only sets flags (``Supervisor.stop`` and
+    ``abort`` take no lock): it runs on the main thread, between any two of its bytecodes, perhaps
+    while that thread holds the lock it would wait for. Once the sweep is over the handlers stay
+    until :func:`main` returns, noting a signal without raising: what is left is writing the
+    results, which no KeyboardInterrupt may cut in half."""
+
+    SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
+    _before: dict = {}          # the handlers in place before the first sweep, restored by main
+
+    def __init__(self, runner) -> None:
+        self.runner = runner
+        self.received = ""
+        self.status = EXIT_INTERRUPTED    # 128 + the first signal's number, as shells report it
+
+    def _handle(self, signum, frame) -> None:
+        import signal
+        first = not self.received
+        if first:
+            self.received, self.status = signal.Signals(signum).name, 128 + signum
+        runner = self.runner
+        if runner is None:       # the sweep is over: the command is writing what it measured
+            return
+        if first:
+            runner.stop()
+        else:
+            runner.abort()
+
+    def __enter__(self) -> "_StopOnSignals":
+        import signal
+        self.runner.arm()        # a signal from now on stops the sweep about to start, not only one running
+        for name in self.SIGNALS:
+            sig = getattr(signal, name, None)
+            if sig is not None:
+                before = signal.signal(sig, self._handle)
+                _StopOnSignals._before.setdefault(sig, before)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.runner = None
+
+    @classmethod
+    def restore(cls, ignore: bool = False) -> None:
+        """Put back the handlers that were in place before the first sweep (when the command ends),
+        or ignore those signals from now on (``ignore``: the program is about to exit)."""
+        import signal
+        for sig, handler in cls._before.items():
+            signal.signal(sig, signal.SIG_IGN if ignore else handler)
+        cls._before = {}
+
+
+def _check_out(args: argparse.Namespace) -> None:
+    """``--out`` is refused before any point runs: a name results.save would not take, a bad place."""
+    if args.out is None:
+        return
+    if Path(args.out).suffix.lower() not in (".csv", ".json"):
+        raise UsageError(f"--out {args.out!r}: the file name must end in .csv or .json")
+    check_writable(Path(args.out), "--out")
+
+
+def _results_out(args: argparse.Namespace):
+    """``--out`` as a locked ResultsOut (None without one): an existing file is refused unless
+    ``--force`` or ``--resume``, and so is a file another sweep is writing."""
+    if args.out is None:
+        return None
+    from workbench.results.out import Refused, ResultsOut
+    try:
+        out = ResultsOut(args.out, force=args.force, resume=getattr(args, "resume", False))
+        out.lock()
+    except Refused as exc:
+        raise UsageError(str(exc)) from None
+    return out
+
+
+def _save(out, frame, env: dict, settings: dict, final: bool = False) -> str:
+    """Write the results; a failure is one line on stderr and the sweep goes on (the next save
+    tries again). The failure, or ""."""
+    problem = out.save(frame, env, settings)
+    if problem:
+        from tqdm import tqdm
+        tqdm.write(f"gpu-workbench: {'error: ' if final else ''}{problem}"
+                   + (f" ({len(frame)} point(s) measured are not saved)" if final
+                      else " (the points are kept; the next point's save tries again)"), file=sys.stderr)
+    return problem
+
+
+def check_writable(path: Path, what: str) -> None:
+    """Refuse an output path before any work is done (``workbench.core.writable`` says why)."""
+    from workbench.core.writable import problem
+    why = problem(path)
+    if why:      # the path cut short: an over-long name is not echoed whole
+        raise UsageError(f"{what} {str(path)[:80]}: {why}")
+
+
+def _chart_plan(args: argparse.Namespace):
+    """The preset and the files ``--chart`` will write, each checked; UsageError otherwise."""
+    from workbench.views import presets
+    try:
+        preset = presets.preset(args.preset, presets.parse_size(args.size) if args.size else None)
+        paths = presets.output_paths(args.chart, args.kind)
+    except ValueError as exc:
+        raise UsageError(f"--chart: {exc}") from None
+    for path in paths:
+        check_writable(path, "--chart")
+    return preset
+
+
+def _open_sets(paths: Sequence[str]):
+    from workbench.results.files import ResultsFileError, open_results
+    try:
+        return [open_results(p) for p in paths]
+    except ResultsFileError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _check_baseline(sets, name: str | None) -> None:
+    """A baseline that is not in the results is refused before anything is drawn."""
+    from workbench.views import matplotlib_charts as charts
+    try:
+        charts.baseline(sets, name)
+    except ValueError as exc:
+        raise UsageError(f"--baseline: {exc}") from None
+
+
+def _write_charts(args: argparse.Namespace, preset, sets) -> bool:
+    """The charts of ``--chart``; False, and one line on stderr, where one could not be written."""
+    from workbench.core import atomic
+    from workbench.views import matplotlib_charts as charts
+    _check_baseline(sets, args.baseline)
+    try:
+        paths = charts.export(sets, args.chart, args.kind, preset, stamp=not args.no_stamp,
+                              baseline_name=args.baseline)
+    except OSError as exc:       # a full disk, a file-size limit: the old chart is left as it was
+        print(f"gpu-workbench: error: {atomic.why(exc)}", file=sys.stderr)
+        return False
+    for path in paths:
+        print(f"wrote {path}")
+    return True
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    preset = _chart_plan(args)
+    return EXIT_OK if _write_charts(args, preset, _open_sets(args.results)) else EXIT_FAILED
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from workbench.views import report
+    out = Path(args.out)
+    if out.suffix.lower() not in report.REPORT_FORMATS:
+        raise UsageError(f"--out {out}: the report must end in .html or .pdf")
+    check_writable(out, "--out")
+    sets = _open_sets(args.results)
+    _check_baseline(sets, args.baseline)
+    try:
+        print(f"wrote {report.write(sets, out, stamp=not args.no_stamp, baseline_name=args.baseline)}")
+    except OSError as exc:       # a full disk, a file-size limit: the old report is left as it was
+        from workbench.core.atomic import why
+        print(f"gpu-workbench: error: {why(exc)}", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    """``compare BASE NEW``: each point both files measured ok, decided with its noise."""
+    import json
+
+    import pandas as pd
+
+    from workbench.core import stats
+    from workbench.core import verdicts
+    base, new = _open_sets([args.base, args.new])
+    column = "total_median_s" if args.figure == "end-to-end" else "compute_median_s"
+    effect = args.min_effect if args.min_effect is not None else stats.DEFAULT_MIN_EFFECT
+    found = verdicts.compare_sets(base.frame, new.frame, column, effect)
+    if args.json:
+        from workbench.results.files import strict_json
+        print(json.dumps([strict_json({k: v for k, v in r.items() if k != "described"}) for r in found], indent=1))
+        return EXIT_OK
+    if not found:
+        print("no point was measured ok in both files (matched on workload, backend, size, dtype, variant)")
+        return EXIT_OK
+    from workbench.results.rows import human_seconds
+    table = pd.DataFrame({
+        "workload": [r["workload"] for r in found], "backend": [r["backend"] for r in found],
+        "size": [r["size"] for r in found], "dtype": [r["dtype"] for r in found],
+        "variant": [r["variant"] for r in found],
+        "base": [human_seconds(r["base_s"]) for r in found], "new": [human_seconds(r["new_s"]) for r in found],
+        "new/base": [f"{r['ratio']:.3g}" for r in found],
+        "95 % interval": [f"{r['ratio_lo']:.3g}-{r['ratio_hi']:.3g}" if math.isfinite(r["ratio_lo"]) else "-"
+                          for r in found],
+        "verdict": [r["verdict"] + (f" ({r['why']})" if r["why"] else "") for r in found]})
+    if not table["variant"].astype(bool).any():
+        table = table.drop(columns="variant")
+    print(f"{args.figure} time of NEW against BASE; 'same' within {effect * 100:g} %:")
+    print(table.to_string(index=False))
+    counts = pd.Series([r["verdict"] for r in found]).value_counts()
+    print(", ".join(f"{counts.get(v, 0)} {v}" for v in stats.VERDICTS))
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

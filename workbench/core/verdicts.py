@@ -1,0 +1,111 @@
+"""Verdicts between result rows: two points' medians compared with their intervals.
+
+``workbench.core.stats`` decides between two estimates; this module reads them out of result rows (a
+figure's median and interval columns, and the ``noisy`` flag), and matches the points of two
+result sets for ``gpu-workbench compare`` and the window's overlays, as nvbench's compare script
+and asv's ``compare`` match benchmarks by name and parameters.
+"""
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Mapping
+
+import pandas as pd
+
+from workbench.core import stats
+
+#: Two points whose canaries differ by more than this were measured on a machine running at
+#: different speeds: no unpaired verdict is drawn between them.
+CANARY_SPREAD = 1.05
+
+#: A figure's median column and its interval's columns.
+FIGURES = {
+    "total_median_s": ("total_ci_lo_s", "total_ci_hi_s"),
+    "compute_median_s": ("compute_ci_lo_s", "compute_ci_hi_s"),
+}
+#: What identifies a point across result sets.
+KEYS = ("workload", "backend", "size", "dtype", "variant")
+
+
+def estimate_of(row: Mapping[str, Any], column: str = "total_median_s") -> stats.Estimate:
+    """The estimate of ``column`` in a result row: its median, interval and the machine's flag."""
+    lo_col, hi_col = FIGURES[column]
+
+    def num(key: str) -> float:
+        try:
+            v = float(row.get(key, math.nan))
+        except (TypeError, ValueError):
+            return math.nan
+        return v
+    noisy = row.get("noisy", "")
+    return stats.Estimate(num(column), num(lo_col), num(hi_col), int(num("repeats")) if num("repeats") >= 0 else 0,
+                          noisy if isinstance(noisy, str) else "")
+
+
+def compare_rows(new: Mapping[str, Any], base: Mapping[str, Any], column: str = "total_median_s",
+                 min_effect: float = stats.DEFAULT_MIN_EFFECT) -> stats.Verdict:
+    """``new`` against ``base``; undecided where the same machine ran at another speed for each
+    (their canaries disagree: ``workbench.measure.load.Canary``), for then the machine, not the code,
+    may be what differs."""
+    pairs = _pairs(new, base, column)
+    if pairs is not None:
+        noisy = "; ".join(n for n in (new.get("noisy"), base.get("noisy")) if isinstance(n, str) and n)
+        v = stats.paired(pairs, min_effect, noisy)
+        if v is not None:
+            return v
+    v = stats.compare(estimate_of(new, column), estimate_of(base, column), min_effect)
+    if v.decided and new.get("device") == base.get("device"):
+        ca, cb = (_number(r.get("canary_s")) for r in (new, base))
+        if ca > 0 and cb > 0 and max(ca, cb) / min(ca, cb) > CANARY_SPREAD:
+            return stats.Verdict("undecided", v.ratio, v.lo, v.hi,
+                                 f"the machine ran at another speed for each (a fixed kernel took "
+                                 f"{max(ca, cb) / min(ca, cb):.2f}x as long for one)")
+    return v
+
+
+def _pairs(new: Mapping[str, Any], base: Mapping[str, Any], column: str) -> list[float] | None:
+    """Round-by-round ratios new / base where both points ran their rounds interleaved (the same
+    group of one sweep: ``workbench.measure.point``), else None."""
+    a, b = _rounds(new.get("rounds")), _rounds(base.get("rounds"))
+    if not a or not b or a.get("group") != b.get("group") or new is base:
+        return None
+    key = "compute" if column == "compute_median_s" else "total"
+    return [x / y for x, y in zip(a.get(key) or [], b.get(key) or [])
+            if isinstance(x, (int, float)) and isinstance(y, (int, float)) and x > 0 and y > 0]
+
+
+def _rounds(text: Any) -> dict:
+    if not isinstance(text, str) or not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _number(value: Any) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return math.nan
+    return v if math.isfinite(v) else math.nan
+
+
+def compare_sets(base: pd.DataFrame, new: pd.DataFrame, column: str = "total_median_s",
+                 min_effect: float = stats.DEFAULT_MIN_EFFECT) -> list[dict[str, Any]]:
+    """Per point measured ok in both sets (matched on ``KEYS``): the two medians, the ratio new/base
+    with its interval, and the verdict of ``new`` against ``base``; in ``base``'s order."""
+    def ok(frame: pd.DataFrame) -> pd.DataFrame:
+        return frame[frame["status"] == "ok"].drop_duplicates(list(KEYS))
+    merged = ok(base).merge(ok(new), on=list(KEYS), suffixes=("_base", "_new"))
+    out = []
+    for r in merged.to_dict("records"):
+        b = {k[:-5]: v for k, v in r.items() if k.endswith("_base")}
+        n = {k[:-4]: v for k, v in r.items() if k.endswith("_new")}
+        v = compare_rows(n, b, column, min_effect)
+        out.append({**{k: r[k] for k in KEYS}, "figure": column, "base_s": b[column], "new_s": n[column],
+                    "ratio": v.ratio, "ratio_lo": v.lo, "ratio_hi": v.hi, "verdict": v.verdict,
+                    "why": v.why, "described": stats.describe(v)})
+    return out

@@ -1,0 +1,1 @@
+"""Measuring: the engine, its supervised process, sampling, the hardware limits and the GPU sessions."""

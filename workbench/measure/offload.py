@@ -1,0 +1,43 @@
+"""Run a function, named by its module path, in a child process that keeps it loaded.
+
+The window draws exports with matplotlib; imported in the window's own process, matplotlib
+and its font cache stay there for good (40-55 MB after the first export, measured by
+benchmarks/long_session.py). One spawned child, started at the first export and kept for
+the next ones, holds them instead, and a chart that crashes the interpreter takes the child
+down, not the window. The target is named ("workbench.views.matplotlib_charts:export"), so that the parent
+never imports it.
+"""
+from __future__ import annotations
+
+import importlib
+import multiprocessing as mp
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+
+def call(target: str, *args: Any, **kwargs: Any) -> Any:
+    """In the child: import ``module:function`` and call it."""
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(module), name)(*args, **kwargs)
+
+
+class Offload:
+    """One child process, started on first use; ``run`` blocks until the call returns there."""
+
+    def __init__(self) -> None:
+        self._pool: ProcessPoolExecutor | None = None
+
+    def run(self, target: str, *args: Any, **kwargs: Any) -> Any:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=mp.get_context("spawn"))
+        try:
+            return self._pool.submit(call, target, *args, **kwargs).result()
+        except BrokenProcessPool:
+            self._pool = None       # the next call starts a fresh child
+            raise RuntimeError("the process drawing it ended without an answer (it crashed?)") from None
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None

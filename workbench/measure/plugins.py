@@ -1,0 +1,51 @@
+"""Loading a user's workload file without letting it take the program down.
+
+A plug-in is imported first in a child process, with a time limit: one that
+crashes the interpreter, calls ``os._exit``, hangs or raises at import is
+reported in one line (:class:`~workbench.catalog.registry.PluginError`) and never
+reaches this process. Only a file that loads cleanly there is loaded here,
+where the same checks run again (a clash with a built-in name, an unknown
+backend). What its points do when they run is the supervisor's business.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from workbench.catalog.registry import REGISTRY, PluginError
+from workbench.measure.exits import describe_exit
+
+VET_TIMEOUT_S = 60.0
+_VET = ("import sys\nfrom workbench.catalog.registry import REGISTRY, PluginError\n"
+        "try:\n    REGISTRY.load_file(sys.argv[1])\n"
+        "except PluginError as exc:\n    print(exc, file=sys.stderr); sys.exit(3)\n")
+
+
+def vet(path: str | Path, timeout: float | None = None) -> None:
+    """Import ``path`` in a child process; raise PluginError with the reason if that goes wrong.
+    The child runs in the project's folder: it is handed the path resolved against ours."""
+    timeout = VET_TIMEOUT_S if timeout is None else timeout     # read now, so a test can shorten it
+    path = Path(path)
+    if not path.is_file():
+        raise PluginError(f"no such workload file: {path}")
+    try:
+        proc = subprocess.run([sys.executable, "-c", _VET, str(path.resolve())], capture_output=True, text=True,
+                              timeout=timeout, cwd=Path(__file__).resolve().parents[1])
+    except subprocess.TimeoutExpired:
+        raise PluginError(f"{path}: loading it did not finish in {timeout:.0f} s (does it wait for something?)") from None
+    if proc.returncode == 0:
+        return
+    lines = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
+    if proc.returncode == 3 and lines:
+        raise PluginError(lines[-1])
+    if proc.returncode < 0:
+        raise PluginError(f"{path}: loading it crashed the interpreter ({describe_exit(proc.returncode)})")
+    raise PluginError(f"{path}: loading it ended the interpreter (exit status {proc.returncode})"
+                      + (f": {lines[-1]}" if lines else ""))
+
+
+def load(path: str | Path) -> list[str]:
+    """Vet ``path`` in a child process, then load it here; returns the workload names it declares."""
+    vet(path)
+    return REGISTRY.load_file(path)

@@ -1,0 +1,291 @@
+"""One point of a sweep, measured in rounds: its implementation made anew each round, its samples
+pooled, its row built from them.
+
+The engine interleaves the rounds of the backends that share a size (round 1: a, b, c; round 2:
+c, b, a; ...), so each backend's rounds are spread over the same stretch of time as the others'.
+A machine whose speed changes under the sweep (another tenant on a VM's core, a clock stepping:
+the same NumPy code on the same buffers ran 8.6 us for seconds, then 11.5 us, on this project's
+2-core VM, with no other process running) then slows every backend's rounds alike, and two
+backends' medians of the same round, measured a few milliseconds apart, can be compared as a pair
+(``workbench.core.verdicts``): the drift cancels in their ratio.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import math
+from typing import Any
+
+import numpy as np
+
+from workbench.catalog import backends as backends_mod
+from workbench.measure import limits
+from workbench.core import stats
+from workbench.measure import load as load_mod
+from workbench.measure import sampling
+from workbench.measure.gpu import cap
+from workbench.core import driver
+from workbench.measure.gpu import clocks as clocks_mod
+from workbench.measure.cpu import HostPeak, summarize, typical_stages
+from workbench.catalog.registry import Context, Phases, Workload
+from workbench.results.rows import empty_row, encode_samples, encode_stages
+from workbench.measure.sampling import Timings, repeat
+
+log = logging.getLogger(__name__)
+
+_CLOCKS = "gpu clocks"
+_CANARY = "canary"
+
+
+def _clocks(sessions: dict) -> clocks_mod.GpuClocks:
+    """The GPU's clock reader, opened once per sweep beside the sessions (and closed with them)."""
+    if _CLOCKS not in sessions:
+        sessions[_CLOCKS] = clocks_mod.GpuClocks(0)
+    return sessions[_CLOCKS]
+
+
+def _canary(sessions: dict) -> load_mod.Canary:
+    """The sweep's canary (``workbench.measure.load.Canary``): one, so its buffers stay where they are."""
+    if _CANARY not in sessions:
+        sessions[_CANARY] = load_mod.Canary()
+    return sessions[_CANARY]
+
+
+def _session(sessions: dict, backend: str) -> Any:
+    """One session per backend and sweep, opened in the thread that runs the sweep."""
+    if backend not in sessions:
+        sessions[backend] = backends_mod.open_session(backend)
+    return sessions[backend]
+
+
+class Point:
+    """A point's state across its rounds; :meth:`measure_round` runs one, :meth:`row` says the result."""
+
+    def __init__(self, index: int, workload: Workload, backend: str, base: dict, spec: Any, rounds: int,
+                 group: str, sessions: dict, inputs: Any, reference: Any, host_peak: HostPeak) -> None:
+        self.index, self.workload, self.backend, self.base, self.spec = index, workload, backend, base, spec
+        self.rounds, self.group = rounds, group
+        self.sessions, self.inputs, self.reference, self.host_peak = sessions, inputs, reference, host_peak
+        self.dtype = np.dtype(spec.dtype)
+        # Each round's share of the point: its time, its samples, and a noise target sqrt(R) as loose,
+        # since the median pooled over R rounds is about sqrt(R) times as precise as one round's.
+        self.per_round = dataclasses.replace(spec, budget_s=spec.budget_s / rounds,
+                                             min_repeats=max(1, math.ceil(spec.min_repeats / rounds)),
+                                             min_time_s=spec.min_time_s / rounds,
+                                             noise=spec.noise * math.sqrt(rounds))
+        self.shuffle = np.random.default_rng([spec.seed, base["size"], index])
+        self.timings: Timings | None = None
+        self.round_medians: dict[str, list] = {"compute": [None] * rounds, "total": [None] * rounds}
+        self.error: dict | None = None         # the row, once a round failed
+        self.cancelled = False                 # stopped during a round
+        self.stopped_after = 0                 # rounds completed when the sweep was stopped
+        self.peak_host = self.peak_device = math.nan
+        self.max_error = 0.0
+        self.note = ""
+        self.session: Any = None
+        self.load = load_mod.LoadMeter()
+        self.speeds: list[float] = []
+
+    def _round_spec(self) -> Any:
+        """This round's sampling: once earlier rounds disagree by more than the noise target, a
+        round need not pin its own median down further than that disagreement (the point's interval
+        is set by it): the round stops sooner, and a noisy machine costs less time, not more."""
+        done = [m for m in self.round_medians["compute"] if m]
+        if len(done) < 2:
+            return self.per_round
+        spread = float(np.std(np.log(done), ddof=1))
+        if spread <= self.per_round.noise:
+            return self.per_round
+        return dataclasses.replace(self.per_round, noise=spread)
+
+    @property
+    def finished(self) -> bool:
+        return self.error is not None or self.cancelled
+
+    def measure_round(self, r: int, stop: Any) -> None:
+        """Round ``r``: the implementation made anew (behind a random spacer), sampled, verified."""
+        workload, backend, base, spec = self.workload, self.backend, self.base, self.spec
+        phases = None
+        out_of_memory = False
+        limit = spec.device_memory_limit if backends_mod.is_gpu(backend) else 0
+        canary = _canary(self.sessions)
+        try:
+            self.session = session = _session(self.sessions, backend)
+            before = canary.read()
+            with self.load.running(), cap.capped(limit), session.activate(), \
+                    self.host_peak.scope(collect=r == 0) as host_bytes, session.device_memory() as device_bytes:
+                ctx = Context(size=base["size"], dtype=self.dtype, variant=base["variant"],
+                              host_memory=spec.host_memory, session=session)
+                spacer = sampling.spacer(self.shuffle)     # held through the round: see sampling.spacer
+                made = workload.implementations[backend].factory(self.inputs, ctx)
+                phases = made if isinstance(made, Phases) else Phases(compute=made)
+                clocks = _clocks(self.sessions) if session.device_kind == "gpu" else None
+                t = repeat(phases, session, self._round_spec(), stop, clocks)
+                del spacer
+                # The result is verified only once every piece of device work is complete: a download
+                # into pinned memory returns before its copy has landed.
+                session.synchronize()
+                peak_host, peak_device = host_bytes(), device_bytes()
+                if r == 0 and not t.cancelled:
+                    self.note = _diagnose(session, phases, t)
+            self.speeds += [before, canary.read()]
+            if t.cancelled:
+                self.cancelled = True
+                self.stopped_after = r
+                # A round stopped with its fewest samples taken is kept, verified like any other:
+                # Stop during a long point must not throw away what a complete round would hold.
+                if len(t.compute) < max(1, self._round_spec().min_repeats) or t.out is None:
+                    if self.timings is None:       # nothing complete to show: a cancelled row
+                        self.timings = t
+                    return
+            self.max_error = max(self.max_error, workload.relative_error(t.out, self.reference))
+            t.out = None
+            self.peak_host = _larger(self.peak_host, peak_host)
+            self.peak_device = _larger(self.peak_device, peak_device)
+            for key, values in (("compute", t.compute), ("total", t.total)):
+                self.round_medians[key][r] = float(np.median(values)) if values else None
+            if self.timings is None:
+                self.timings = t
+            else:
+                first_call = self.timings.first_call       # only the very first call compiles
+                self.timings = sampling.merged(self.timings, t)
+                self.timings.first_call = first_call
+        except Exception as exc:  # noqa: BLE001 - one failing point never ends the sweep
+            log.warning("%s on %s at size %s failed: %s", workload.name, backend, base["size"], exc)
+            message = f"{type(exc).__name__}: {exc}"
+            if backends_mod.is_gpu(backend) and cap.is_device_oom(exc):
+                # The wall: said in numbers, and the sweep goes on with the next point.
+                out_of_memory = True
+                what = f"{workload.name} on {backend} at size {base['size']:,} ({base['dtype']})"
+                message = cap.describe(exc, what, workload.device_bytes(base["size"], self.dtype.itemsize), limit,
+                                       driver.free_memory())
+            self.error = empty_row(**base, device=getattr(self.session, "device", ""), status="error", message=message)
+        finally:
+            if phases is not None:
+                _close(phases, workload, backend)
+            phases = None
+            if out_of_memory:
+                cap.release_after_oom()
+            if self.session is not None:
+                try:
+                    self.session.release()
+                except Exception:  # noqa: BLE001 - a poisoned CUDA context fails here too: the row stands
+                    log.exception("releasing %s after the point failed", backend)
+
+    def row(self) -> dict:
+        if self.error is not None:
+            return self.error
+        t = self.timings
+        complete = sum(m is not None for m in self.round_medians["compute"])
+        row = _row(self.workload, self.base, self.session, t, self.peak_host, self.peak_device,
+                   self.load.read(), self.speeds, self.spec.noise)
+        row["rounds"] = json.dumps({"group": self.group, **self.round_medians}, separators=(",", ":"))
+        if complete == 0:       # stopped before one round was complete: nothing verified
+            row.update(status="cancelled", message=f"stopped after {len(t.compute)} repeat(s); not verified")
+            return row
+        _verify(row, self.workload, self.base["dtype"], self.max_error)
+        notes = [self.note] if self.note else []
+        if self.cancelled:
+            notes.append(f"stopped after {complete} of {self.rounds} rounds")
+        if notes:      # what the session saw beside the figures (cudf.pandas: calls that fell back to the CPU)
+            row["message"] = "; ".join(m for m in (row["message"], *notes) if m)
+        return row
+
+
+def _larger(a: float, b: float) -> float:
+    """The larger of two peaks, either of which may be unknown (NaN)."""
+    return b if math.isnan(a) else a if math.isnan(b) else max(a, b)
+
+
+def _close(phases: Phases, workload: Workload, backend: str) -> None:
+    if phases.close is not None:
+        try:
+            phases.close()
+        except Exception:  # noqa: BLE001
+            log.exception("closing %s on %s failed", workload.name, backend)
+
+
+def _diagnose(session: Any, phases: Phases, timings: Timings) -> str:
+    """A session's note on the point it just measured (``Session.diagnose``), '' if it has none."""
+    diagnose = getattr(session, "diagnose", None)
+    if diagnose is None or timings.cancelled:
+        return ""
+    try:
+        return str(diagnose(phases.compute))
+    except Exception as exc:  # noqa: BLE001 - a note is never worth the point
+        log.warning("diagnosing the point failed: %s", exc)
+        return ""
+
+
+def _within(lo: float, hi: float, median: float, target: float) -> bool:
+    """The interval meets the noise target (a target of 0 asks for none)."""
+    return target <= 0 or (median > 0 and math.isfinite(lo) and math.isfinite(hi) and (hi - lo) / 2 / median <= target)
+
+
+def _verify(row: dict, workload: Workload, dtype: str, err: float) -> None:
+    """Status from every round's result against the float64 reference, and from the limits check."""
+    tol = workload.tolerance[dtype]
+    row.update(max_rel_error=err, verified=bool(err <= tol))
+    wrong = "" if err <= tol else (f"result differs from the float64 reference: max relative error "
+                                   f"{err:.3g} exceeds the {dtype} tolerance {tol:.1g}")
+    problem = row.pop("_problem", "")
+    if problem:
+        # A timing the hardware cannot produce is no result, whatever the verification says.
+        row.update(status="implausible", message=problem + (f"; the {wrong}" if wrong else ""))
+    elif wrong:
+        row.update(status="wrong", message=wrong)
+    else:
+        row.update(status="ok")
+
+
+def _row(workload: Workload, base: dict, session: Any, timings: Timings, peak_host: float, peak_device: float,
+         machine: load_mod.Load, speeds: list[float], noise_target: float) -> dict:
+    """The row's figures from the pooled samples; its status is set by ``_verify`` (the limits
+    check's problem, if any, waits under ``_problem``)."""
+    comp = timings.compute
+    c = summarize(comp)
+    t = summarize(timings.total)
+    c_lo, c_hi = sampling.interval(comp, timings.round_compute)
+    t_lo, t_hi = sampling.interval(timings.total, timings.round_total)
+    size, itemsize = base["size"], np.dtype(base["dtype"]).itemsize
+    seconds = t["median"] if workload.throughput_on == "total" else c["median"]
+    flops, nbytes = workload.flops_and_bytes(size, itemsize, base["variant"])
+    ok_time = seconds > 0 and not math.isnan(seconds)
+    # The bytes the point's kernel holds, on a CPU as on a GPU: it decides the cache level whose
+    # speed bounds the point (the host footprint counts the reference and temporaries too).
+    verdict = limits.check(session, nbytes, flops, seconds, base["dtype"],
+                           working_set=workload.working_set_bytes(size, itemsize), busy=bool(machine.noisy))
+    readings = timings.readings
+    noisy = [machine.noisy] if machine.noisy else []
+    if timings.reasons - {"power cap"}:
+        noisy.append("the GPU throttled (" + ", ".join(sorted(timings.reasons)) + ")")
+    samples = {k: v for k, v in (("compute", comp), ("total", timings.total if timings.total is not comp else []),
+                                 ("h2d", timings.h2d), ("d2h", timings.d2h), ("cold", timings.cold),
+                                 ("call", timings.call)) if v}
+    row = empty_row(
+        **base, device=session.device, repeats=len(comp), first_call_s=timings.first_call,
+        compute_median_s=c["median"], compute_min_s=c["min"], compute_max_s=c["max"],
+        compute_q1_s=c["q1"], compute_q3_s=c["q3"],
+        host_issue_s=summarize(timings.issue)["median"],
+        h2d_s=summarize(timings.h2d)["median"] if timings.h2d else 0.0,
+        d2h_s=summarize(timings.d2h)["median"] if timings.d2h else 0.0,
+        total_median_s=t["median"], total_q1_s=t["q1"], total_q3_s=t["q3"],
+        compute_ci_lo_s=c_lo, compute_ci_hi_s=c_hi, total_ci_lo_s=t_lo, total_ci_hi_s=t_hi,
+        noise=stats.rel_noise(comp),
+        converged=bool(timings.converged) and _within(c_lo, c_hi, c["median"], noise_target),
+        cold_median_s=summarize(timings.cold)["median"], call_median_s=summarize(timings.call)["median"],
+        others_cores=machine.others_cores,
+        canary_s=float(np.median(speeds)) if speeds else math.nan,
+        sm_clock_mhz=float(np.median([r.sm_mhz for r in readings])) if readings else math.nan,
+        mem_clock_mhz=float(np.median([r.mem_mhz for r in readings])) if readings else math.nan,
+        throttle=", ".join(sorted(timings.reasons)), dropped=timings.dropped, noisy="; ".join(noisy),
+        stages=encode_stages(typical_stages(comp, timings.stages)),   # pipelines only, else ""
+        samples=encode_samples(samples),
+        peak_host_bytes=peak_host, peak_device_bytes=peak_device,
+        gflops=flops / seconds / 1e9 if ok_time else float("nan"),
+        gbps=nbytes / seconds / 1e9 if ok_time else float("nan"),
+        gbps_limit=verdict.gbps_limit, gflops_limit=verdict.gflops_limit,
+    )
+    row["_problem"] = verdict.problem
+    return row

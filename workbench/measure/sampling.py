@@ -1,0 +1,324 @@
+"""How a point is sampled: the first call, then samples until the median is known well enough.
+
+The stopping rule is nvbench's idea with a statistician's criterion: sample until the 95 %
+interval of the median is within ``spec.noise`` of it on either side (``workbench.core.stats``), after
+at least ``spec.min_repeats`` samples and ``spec.min_time_s``, and at most ``spec.budget_s``. A
+quiet 60 ms kernel stops after a handful of samples; a noisy 5 µs one runs until its median is
+pinned down or the cap says it cannot be (``converged`` false, said in the row).
+
+On a GPU a point has four figures, each sampled under the same rule:
+
+- **end to end** (with transfer phases): upload, compute and download, each timed with the
+  session's clock, as a program that moves its data each time pays it;
+- **warm GPU time**: back-to-back computes on data already on the device, in bursts (nvbench's
+  batch mode). Where the session can, the stream is held by a blocking kernel while the burst is
+  queued (``timed_blocked``), so the events time the device's work and not the host's dispatch:
+  a CuPy reduction of 2^20 floats is 9 µs of GPU work inside a 28 µs Python call;
+- **cold GPU time**: one compute after the L2 cache was flushed (``flush_l2``: writing a buffer
+  of twice its size, as nvbench does), so its inputs come from memory;
+- **call time**: one compute and the wait for the device, on the host's clock: what a line of
+  the user's Python pays, launch overhead included.
+
+A sample taken while the GPU held its SM clock below 75 % of its highest is dropped and counted
+(``workbench.measure.gpu.clocks``).
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from workbench.core import stats
+from workbench.measure.cpu import mean_stages
+from workbench.catalog.registry import Phases
+
+#: Back-to-back device computes run in bursts of at least this much device time (at most
+#: MAX_BURST calls), so the device's queue never runs dry between calls.
+BURST_S = 1e-3
+MAX_BURST = 64
+#: Unrecorded back-to-back computes first: the device has idled through the end-to-end repeats'
+#: copies and runs at lower clocks until it has worked for a while again.
+WARMUP_S = 0.02
+#: Shares of the point's time cap: end to end, warm, cold, call (without transfers the
+#: end-to-end share goes to the warm samples).
+SHARES = {"total": 0.4, "warm": 0.4, "cold": 0.1, "call": 0.1}
+
+
+#: A CPU call shorter than this is timed in batches of back-to-back calls (timeit's ``number``,
+#: nvbench's batch mode): reading the clock and calling through the timer cost about 0.1 µs, a
+#: tenth of a 1 µs NumPy call (on this project's VM its median came out 10 % above timeit's).
+CPU_BATCH_S = 20e-6
+MAX_CPU_BATCH = 100
+
+
+def cpu_batch(one: float) -> int:
+    """How many calls a CPU sample times, from one call's time ``one``: 1 for calls of
+    CPU_BATCH_S or longer (and for a clock that read 0), else enough to last CPU_BATCH_S."""
+    if not one > 0 or one >= CPU_BATCH_S:
+        return 1
+    return int(min(MAX_CPU_BATCH, math.ceil(round(CPU_BATCH_S / one, 6))))
+
+
+def clock() -> float:
+    """The wall clock of budgets and first calls (tests put a synthetic one in its place)."""
+    return time.perf_counter()
+
+
+@dataclass
+class Timings:
+    first_call: float = math.nan
+    h2d: list = field(default_factory=list)
+    compute: list = field(default_factory=list)    # warm: the headline compute figure
+    d2h: list = field(default_factory=list)
+    total: list = field(default_factory=list)
+    cold: list = field(default_factory=list)       # GPU: one compute after an L2 flush
+    call: list = field(default_factory=list)       # GPU: one compute and the wait for it, host clock
+    out: Any = None
+    cancelled: bool = False
+    converged: bool = True                         # every sampled figure met the noise target
+    dropped: int = 0                               # samples dropped because the GPU throttled
+    readings: list = field(default_factory=list)   # workbench.measure.gpu.clocks.Reading per kept GPU sample
+    reasons: set = field(default_factory=set)      # throttle reasons seen during the samples
+    stages: list = field(default_factory=list)     # Phases.stages() after each entry of ``compute``
+    issue: list = field(default_factory=list)      # host time to issue one call, per burst sample
+    batched: bool = False                          # warm samples timed behind a blocking kernel
+    round_compute: list = field(default_factory=list)   # the median of each round's compute samples
+    round_total: list = field(default_factory=list)     # and of its end-to-end samples
+
+
+#: The most host bytes a round's spacer shifts the implementation's buffers by.
+SPACER_BYTES = 64 * 1024
+
+
+def spacer(rng: np.random.Generator) -> np.ndarray:
+    """A host allocation of random size, made before a round's implementation and held through it,
+    so that its buffers land at another offset each round (Stabilizer's idea: Curtsinger and Berger,
+    ASPLOS 2013). Where two buffers sit relative to each other changes the speed of the same code
+    (on this project's 2-core VM, 8.7 against 13.2 us for one NumPy expression at 2^14, by the
+    offset alone): without it, a point's rounds reuse the same addresses and two identical
+    backends can differ by 40 % with every sample agreeing. With it, the layout is one more
+    thing the rounds sample, and their disagreement widens the interval."""
+    return np.empty(int(rng.integers(0, SPACER_BYTES // 16)) * 16, np.uint8)
+
+
+def merged(a: Timings, b: Timings) -> Timings:
+    """Two rounds' timings as one: samples pooled, the first round's first call, the last's result."""
+    return Timings(
+        first_call=a.first_call, h2d=a.h2d + b.h2d, compute=a.compute + b.compute, d2h=a.d2h + b.d2h,
+        total=a.total + b.total, cold=a.cold + b.cold, call=a.call + b.call, out=b.out,
+        cancelled=b.cancelled, converged=a.converged and b.converged, dropped=a.dropped + b.dropped,
+        readings=a.readings + b.readings, reasons=a.reasons | b.reasons, stages=a.stages + b.stages,
+        issue=a.issue + b.issue, batched=a.batched or b.batched,
+        round_compute=a.round_compute + b.round_compute, round_total=a.round_total + b.round_total)
+
+
+def interval(samples: list, round_medians: list) -> tuple[float, float]:
+    """The 95 % interval of the pooled samples' median, widened by the rounds' disagreement
+    (``stats.rounds_ci``): what separate rounds disagree on is what a rerun would show."""
+    if not samples:
+        return math.nan, math.nan
+    return stats.rounds_ci(samples, round_medians)
+
+
+def loop(spec: Any, cap: float, stop: Any, step: Callable[[], None], samples: list) -> tuple[bool, bool]:
+    """Call ``step()`` (which appends to ``samples``, or not when it drops one) under the stopping
+    rule; returns (stopped by the flag, converged).
+
+    At least ``spec.min_repeats`` steps and ``min(spec.min_time_s, cap)`` seconds; then until the
+    median's interval meets ``spec.noise``, ``cap`` seconds have passed, or ``spec.max_repeats``
+    steps ran. Convergence is tested each time the samples grew by a tenth (a sort each time)."""
+    t0 = clock()
+    min_end, deadline = t0 + min(spec.min_time_s, cap), t0 + cap
+    n, check_at = 0, 0
+    while True:
+        if n >= spec.min_repeats:
+            now = clock()
+            if spec.noise > 0 and now >= min_end and len(samples) >= check_at:
+                if stats.converged(samples, spec.noise):
+                    return False, True
+                check_at = len(samples) + max(1, len(samples) // 10)
+            if now >= deadline or n >= spec.max_repeats:
+                return False, spec.noise <= 0 or stats.converged(samples, spec.noise)
+        if stop.is_set():
+            return True, False
+        step()
+        n += 1
+
+
+def execute(phases: Phases, timed) -> tuple[float, float, float, Any]:
+    """One execution: (h2d seconds, compute seconds, d2h seconds, host result)."""
+    t_h2d = timed(phases.h2d)[0] if phases.h2d is not None else 0.0
+    t_comp, out = timed(phases.compute)
+    if phases.d2h is not None:
+        t_d2h, out = timed(phases.d2h)
+    else:
+        t_d2h = 0.0
+    return t_h2d, t_comp, t_d2h, out
+
+
+def note_stages(phases: Phases, into: list) -> None:
+    """Keep the stage times of the compute just run (a pipeline reports them; other workloads do not)."""
+    if phases.stages is not None:
+        into.append(dict(phases.stages()))
+
+
+class _Throttle:
+    """Drops a GPU sample taken while the clocks were held down (no-op without NVML)."""
+
+    def __init__(self, clocks: Any, t: Timings) -> None:
+        self.clocks, self.t = clocks, t
+
+    def keep(self) -> bool:
+        reading = self.clocks.read() if self.clocks is not None else None
+        if reading is None:
+            return True
+        self.t.reasons.update(reading.reason_names)
+        if reading.throttled(self.clocks.max_sm_mhz):
+            self.t.dropped += 1
+            return False
+        self.t.readings.append(reading)
+        return True
+
+
+def repeat(phases: Phases, session: Any, spec: Any, stop: Any, clocks: Any = None) -> Timings:
+    """The first call on its own, then the samples (see the module's docstring)."""
+    timed = session.timed
+    t = Timings()
+    t0 = clock()
+    t.out = execute(phases, timed)[3]
+    t.first_call = clock() - t0
+    gpu = getattr(session, "device_kind", "cpu") == "gpu"
+    transfers = phases.h2d is not None or phases.d2h is not None
+
+    if not gpu and not transfers:
+        calls = 0                 # per sample: sized by the first sample, a single call
+
+        def run_batch() -> Any:
+            fn, out = phases.compute, None
+            for _ in range(calls):
+                out = None        # as below: never one more result alive than the program holds
+                out = fn()
+            return out
+
+        def step():
+            nonlocal calls
+            # Drop the last result before the next repeat: holding it would keep one more buffer
+            # alive than the user's program does, and change what the allocator sees.
+            t.out = None
+            if calls <= 1:
+                seconds, t.out = timed(phases.compute)
+                calls = calls or cpu_batch(seconds)
+            else:
+                seconds, t.out = timed(run_batch)
+                seconds /= calls
+            t.compute.append(seconds)
+            note_stages(phases, t.stages)
+        t.cancelled, t.converged = loop(spec, spec.budget_s, stop, step, t.compute)
+        t.total = list(t.compute)
+        return _with_round_medians(t)
+
+    throttle = _Throttle(clocks if gpu else None, t)
+    alone: list[float] = []       # the compute of each end-to-end repeat, timed on its own
+    warm_share = SHARES["warm"] if transfers else SHARES["warm"] + SHARES["total"]
+
+    def end_to_end():
+        t.out = None
+        a, b, c, t.out = execute(phases, timed)
+        if throttle.keep():
+            t.h2d.append(a)
+            alone.append(b)
+            t.d2h.append(c)
+            t.total.append(a + b + c)
+            if not gpu:        # a CPU implementation's compute is this one: its stages go with it
+                note_stages(phases, t.stages)
+
+    if transfers:
+        t.cancelled, t.converged = loop(spec, spec.budget_s * (SHARES["total"] if gpu else 1.0),
+                                        stop, end_to_end, t.total)
+        if t.cancelled or not gpu:
+            t.compute = list(alone)
+            return _with_round_medians(t)
+        one = float(np.median(alone)) if alone else 0.0
+    else:
+        one = timed(phases.compute)[0]
+    # (rounded first: 1e-3 / 1e-4 must be 10 bursts, not 11 from the last bit of a float)
+    length = int(min(MAX_BURST, max(1, math.ceil(round(BURST_S / one, 6))))) if one > 0 else MAX_BURST
+
+    staged: list[dict] = []       # stage times of each compute of the burst being timed (pipelines)
+    issued: list[float] = []      # the host's time to issue each burst (before the device is waited on)
+
+    def burst_of(n: int) -> Callable[[], None]:
+        def burst() -> None:
+            b0 = clock()
+            for _ in range(n):
+                phases.compute()
+                note_stages(phases, staged)
+            issued.append(clock() - b0)
+        return burst
+
+    burst = burst_of(length)
+    blocked = getattr(session, "timed_blocked", None)
+
+    def timed_burst(fn: Callable[[], None]) -> float:
+        """The GPU time of a burst: behind a blocking kernel where that works, else between events."""
+        nonlocal blocked
+        if blocked is not None:
+            seconds = blocked(fn)
+            if seconds is not None:
+                t.batched = True
+                return seconds
+            blocked = None        # the work waited on the host while the stream was held: never again
+        return timed(fn)[0]
+
+    warm, bursts = 0.0, 0
+    while warm < WARMUP_S and bursts < 1000 and not stop.is_set():   # a clock that reads 0 ends too
+        warm += timed_burst(burst)
+        bursts += 1
+
+    def sample() -> None:
+        staged.clear()
+        seconds = timed_burst(burst) / length
+        if throttle.keep():
+            t.compute.append(seconds)
+            t.issue.append(issued[-1] / length)
+            if staged:     # per compute, as the sample is: their mean adds up to at most the sample
+                t.stages.append(mean_stages(staged))
+
+    t.cancelled, warm_converged = loop(spec, spec.budget_s * warm_share, stop, sample, t.compute)
+    t.converged = t.converged and warm_converged
+    if not transfers:
+        t.total = list(t.compute)
+    flush = getattr(session, "flush_l2", None)
+    if not t.cancelled and flush is not None:
+        once = burst_of(1)
+
+        def cold() -> None:
+            flush()
+            seconds = timed_burst(once)
+            if throttle.keep():
+                t.cold.append(seconds)
+        t.cancelled = loop(spec, spec.budget_s * SHARES["cold"], stop, cold, t.cold)[0]
+    if not t.cancelled:
+        def call() -> None:
+            c0 = time.perf_counter()
+            phases.compute()
+            session.synchronize()
+            seconds = time.perf_counter() - c0
+            if throttle.keep():
+                t.call.append(seconds)
+        t.cancelled = loop(spec, spec.budget_s * SHARES["call"], stop, call, t.call)[0]
+    if not t.cancelled and phases.d2h is not None:
+        t.out = None
+        t.out = phases.d2h()       # the result of the last compute is the one verified
+    elif not t.cancelled:
+        t.out = timed(phases.compute)[1]
+    return _with_round_medians(t)
+
+
+def _with_round_medians(t: Timings) -> Timings:
+    t.round_compute = [float(np.median(t.compute))] if t.compute else []
+    t.round_total = [float(np.median(t.total))] if t.total else []
+    return t

@@ -1,0 +1,461 @@
+"""The supervisor: sweeps run in an engine process that may crash, hang or be stopped at any time.
+
+Benchmarking GPUs means running code that segfaults, exhausts memory, poisons
+CUDA contexts and never returns. The supervisor owns one long-lived engine
+process (``workbench.measure.engine_process``), relays its messages, and turns every way it
+can end into something a user can read:
+
+* a point that kills the engine (a segfault, ``os._exit``, an out-of-memory
+  kill, a poisoned context) becomes an ``error`` row naming the cause; a fresh
+  engine starts and the sweep goes on with the next point;
+* a point that runs past the per-point time limit is ended the same way; the limit covers every
+  phase of a point: making its inputs and reference (timed from the engine's first word on the
+  request, or from the last point it finished), compiling, the repeats, the check;
+* an engine that ends by itself (plug-in code calling ``sys.exit``, raising KeyboardInterrupt) is
+  given a moment to finish exiting and is reported as what it did, never killed and then blamed
+  for the kill;
+* Stop ends a sweep within ``STOP_GRACE_S`` in every phase: the engine looks at
+  the flag between repeats and points, and an engine that does not answer in
+  time (a long repeat, a float64 reference being made, a hung kernel) is
+  ended, and a fresh one starts with the next request;
+* every finished point is appended to the journal before it is handed on;
+* a backend that needs an engine process of its own (``Backend.engine``: cuDF's
+  pandas accelerator must be installed before pandas is imported) gets one: the
+  plan is cut into runs of consecutive points by engine, each run is sent to its
+  engine, one engine works at a time (never two measuring at once), and each
+  stays alive, parked, for its next run.
+
+``stop()`` and ``close()`` may be called from any thread while ``run()``
+iterates in another; neither ever blocks for long, whatever state the engine
+died in. ``stop()`` and ``abort()`` take no lock: a signal handler may call them
+(``close()`` waits for the lock the iterating thread may hold, which a handler
+running on that thread would wait for forever). An engine dies with this
+process, however it ends (``workbench.measure.engine_process.die_with_parent``). No Qt here: the
+command line and the window use it alike.
+"""
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import logging
+import multiprocessing as mp
+import os
+import signal
+import threading
+import time
+from typing import Any, Iterable, Iterator
+
+import psutil
+
+from workbench.measure import protocol
+from workbench.catalog.backends import engine_of
+from workbench.measure.engine_process import GROUP_SIGNALS, SharedFlag, serve
+from workbench.results.rows import empty_row
+from workbench.measure.exits import describe_exit
+
+log = logging.getLogger(__name__)
+
+STOP_GRACE_S = 0.5          # how long a stopped engine may take to answer before it is ended
+DEFAULT_POINT_TIMEOUT_S = 300.0
+MEMORY_SHARE = 0.85         # of the memory available when the engine starts
+POLL_S = 0.05
+EXITING_GRACE_S = 1.0       # how long an engine whose pipe closed may take to finish exiting before it is killed
+
+
+class Supervisor:
+    """Runs sweeps in a supervised engine process. See the module docstring."""
+
+    def __init__(self, plugins: tuple[str, ...] = (), point_timeout_s: float | None = DEFAULT_POINT_TIMEOUT_S,
+                 memory_limit: int | str | None = "auto", journal: Any = None,
+                 stop_grace_s: float = STOP_GRACE_S) -> None:
+        self.ctx = mp.get_context("spawn")        # never fork a process that may hold CUDA state
+        self.plugins = tuple(str(p) for p in plugins)
+        self.point_timeout_s = point_timeout_s
+        self.memory_limit = memory_limit
+        self.journal = journal
+        self.stop_grace_s = stop_grace_s
+        self.flag = SharedFlag(self.ctx.RawValue(ctypes.c_bool, False))
+        self.process = None                # the engine of the current request ...
+        self.conn = None
+        self.kind = ""                     # ... which engine it is ('' the shared one; else Backend.engine)
+        self._parked: dict[str, tuple] = {}     # the other engines, alive, by kind: (process, conn)
+        self.restarts = 0
+        self._lock = threading.Lock()      # start and end of the process, from any thread
+        self._stop_at: float | None = None
+        self._armed = False
+        self._closed = False
+        self._aborted = False
+        self._renew = False
+
+    # --- the engine process ---------------------------------------------------------------------
+
+    def _memory_limit(self) -> int | None:
+        if self.memory_limit in (None, 0, "none"):
+            return None
+        if self.memory_limit == "auto":
+            return int(psutil.virtual_memory().available * MEMORY_SHARE)
+        return int(self.memory_limit)
+
+    def _ensure(self, kind: str = "") -> None:
+        """Make the engine of ``kind`` the current one, started if it is not alive."""
+        with self._lock:
+            if self._closed:
+                raise _Ended("closed", None)
+            if kind != self.kind:
+                if self.process is not None:
+                    self._parked[self.kind] = (self.process, self.conn)
+                self.process, self.conn = self._parked.pop(kind, (None, None))
+                self.kind = kind
+            if self.process is not None and self.process.is_alive():
+                return
+            self._end_locked()
+            parent, child = self.ctx.Pipe()
+            name = "gpu-workbench-engine" + (f" ({kind.split(':')[0]})" if kind else "")
+            main = threading.current_thread() is threading.main_thread()
+            self.process = self.ctx.Process(target=serve, name=name, daemon=True,
+                                            args=(child, self.flag.raw, self.plugins, self._memory_limit(), kind,
+                                                  os.getpid(), main))
+            with _group_signals_blocked():
+                self.process.start()
+            child.close()
+            self.conn = parent
+
+    @staticmethod
+    def _kill(proc, conn, grace: float = 0.0) -> int | None:
+        """End ``proc``; one that may be exiting by itself (``grace``) is given that long first, so
+        that its own exit status, not our SIGKILL, is what is reported."""
+        code = None
+        if proc is not None:
+            if grace and proc.is_alive():
+                proc.join(grace)
+            if proc.is_alive():
+                proc.kill()
+            proc.join(2.0)
+            code = proc.exitcode
+            proc.close() if proc.exitcode is not None else None
+        if conn is not None:
+            conn.close()
+        return code
+
+    def _end_locked(self, grace: float = 0.0) -> int | None:
+        """End the current engine process, whatever it is doing; returns its exit code."""
+        proc, conn = self.process, self.conn
+        self.process = self.conn = None
+        return self._kill(proc, conn, grace)
+
+    def _end(self, grace: float = 0.0) -> int | None:
+        with self._lock:
+            return self._end_locked(grace)
+
+    def alive(self) -> bool:
+        """Whether any engine process (the current one, or one parked) is alive."""
+        procs = [self.process] + [p for p, _ in self._parked.values()]
+        return any(p is not None and p.is_alive() for p in procs)
+
+    def pid(self) -> int | None:
+        p = self.process
+        return p.pid if p is not None else None
+
+    # --- requests -----------------------------------------------------------------------------
+
+    def _replies(self, point_clock: dict) -> Iterator[Any]:
+        """Messages of the current request until Done; raises _Ended when the engine ends under it."""
+        exiting = ""                  # why the engine said it is ending by itself
+        while True:
+            now = time.monotonic()
+            if self._closed:                  # closed, or aborted: no grace
+                raise _Ended("closed", self._end())
+            if self._stop_at is not None and now - self._stop_at > self.stop_grace_s:
+                raise _Ended("stopped", self._end())
+            started = point_clock.get("t")
+            if started is not None and self.point_timeout_s and now - started > self.point_timeout_s:
+                raise _Ended("timeout", self._end(), "" if point_clock.get("point") else "inputs")
+            conn, proc = self.conn, self.process
+            try:
+                ready = conn.poll(POLL_S) if conn is not None else False
+                if ready:
+                    message = conn.recv()
+                    if isinstance(message, protocol.Done):
+                        return
+                    if isinstance(message, protocol.EngineRetiring):
+                        self._end(EXITING_GRACE_S)
+                        raise _Retired(message.reason)
+                    if isinstance(message, protocol.EngineExiting):
+                        exiting = message.reason
+                        continue
+                    yield message
+                elif proc is None or not proc.is_alive():
+                    raise EOFError
+            except (EOFError, OSError, ValueError):
+                raise _Ended("died", self._end(EXITING_GRACE_S), exiting) from None
+            except _Retired as retired:
+                raise _Ended("retired", 0, str(retired)) from None
+
+    def _send(self, request: tuple) -> None:
+        try:
+            self.conn.send(request)
+        except (OSError, ValueError, AttributeError):
+            raise _Ended("died", self._end()) from None
+
+    def probe(self) -> Iterator[Any]:
+        """Deep availability probes and the environment record, from the shared engine process."""
+        try:
+            self._ensure("")
+            self._send(("probe",))
+            yield from self._replies({})
+        except _Ended as ended:
+            yield protocol.EngineDied(f"the engine process {_cause(ended)} while probing")
+
+    def arm(self) -> None:
+        """Get ready for the next run: from now on a Stop counts for it. The window calls this when
+        Run is pressed, before the request reaches the thread that calls :meth:`run`, so that a Stop
+        pressed in between is not lost; :meth:`run` arms itself if nobody did."""
+        self.flag.clear()
+        self._stop_at = None
+        self._armed = True
+
+    def renew(self) -> None:
+        """Run the next sweep in a fresh engine process: nothing compiled or cached in memory yet (a
+        lesson about first calls). From any thread; the engine in use now ends when that sweep begins."""
+        self._renew = True
+
+    def run(self, spec: Any, skip: Iterable[int] = ()) -> Iterator[Any]:
+        """Every message of a sweep, ending with exactly one SweepFinished, whatever happens; the
+        points whose index is in ``skip`` are not run (measured before: a resumed sweep)."""
+        from workbench.measure import engine
+        if not self._armed:
+            self.arm()
+        self._armed = False
+        if self._renew:
+            self._renew = False
+            with self._lock:
+                self._quit_locked()
+        t0 = time.monotonic()
+        try:
+            workload = engine.validate(spec)
+        except engine.PlanError as exc:
+            yield protocol.SweepError(str(exc))
+            yield protocol.SweepFinished(False, 0.0)
+            return
+        points = engine.plan(spec, workload)
+        kinds = [engine_of(backend) for _, _, backend in points]
+        first, delivered, cancelled, announced = 0, 0, False, False
+        # Points that took an engine down: never run again. The points of one size run their rounds
+        # interleaved (workbench.measure.point), so the engine can die in one point while others of its size
+        # are unfinished: the sweep resumes at the first unfinished point, without the culprit.
+        skip = set(skip)
+        first = _next_unfinished(0, skip, len(points))
+        while first < len(points) and not cancelled:
+            clock: dict = {}
+            finished: set[int] = set()
+            current: protocol.PointStarted | None = None
+            next_up = first                     # the point the engine is on between points
+            last = first                        # the run of points, from first, that one engine takes
+            while last < len(points) and kinds[last] == kinds[first]:
+                last += 1
+            try:
+                self._ensure(kinds[first])
+                self._send(("run", spec, first, last, tuple(sorted(skip))))
+                for message in self._replies(clock):
+                    if isinstance(message, protocol.SweepStarted):
+                        clock.update(t=time.monotonic(), point=False)    # the first inputs are being made
+                        if announced:
+                            continue            # a resumed sweep is still the same sweep
+                        announced = True
+                    elif isinstance(message, protocol.PointStarted):
+                        current = message
+                        clock.update(t=time.monotonic(), point=True)
+                    elif isinstance(message, protocol.PointFinished):
+                        current = None
+                        finished.add(message.index)
+                        next_up = _next_unfinished(message.index + 1, finished | skip, last)
+                        clock.update(t=time.monotonic(), point=False)    # the next inputs may be made now
+                        delivered += 1
+                        self._journal(message.row)
+                    elif isinstance(message, protocol.SweepFinished):
+                        clock.pop("t", None)              # no point runs any more
+                        cancelled = message.cancelled
+                        continue                # the supervisor's own comes last
+                    elif isinstance(message, protocol.SweepError):
+                        cancelled = True        # the engine refused the plan: nothing more to run
+                    yield message
+                first = last                    # the engine ran to the end of its run of points
+            except _Ended as ended:
+                if not announced:
+                    announced = True
+                    yield protocol.SweepStarted(len(points), spec)
+                if ended.why == "retired":        # its last point's row is in; a fresh engine goes on
+                    self.restarts += 1
+                    yield protocol.EngineDied(ended.reason)
+                    first = next_up
+                    continue
+                stopping = ended.why in ("stopped", "closed")
+                index = current.index if current is not None else next_up
+                if stopping and current is None:
+                    cancelled = True
+                    break
+                if index >= last:               # it ended after its run's last point: the next run goes on
+                    first = last
+                    continue
+                row = self._ended_row(ended, spec, workload, points[index])
+                if current is None:
+                    yield protocol.PointStarted(index, len(points), points[index][2], points[index][0],
+                                                points[index][1])
+                self._journal(row)
+                yield protocol.PointFinished(index, len(points), row)
+                delivered += 1
+                if stopping:
+                    cancelled = True
+                else:
+                    self.restarts += 1
+                    yield protocol.EngineDied(row["message"])
+                skip.add(index)
+                first = _next_unfinished(min(next_up, index + 1), finished | skip, len(points))
+        yield protocol.SweepFinished(cancelled, time.monotonic() - t0, delivered)
+
+    def _ended_row(self, ended: "_Ended", spec: Any, workload: Any, point: tuple) -> dict:
+        from workbench.catalog.backends import is_gpu
+        size, variant, backend = point
+        base = dict(workload=workload.name, backend=backend, size=size, dtype=spec.dtype, variant=variant,
+                    host_memory=spec.host_memory if is_gpu(backend) else "", device="")
+        what = f"{backend} at size {size:,}" + (f" ({variant})" if variant else "")
+        if ended.why in ("stopped", "closed"):
+            return empty_row(**base, status="cancelled",
+                             message="stopped: the engine did not answer in time and was ended; not measured")
+        if ended.why == "timeout":
+            phase = " (making its inputs and reference)" if ended.reason == "inputs" else ""
+            return empty_row(**base, status="error",
+                             message=f"{what} ran past the per-point time limit of {self.point_timeout_s:g} s"
+                                     f"{phase}; the engine was ended and a fresh one goes on with the next point")
+        return empty_row(**base, status="error",
+                         message=f"the engine process {_cause(ended)} while measuring {what}; "
+                                 "a fresh engine goes on with the next point")
+
+    def _journal(self, row: dict) -> None:
+        if self.journal is not None:
+            self.journal.append(row)
+
+    # --- from any thread ------------------------------------------------------------------------
+
+    def stop(self) -> None:
+        """Ask the sweep to stop; it ends within the grace time (never blocks)."""
+        self.flag.set()
+        if self._stop_at is None:
+            self._stop_at = time.monotonic()
+
+    def abort(self) -> None:
+        """Stop now (a second Ctrl-C): the engine at work is ended without the grace time, and no
+        engine starts again. Takes no lock and never blocks: a signal handler may call it; the
+        thread in :meth:`run` ends the engine within ``POLL_S``, and :meth:`close` ends the others
+        without waiting for them."""
+        self._aborted = True
+        self._closed = True
+        self.stop()
+
+    def close(self) -> None:
+        """End every engine process and refuse further requests (bounded time, from any thread
+        but a signal handler's: see :meth:`abort`)."""
+        self._closed = True
+        self.flag.set()
+        with self._lock:
+            self._quit_locked()
+
+    def _quit_locked(self) -> None:
+        """Ask every engine process (the current one and those parked) to quit, and end those that
+        have not within the grace time."""
+        engines = [(self.process, self.conn)] + list(self._parked.values())
+        self.process = self.conn = None
+        self._parked.clear()
+        for proc, conn in engines:
+            if proc is not None and proc.is_alive() and conn is not None:
+                try:
+                    conn.send(("quit",))
+                except (OSError, ValueError):
+                    pass
+        for proc, conn in engines:
+            if proc is not None and proc.is_alive() and not self._aborted:
+                proc.join(self.stop_grace_s)
+            self._kill(proc, conn)
+
+
+class _Ended(Exception):
+    def __init__(self, why: str, code: int | None, reason: str = "") -> None:
+        super().__init__(why)
+        self.why, self.code, self.reason = why, code, reason
+
+
+class _Retired(Exception):
+    pass
+
+
+def _cause(ended: _Ended) -> str:
+    """How an engine ended, with what it said of why ('exited with status 3 (a plug-in called ...)')."""
+    return describe_exit(ended.code) + (f" ({ended.reason})" if ended.reason else "")
+
+
+@contextlib.contextmanager
+def _group_signals_blocked():
+    """Start an engine with Ctrl-C, SIGTERM and SIGHUP blocked (in this thread, and so in the child):
+    one sent to the process group while the child's interpreter starts stays pending there until the
+    engine ignores it (``workbench.measure.engine_process.ignore_group_signals``), instead of a KeyboardInterrupt
+    traceback; here it is delivered once they are unblocked, to the handler that was in place."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    # Starting the resource tracker unblocks SIGINT and SIGTERM (multiprocessing.resource_tracker):
+    # it must be running before they are blocked, not started inside Process.start().
+    from multiprocessing import resource_tracker
+    resource_tracker.ensure_running()
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, GROUP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+
+class InProcess:
+    """The engine in this process, unsupervised: for debugging and tests (a crash takes the caller)."""
+
+    def __init__(self) -> None:
+        from workbench.measure.engine import StopFlag
+        self.flag = StopFlag()
+        self.restarts = 0
+
+    def arm(self) -> None:
+        import threading
+        self.flag = type(self.flag)(threading.Event())
+
+    def run(self, spec: Any, skip: Iterable[int] = ()) -> Iterator[Any]:
+        """The sweep's messages (less the points in ``skip``), and before its SweepFinished this process's record, with the limits
+        the sweep measured, as an engine process sends it (the caller keeps it with the results)."""
+        from workbench.measure import protocol
+        from workbench.measure.engine import run_sweep
+        from workbench.measure.environment import record
+        for message in run_sweep(spec, self.flag, skip=skip):
+            if isinstance(message, protocol.SweepFinished):
+                yield protocol.Environment(record())
+            yield message
+
+    def stop(self) -> None:
+        self.flag.stop()
+
+    def renew(self) -> None:
+        """Nothing to renew: what this process compiled stays compiled (a first-call lesson says so)."""
+
+    def abort(self) -> None:
+        """A second Ctrl-C: the sweep runs on this very thread, so it is interrupted where it is
+        (a signal handler calls this; the command line's main catches the KeyboardInterrupt)."""
+        self.flag.stop()
+        raise KeyboardInterrupt
+
+    def close(self) -> None:
+        self.flag.stop()
+
+
+def _next_unfinished(start: int, done: set, end: int) -> int:
+    """The first index from ``start`` on that is not in ``done`` (``end`` when there is none)."""
+    i = start
+    while i < end and i in done:
+        i += 1
+    return i

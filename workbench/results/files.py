@@ -1,0 +1,488 @@
+"""Result files: what is written, and everything that may be handed back to be read.
+
+Written (schema 2):
+
+- ``NAME.csv``: one header line and one row per point, nothing else, so that
+  ``pandas.read_csv`` and any spreadsheet open it as it is; a text cell that a spreadsheet would
+  run as a formula (``=``, ``+``, ``-``, ``@``, tab or CR first) carries a ``'`` in front, which
+  :func:`open_results` takes off again;
+- ``NAME.meta.json`` beside it (the sidecar): format name, schema, when (UTC) and on which
+  host it was written, the environment record, the sweep's settings, the CSV's file name;
+- ``NAME.json``: the same header with the rows, one object per point.
+
+Read by :func:`open_results`: all of the above (a sidecar opens the CSV it names), a CSV
+without its sidecar, and the files of schema 1 (a CSV with the environment as ``# key: json``
+lines on top; JSON ``{"environment", "results"}``). Everything else (a newer schema, a
+truncated file, a file that is not ours, values of the wrong type) raises
+:class:`ResultsFileError`, whose message is one line that names the file and the reason.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import logging
+import math
+import os
+import re
+import socket
+import stat
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Mapping
+
+import pandas as pd
+
+from workbench.core import atomic
+from workbench.results.rows import COLUMNS, JSON_ONLY, to_frame
+
+log = logging.getLogger(__name__)
+
+FORMAT = "gpu-workbench-results"
+SCHEMA = 2
+SIDECAR_SUFFIX = ".meta.json"
+#: Column kinds; every column of ``COLUMNS`` not named here holds a float, so new measured
+#: columns need no change here.
+TEXT_COLUMNS = frozenset({"workload", "backend", "device", "dtype", "variant", "host_memory", "status", "message",
+                          "stages", "throttle", "noisy", "samples", "rounds"})
+INTEGER_COLUMNS = frozenset({"size", "repeats", "dropped"})
+BOOL_COLUMNS = frozenset({"verified", "converged"})
+#: Without these a table is not a result table; any other column may be missing (a file
+#: from before that column existed) and is filled with NaN, "", 0 or False.
+REQUIRED_COLUMNS = ("workload", "backend", "size", "dtype", "status")
+_DEFAULTS = {"repeats": 0, "verified": False, "dropped": 0, "converged": True}
+_INT64_MAX = 2 ** 63 - 1
+#: The largest file any reader here opens (results, sidecars, sessions): far beyond any sweep's
+#: (a 1000-point sweep with its samples is a few MiB), far below what would exhaust memory.
+MAX_FILE_BYTES = 512 * 2 ** 20
+#: A time (a column named ``..._s``) is 0 or from MIN_SECONDS to MAX_SECONDS: no clock measures a
+#: shorter one (1e-320 is underflow), and no point runs for 11 days. Within these bounds every chart's
+#: log axis has room: 1e308 or 1e-320 would overflow its tick code.
+MIN_SECONDS, MAX_SECONDS = 1e-30, 1e6
+#: Float columns that are not times: (lowest, highest); an infinity is allowed only where named in
+#: _INFINITE. Anything else (a column added later) is finite and within +-_MAX_FIGURE.
+_MAX_FIGURE = 1e30
+_RANGES = {"peak_host_bytes": (0.0, 2.0 ** 63), "peak_device_bytes": (0.0, 2.0 ** 63),
+           "gflops": (0.0, _MAX_FIGURE), "gbps": (0.0, _MAX_FIGURE), "gbps_limit": (0.0, _MAX_FIGURE),
+           "gflops_limit": (0.0, _MAX_FIGURE), "max_rel_error": (0.0, _MAX_FIGURE), "noise": (0.0, _MAX_FIGURE),
+           "others_cores": (0.0, 1e6), "sm_clock_mhz": (0.0, 1e6), "mem_clock_mhz": (0.0, 1e6)}
+#: Where an infinity is a value the engine writes: an interval too wide to decide anything from
+#: (too few samples), a ceiling not known, an error of a result holding NaN, the spread of one sample.
+_INFINITE = {"compute_ci_lo_s": -math.inf, "total_ci_lo_s": -math.inf, "compute_ci_hi_s": math.inf,
+             "total_ci_hi_s": math.inf, "gbps_limit": math.inf, "gflops_limit": math.inf,
+             "max_rel_error": math.inf, "noise": math.inf}
+_TRUE, _FALSE = frozenset({"true", "1"}), frozenset({"false", "0", ""})
+
+
+class ResultsFileError(ValueError):
+    """A results file that cannot be read; ``str()`` is one line naming the file and why."""
+
+    def __init__(self, path: str | Path, reason: str) -> None:
+        self.path, self.reason = str(path), reason
+        super().__init__(f"cannot open {path}: {reason}")
+
+
+@dataclass(eq=False)
+class ResultSet:
+    """One result table and what it was measured on: a file read back, or a live sweep."""
+
+    frame: pd.DataFrame
+    environment: dict[str, Any] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
+    written: str = ""     # ISO 8601, UTC; "" where the file does not say (schema 1)
+    host: str = ""        # host name; "" where the file does not say
+    source: str = ""      # the file it was read from; "" for a live sweep
+    schema: int = SCHEMA
+
+
+def live(frame: pd.DataFrame, environment: Mapping[str, Any], settings: Mapping[str, Any] | None = None) -> ResultSet:
+    """A result set for rows measured here and now (the window's, or the command line's sweep)."""
+    return ResultSet(frame, dict(environment), dict(settings or {}), utc_now(), socket.gethostname())
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+# Writing ---------------------------------------------------------------------------------------
+
+def sidecar_path(csv_path: str | Path) -> Path:
+    """``results.csv`` -> ``results.meta.json``: beside the CSV, never the name of a JSON result file."""
+    csv_path = Path(csv_path)
+    return csv_path.with_name(csv_path.stem + SIDECAR_SUFFIX)
+
+
+def save(frame: pd.DataFrame, path: str | Path, environment: Mapping[str, Any],
+         settings: Mapping[str, Any] | None = None) -> Path:
+    """Write ``frame``, measured here and now, as CSV (with its sidecar) or JSON, by the file name's suffix."""
+    return write(live(frame, environment, settings), path)
+
+
+def write(rs: ResultSet, path: str | Path) -> Path:
+    """Write a result set as CSV (with its sidecar) or JSON, chosen by the file name's suffix.
+
+    The set's own time and host are kept: a file opened here and written again still says
+    where it was measured.
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in (".csv", ".json"):
+        raise ValueError(f"cannot write {path.name}: the file name must end in .csv or .json")
+    if suffix == ".json":
+        atomic.write_text(path, json.dumps(document(rs), indent=1, allow_nan=False))
+    else:
+        # The sidecar first: a reader that finds the CSV finds its environment too.
+        atomic.write_text(sidecar_path(path), json.dumps({**_head(rs), "data": path.name}, indent=1, allow_nan=False))
+        frame = rs.frame.drop(columns=[c for c in JSON_ONLY if c in rs.frame.columns])
+        frame = _formulas_neutralised(frame)
+        # Python's csv quotes a field holding "\n" but not one holding a lone "\r", which then ends the
+        # row for every reader: such a file quotes each text field.
+        cr = any(isinstance(v, str) and "\r" in v for c in TEXT_COLUMNS & set(frame.columns) for v in frame[c])
+        atomic.write_text(path, frame.to_csv(index=False, lineterminator="\n",
+                                        quoting=csv.QUOTE_NONNUMERIC if cr else csv.QUOTE_MINIMAL))
+    return path
+
+
+#: A text cell a spreadsheet would run as a formula (OWASP's CSV injection rule): it starts with one
+#: of these, perhaps after quotes. Written to CSV with one more single quote in front (the
+#: spreadsheet's own "this is text" mark), and read back without it: the original name returns, and
+#: a name that begins with a quote itself ("'=x") is told apart by its second quote.
+_FORMULA = re.compile(r"'*[=+\-@\t\r]")
+
+
+def _formulas_neutralised(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with each text cell that could run as a formula quoted; numbers (-1.5) never are."""
+    out = frame.copy()
+    for column in TEXT_COLUMNS & set(out.columns):
+        out[column] = [("'" + v) if isinstance(v, str) and _FORMULA.match(v) else v for v in out[column]]
+    return out
+
+
+def _formula_restored(text: str) -> str:
+    return text[1:] if text.startswith("'") and _FORMULA.match(text, 1) else text
+
+
+def document(rs: ResultSet) -> dict[str, Any]:
+    """The set as the JSON format holds it, strict JSON (a saved session holds these too)."""
+    rows = [{k: strict_json(v) for k, v in r.items()} for r in rs.frame.to_dict("records")]
+    return {**_head(rs), "rows": rows}
+
+
+def _head(rs: ResultSet) -> dict[str, Any]:
+    return {"format": FORMAT, "schema": SCHEMA, "written": rs.written or utc_now(), "host": rs.host,
+            "environment": strict_json(dict(rs.environment)), "settings": strict_json(dict(rs.settings)),
+            "columns": list(rs.frame.columns)}
+
+
+def strict_json(value: Any) -> Any:
+    """Strict JSON: NaN becomes null and an infinity the string "inf", which the reader parses back.
+
+    ``max_rel_error`` is infinite when a result holds NaN: that must survive a round trip.
+    """
+    if isinstance(value, dict):
+        return {str(k): strict_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [strict_json(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):   # NumPy scalars
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    return value
+
+
+# Reading ---------------------------------------------------------------------------------------
+
+def load(path: str | Path) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Read any results file we wrote: the table and its environment record.
+    Raises :class:`ResultsFileError` (one line) for a file that cannot be read."""
+    opened = open_results(path)
+    return opened.frame, opened.environment
+
+
+def open_results(path: str | Path) -> ResultSet:
+    """Read any results file we wrote, now or in schema 1; :class:`ResultsFileError` otherwise."""
+    path = Path(path)
+    text = _read_text(path)
+    if text.lstrip().startswith("{"):
+        data = _parse_json(path, text)
+        schema, header = _header(path, data)
+        if "data" in data and "rows" not in data:      # a sidecar: open the CSV it describes
+            if not isinstance(data["data"], str) or not data["data"]:
+                raise ResultsFileError(path, "the sidecar does not name its CSV file")
+            return _from_csv(path.with_name(Path(data["data"]).name), (schema, header))
+        return _from_rows(path, data, (schema, header))
+    sidecar = sidecar_path(path)
+    return _from_csv(path, _header(sidecar, _parse_json(sidecar, _read_text(sidecar))) if sidecar.is_file() else None)
+
+
+def read_json(path: str | Path) -> dict:
+    """A JSON object from a file, or :class:`ResultsFileError` saying in one line why not
+    (missing, a folder, empty, binary, truncated, not JSON, not an object)."""
+    path = Path(path)
+    return _parse_json(path, _read_text(path))
+
+
+def from_document(path: str | Path, data: Any) -> ResultSet:
+    """A set from the JSON form of :func:`document` (``path`` names where it was read, for errors)."""
+    path = Path(path)
+    if not isinstance(data, dict):
+        raise ResultsFileError(path, "not a GPU Workbench results file (a JSON object was expected)")
+    return _from_rows(path, data, _header(path, data))
+
+
+def _from_rows(path: Path, data: dict, meta: tuple[int, dict[str, Any]]) -> ResultSet:
+    schema, header = meta
+    rows = data.get("rows" if schema >= 2 else "results")
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        raise ResultsFileError(path, "not a GPU Workbench results file (no list of rows)")
+    return ResultSet(_table(path, pd.DataFrame.from_records(rows) if rows else pd.DataFrame()),
+                     source=str(path), schema=schema, **header)
+
+
+def _read_text(path: Path) -> str:
+    """The file's text, read only from a regular file of at most MAX_FILE_BYTES: a FIFO, a device
+    (/dev/zero), a socket or a huge file is refused in one line, never read (it would hang, or end
+    in MemoryError)."""
+    _check_regular(path, _stat(path, os.stat, path))
+    try:
+        # O_NONBLOCK: a FIFO swapped in between the stat and the open cannot block the open.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise _os_error(path, exc) from None
+    try:
+        _check_regular(path, _stat(path, os.fstat, fd))     # what was opened, not what was looked at
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            raw = f.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise _os_error(path, exc) from None
+    finally:
+        os.close(fd)
+    if len(raw) > MAX_FILE_BYTES:          # it grew after the check
+        raise ResultsFileError(path, f"too large for a results file (at most {MAX_FILE_BYTES // 2 ** 20} MiB)")
+    if not raw.strip():
+        raise ResultsFileError(path, "the file is empty")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = "\0"
+    if "\0" in text:
+        raise ResultsFileError(path, "not a GPU Workbench results file (binary data, not text)")
+    return text
+
+
+def _os_error(path: Path, exc: OSError) -> ResultsFileError:
+    if isinstance(exc, FileNotFoundError):
+        return ResultsFileError(path, "no such file")
+    if isinstance(exc, IsADirectoryError):
+        return ResultsFileError(path, "is a directory, not a results file")
+    return ResultsFileError(path, exc.strerror or str(exc))
+
+
+def _stat(path: Path, how, target) -> os.stat_result:
+    try:
+        return how(target)
+    except OSError as exc:
+        raise _os_error(path, exc) from None
+
+
+def _check_regular(path: Path, st: os.stat_result) -> None:
+    mode = st.st_mode
+    if stat.S_ISDIR(mode):
+        raise ResultsFileError(path, "is a directory, not a results file")
+    if not stat.S_ISREG(mode):
+        kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+                else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+        raise ResultsFileError(path, f"is {kind}, not a results file (only regular files are read)")
+    if st.st_size > MAX_FILE_BYTES:
+        raise ResultsFileError(path, f"too large for a results file ({st.st_size / 2 ** 30:.1f} GiB; "
+                                     f"at most {MAX_FILE_BYTES // 2 ** 20} MiB)")
+
+
+def _parse_json(path: Path, text: str) -> dict:
+    try:
+        # NaN and Infinity are not JSON (this writer never writes them): kept as text, so that a
+        # value's check can refuse them by row and column, where an empty cell (null) is "not measured".
+        data = json.loads(text, parse_constant=str)
+    except json.JSONDecodeError as exc:
+        # The end came inside a string, or before the last bracket: the file was cut short.
+        if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string"):
+            raise ResultsFileError(path, "the JSON is truncated (it ends before its last bracket)") from None
+        raise ResultsFileError(path, f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:
+        raise ResultsFileError(path, "not a GPU Workbench results file (nested too deeply)") from None
+    if not isinstance(data, dict):
+        raise ResultsFileError(path, "not a GPU Workbench results file (a JSON object was expected)")
+    return data
+
+
+def _header(path: Path, data: dict) -> tuple[int, dict[str, Any]]:
+    """The schema and the ResultSet fields a JSON file (results or sidecar) carries besides the rows."""
+    if data.get("format") == FORMAT:
+        schema = check_schema(path, data.get("schema"), "results", 2, SCHEMA)
+    elif "environment" in data and "results" in data:
+        schema = 1
+    elif isinstance(data.get("format"), str) and data["format"].startswith("gpu-workbench-"):
+        raise ResultsFileError(path, f"a {data['format'][len('gpu-workbench-'):]} file of GPU Workbench, "
+                                     "not a results file")
+    else:
+        raise ResultsFileError(path, "not a GPU Workbench results file (no format marker)")
+    header = {"environment": data.get("environment", {}), "settings": data.get("settings", {}),
+              "written": data.get("written", ""), "host": data.get("host", "")}
+    for key, kind in (("environment", dict), ("settings", dict), ("written", str), ("host", str)):
+        if not isinstance(header[key], kind):
+            raise ResultsFileError(path, f"its {key} is a {type(header[key]).__name__}, not a {kind.__name__}")
+    return schema, header
+
+
+def check_schema(path: Path, schema: Any, what: str, oldest: int, newest: int) -> int:
+    """``schema`` as a number this version reads; ResultsFileError for an odd one or a newer one."""
+    if not isinstance(schema, int) or isinstance(schema, bool) or schema < oldest:
+        raise ResultsFileError(path, f"the {what} schema is unreadable ({schema!r})")
+    if schema > newest:
+        raise ResultsFileError(path, f"written by a newer GPU Workbench ({what} schema {schema}; "
+                                     f"this version reads up to {newest}): update to open it")
+    return schema
+
+
+def _from_csv(path: Path, meta: tuple[int, dict[str, Any]] | None) -> ResultSet:
+    """A CSV of ours: plain (with ``meta`` from its sidecar), or of schema 1 with ``#`` lines on top."""
+    text = _read_text(path)
+    comments, body = _split_comments(text)
+    if meta is not None:
+        schema, header = meta
+    else:
+        schema, header = (1 if comments else SCHEMA), {"environment": _legacy_environment(comments)}
+    try:
+        records = list(csv.reader(io.StringIO(body), strict=True))
+    except csv.Error as exc:
+        reason = "the CSV is truncated (inside a quoted field)" if "unexpected end" in str(exc) \
+            else f"not a GPU Workbench results file (bad CSV: {exc})"
+        raise ResultsFileError(path, reason) from None
+    if not records:
+        raise ResultsFileError(path, "not a GPU Workbench results file (no header line)")
+    names, rows = records[0], [r for r in records[1:] if r]
+    if len(set(names)) != len(names):
+        raise ResultsFileError(path, "not a GPU Workbench results file (a column name appears twice)")
+    for number, row in enumerate(rows, start=2):
+        if len(row) != len(names):
+            where = "its last row" if number == len(rows) + 1 else f"row {number}"
+            what = "is truncated" if number == len(rows) + 1 and len(row) < len(names) else "is malformed"
+            raise ResultsFileError(path, f"the CSV {what}: {where} has {len(row)} fields, the header {len(names)}")
+    frame = pd.DataFrame(rows, columns=names, dtype=object) if rows else pd.DataFrame(columns=names)
+    for column in TEXT_COLUMNS & set(frame.columns):       # the quote write() put before a formula
+        frame[column] = [_formula_restored(v) for v in frame[column]]
+    return ResultSet(_table(path, frame), source=str(path), schema=schema, **header)
+
+
+def _split_comments(text: str) -> tuple[list[str], str]:
+    lines = text.splitlines(keepends=True)
+    n = 0
+    while n < len(lines) and lines[n].startswith("#"):
+        n += 1
+    return [line.rstrip("\r\n") for line in lines[:n]], "".join(lines[n:])
+
+
+def _legacy_environment(comments: list[str]) -> dict[str, Any]:
+    """Schema 1 CSVs carried the environment as ``# key: json`` lines."""
+    env: dict[str, Any] = {}
+    for line in comments:
+        key, sep, value = line.lstrip("#").strip().partition(": ")
+        if not sep:
+            continue
+        try:
+            env[key] = json.loads(value)
+        except (json.JSONDecodeError, RecursionError):
+            env[key] = value
+    return env
+
+
+def _table(path: Path, frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows as a result table: every column of ``COLUMNS``, typed, each value checked."""
+    if frame.empty and not len(frame.columns):
+        # A file of ours with no row: a sweep stopped before its first point was written. It opens,
+        # empty, so that --resume can finish it (it was refused as 'not a results file').
+        return to_frame([])
+    missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
+    if missing:
+        raise ResultsFileError(path, f"not a GPU Workbench results file (no column {', '.join(missing)})")
+    extra = [c for c in frame.columns if c not in COLUMNS]
+    if extra:
+        log.info("%s: ignoring columns this version does not know: %s", path, ", ".join(map(str, extra)))
+    columns = {}
+    for name in COLUMNS:
+        values = frame[name].tolist() if name in frame.columns else [None] * len(frame)
+        columns[name] = [_value(path, name, v, row) for row, v in enumerate(values, start=1)]
+    rows = pd.DataFrame(columns, columns=list(COLUMNS)).to_dict("records")
+    for row, status in enumerate(columns["status"], start=1):
+        if not status:
+            raise ResultsFileError(path, f"row {row} has no status")
+    return to_frame(rows)
+
+
+def _value(path: Path, column: str, value: Any, row: int) -> Any:
+    """One cell, of the column's kind: text, a whole number, true/false or a float (NaN if empty)."""
+    def wrong(expected: str) -> ResultsFileError:
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+        return ResultsFileError(path, f"column {column}, row {row}: {shown} is not {expected}")
+
+    empty = value is None or (isinstance(value, float) and math.isnan(value)) or value == ""
+    if column in TEXT_COLUMNS:
+        if empty:
+            return ""
+        if not isinstance(value, str):
+            raise wrong("text")
+        return value
+    if column in BOOL_COLUMNS:
+        if empty:
+            return _DEFAULTS.get(column, False)
+        if isinstance(value, bool):
+            return value
+        text = str(value).strip().lower()
+        if text in _TRUE or text in _FALSE:
+            return text in _TRUE
+        raise wrong("true or false")
+    if isinstance(value, bool):
+        raise wrong("a number")
+    if empty:
+        if column in INTEGER_COLUMNS:
+            if column in _DEFAULTS:
+                return _DEFAULTS[column]
+            raise wrong("a whole number")
+        return math.nan
+    if column in INTEGER_COLUMNS:
+        try:
+            number = int(value) if isinstance(value, int) else float(str(value).strip())
+        except ValueError:
+            raise wrong("a whole number") from None
+        low = 1 if column == "size" else 0
+        if isinstance(number, float):
+            if not (math.isfinite(number) and number.is_integer()):
+                raise wrong("a whole number")
+            number = int(number)
+        if not low <= number <= _INT64_MAX:
+            raise wrong(f"a whole number from {low} to 2^63-1")
+        return number
+    try:
+        number = float(value) if isinstance(value, (int, float)) else float(str(value).strip())
+    except (ValueError, OverflowError):
+        raise wrong("a number") from None
+    return _in_range(column, number, wrong)
+
+
+def _in_range(column: str, number: float, wrong) -> float:
+    """A float cell checked against its column's bounds (see MIN_SECONDS, _RANGES, _INFINITE)."""
+    if math.isnan(number):
+        raise wrong("a number (NaN; an empty cell is how a figure not measured is written)")
+    if math.isinf(number):
+        if _INFINITE.get(column) == number:
+            return number
+        raise wrong("a finite number")
+    if column.endswith("_s"):
+        if not (number == 0 or MIN_SECONDS <= number <= MAX_SECONDS):
+            raise wrong(f"a time in seconds (0, or {MIN_SECONDS:g} to {MAX_SECONDS:g})")
+        return number
+    low, high = _RANGES.get(column, (-_MAX_FIGURE, _MAX_FIGURE))
+    if not low <= number <= high:
+        raise wrong(f"a number from {low:g} to {high:g}")
+    return number

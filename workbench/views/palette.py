@@ -1,0 +1,70 @@
+"""One colour and one marker per backend, and a colour per transfer phase: the same in the window,
+the charts and the report.
+
+Backends get the Okabe-Ito palette, which stays apart under deuteranopia and protanopia, and
+each a marker of its own, so that they stay apart in grey scale and in a black-and-white print
+as well. The transfer phases use colours no backend uses. Plain strings and no Qt, so that the
+window's pens (``panels/style.py``) and the matplotlib charts (``workbench/views/matplotlib_charts.py``) read the
+same table.
+"""
+from __future__ import annotations
+
+import zlib
+
+OKABE_ITO = {"orange": "#E69F00", "sky": "#56B4E9", "green": "#009E73", "yellow": "#F0E442",
+             "blue": "#0072B2", "vermillion": "#D55E00", "purple": "#CC79A7"}
+INK = "ink"   # Okabe-Ito's black: the theme's text colour, so it shows on a dark background too
+LIGHT_INK = "#222222"
+
+# (colour, marker, in pyqtgraph's symbol names). pandas and cudf share colours with numpy and
+# cupy: no workload runs them together, and their markers still differ.
+BACKEND_STYLE = {
+    "numpy": ("blue", "o"),
+    "pandas": ("blue", "p"),
+    "numba": ("orange", "s"),
+    "cupy": ("green", "t1"),
+    "cudf": ("green", "t2"),
+    "cudf-pandas": ("vermillion", "d"),         # beside pandas (blue) and cudf (green): the dataframe workloads
+    "cupy-fused": ("sky", "d"),
+    "cupy-raw": ("purple", "h"),
+    "numba-cuda": ("vermillion", "t"),
+    "numba-cuda-x4": (INK, "star"),
+    "numba-cuda-warp": ("purple", "star"),      # spmv: no cupy-raw there
+    "scipy": ("blue", "o"),                      # spmv: no numpy there
+    "cpu-stack": ("blue", "o"),                  # the pipeline's three stacks
+    "gpu-zero-copy": ("green", "t1"),
+    "gpu-round-trips": ("vermillion", "t"),
+}
+FALLBACK_MARKERS = ("+", "x", "arrow_up", "arrow_down", "crosshair")
+# Yellow (unused by backends), a mid grey and Paul Tol's wine: apart from every backend colour,
+# and apart from each other in grey scale (light, middle, dark).
+PHASE_COLORS = {"h2d": "#F0E442", "compute": "#7A7A7A", "d2h": "#882255"}
+PHASE_LABELS = {"h2d": "host to device", "compute": "compute", "d2h": "device to host"}
+
+# Result sets compared on one chart keep their backends' colours and take a marker each: the
+# same shapes in the same order in matplotlib's names (the exports) and pyqtgraph's (the window).
+SET_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
+SET_SYMBOLS = ("o", "s", "t1", "d", "t", "+", "x")
+
+
+def _stable_pick(backend: str, n: int) -> int:
+    """``zlib.crc32`` rather than ``hash``: Python salts string hashes per process, so a plug-in's
+    colour would change between the window and an export made from the command line."""
+    return zlib.crc32(backend.encode()) % n
+
+
+def color(backend: str, ink: str = LIGHT_INK) -> str:
+    """The backend's colour; ``ink`` is the text colour of the background it is drawn on."""
+    name = BACKEND_STYLE.get(backend, (None, None))[0]
+    if name is None:   # a plug-in's backend: a stable pick among the palette
+        name = list(OKABE_ITO)[_stable_pick(backend, len(OKABE_ITO))]
+    return ink if name == INK else OKABE_ITO[name]
+
+
+def marker(backend: str) -> str:
+    if backend in BACKEND_STYLE:
+        return BACKEND_STYLE[backend][1]
+    return FALLBACK_MARKERS[_stable_pick(backend, len(FALLBACK_MARKERS))]
+
+
+BACKEND_COLORS = {b: color(b) for b in BACKEND_STYLE}

@@ -1,0 +1,218 @@
+"""What a sweep shows, in a few sentences that are true for every size they name.
+
+A statement such as "numba beats numpy" holds over ranges of sizes, not "from" one size
+on: a backend can win in the middle and lose at the largest size (caches, threads,
+transfers). So every comparison is made size by size and reported as the runs of
+consecutive sizes where it holds. Qt-free: the window, the report and the command line
+use the same sentences (the window's with a little emphasis).
+"""
+from __future__ import annotations
+
+import html
+import logging
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from workbench.core import stats
+from workbench.core import verdicts
+from workbench.results.rows import human_seconds
+from workbench.core.sizes import fmt_size
+
+log = logging.getLogger(__name__)
+
+
+def ranges(sizes: list[int], wins: list[bool]) -> list[tuple[int, int]]:
+    """Runs of consecutive measured sizes where ``wins`` holds, as (first, last) pairs."""
+    out: list[tuple[int, int]] = []
+    start = None
+    for i, (size, win) in enumerate(zip(sizes, wins)):
+        if win and start is None:
+            start = size
+        if start is not None and (not win or i == len(sizes) - 1):
+            out.append((start, size if win else sizes[i - 1]))
+            start = None
+    return out
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """``backend`` against ``baseline`` (same variant), size by size, each size decided with its noise
+    (``workbench.core.stats``): ``faster``, ``slower``, ``same`` (within the minimum effect) or
+    ``undecided`` (the noise, or a busy machine, leaves it open)."""
+
+    backend: str
+    variant: str
+    baseline: str
+    sizes: tuple[int, ...]               # the sizes both measured, ascending
+    verdicts: tuple[str, ...] = ()       # one per size
+    ratios: tuple[float, ...] = ()       # backend's time over the baseline's, one per size
+
+    def runs(self, verdict: str) -> tuple[tuple[int, int], ...]:
+        return tuple(ranges(list(self.sizes), [v == verdict for v in self.verdicts]))
+
+    @property
+    def wins(self) -> tuple[tuple[int, int], ...]:
+        """Runs (first, last) of consecutive sizes where it is faster, beyond the noise."""
+        return self.runs("faster")
+
+    @property
+    def label(self) -> str:
+        return f"{self.backend} ({self.variant})" if self.variant else self.backend
+
+    def sentence(self, what: str = "end-to-end") -> str:
+        span = f"{fmt_size(self.sizes[0])} to {fmt_size(self.sizes[-1])}"
+        every = set(self.verdicts)
+        if every == {"faster"}:
+            return f"{self.label} beats {self.baseline} {what} at every size ({span})."
+        if every == {"slower"}:
+            return f"{self.baseline} stays faster than {self.label} {what} at every size ({span})."
+        if every == {"same"}:
+            return f"{self.label} and {self.baseline} take the same time {what} at every size ({span}), within the noise."
+        if every == {"undecided"}:
+            return f"{self.label} against {self.baseline} {what}: undecided at every size ({span}): the noise is larger than the difference."
+        if every == {"faster", "slower"}:
+            return (f"{self.label} beats {self.baseline} {what} only at {_where(self.wins)}; "
+                    f"{self.baseline} is faster elsewhere.")
+        parts = []
+        if self.wins:
+            parts.append(f"{self.label} beats {self.baseline} {what} at {_where(self.wins)}")
+        if self.runs("slower"):
+            parts.append(f"{self.baseline} is faster at {_where(self.runs('slower'))}")
+        if self.runs("same"):
+            parts.append(f"the same within the noise at {_where(self.runs('same'))}")
+        if self.runs("undecided"):
+            parts.append(f"undecided at {_where(self.runs('undecided'))}")
+        if not self.wins:
+            parts.insert(0, f"{self.label} never beats {self.baseline} {what}")
+        return "; ".join(parts) + "."
+
+
+def _where(runs: tuple[tuple[int, int], ...]) -> str:
+    named = [fmt_size(a) if a == b else f"{fmt_size(a)} to {fmt_size(b)}" for a, b in runs]
+    return ", ".join(named[:-1]) + " and " + named[-1] if len(named) > 1 else named[0]
+
+
+def comparisons(frame: pd.DataFrame, baseline: str, column: str = "total_median_s",
+                min_effect: float = stats.DEFAULT_MIN_EFFECT) -> list[Comparison]:
+    """Each backend against ``baseline`` on the sizes both measured (ok points only), decided with
+    the intervals (``workbench.core.verdicts``), never by comparing two medians."""
+    ok = frame[frame["status"] == "ok"]
+    base = {(r["variant"], int(r["size"])): r for r in ok[ok["backend"] == baseline].to_dict("records")}
+    out = []
+    for (backend, variant), g in ok.groupby(["backend", "variant"], sort=False):
+        if backend == baseline:
+            continue
+        rows = {int(r["size"]): r for r in g.to_dict("records")}
+        found = []
+        for size in sorted(rows):
+            b, r = base.get((variant, size)), rows[size]
+            if b is None or not (math.isfinite(r[column]) and math.isfinite(b[column])):
+                continue
+            found.append((size, verdicts.compare_rows(r, b, column, min_effect)))
+        if not found:
+            continue
+        out.append(Comparison(backend, variant, baseline, tuple(s for s, _ in found),
+                              tuple(v.verdict for _, v in found), tuple(v.ratio for _, v in found)))
+    return out
+
+
+def _plain(text: str) -> str:
+    return text
+
+
+def sentences(frame: pd.DataFrame, baseline: str, strong: Callable[[str], str] = _plain) -> list[str]:
+    """The summary of one result set against ``baseline``; ``strong`` marks the figures to stress."""
+    if frame.empty:
+        return []
+    bad = frame[frame["status"] != "ok"]
+    lines = [f"{strong(str(len(frame)))} points, {strong(str(len(bad)))} not ok"
+             + (" (" + ", ".join(f"{n} {s}" for s, n in bad["status"].value_counts().items()) + ")."
+                if len(bad) else ".")]
+    ok = frame[frame["status"] == "ok"]
+    if ok.empty:
+        return lines
+    largest = ok["size"].max()
+    at = ok[ok["size"] == largest].sort_values("total_median_s")
+    best = at.iloc[0]
+    fastest = f"Fastest end-to-end at {fmt_size(largest)}: {strong(best['backend'])} ({human_seconds(best['total_median_s'])})"
+    if len(at) > 1:
+        # The runner-up is named where the noise cannot tell the two apart: a fastest by a hair is no verdict.
+        second = at.iloc[1]
+        v = verdicts.compare_rows(best, second)
+        if v.verdict != "faster":
+            fastest += (f", {'the same as' if v.verdict == 'same' else 'not told apart from'} "
+                        f"{second['backend']} ({human_seconds(second['total_median_s'])}"
+                        + (f"; {v.why}" if v.why else "") + ")")
+    lines.append(fastest + ".")
+    lines += [c.sentence() for c in comparisons(frame, baseline)]
+    lines += accelerator_sentences(ok)
+    dev = ok[ok["host_memory"] != ""]
+    if not dev.empty:
+        share = _finite((dev["h2d_s"] + dev["d2h_s"]) / dev["total_median_s"])
+        if not share.empty:
+            worst = dev.loc[share.idxmax()]
+            lines.append(f"Transfers take up to {strong(f'{share.max() * 100:.0f} %')} of end-to-end time "
+                         f"({worst['backend']}, {fmt_size(worst['size'])}).")
+    fc = _finite(ok["first_call_s"] / ok["total_median_s"])
+    if not fc.empty:
+        w = ok.loc[fc.idxmax()]
+        lines.append(f"Worst first call (compilation, setup): {w['backend']} at {fmt_size(w['size'])}, "
+                     f"{human_seconds(w['first_call_s'])}, {fc.max():,.0f}x a steady call.")
+    return lines
+
+
+def fell_back(rows: pd.DataFrame) -> pd.DataFrame:
+    """The cudf-pandas rows whose message counts pandas calls that fell back to the CPU
+    (``gpu.cudf_pandas.fallback_note``: "N fell back to the CPU"; "none fell back" is not one)."""
+    return rows[(rows["backend"] == "cudf-pandas")
+                & rows["message"].astype(str).str.contains(r"\b[1-9][0-9]* fell back to the CPU")]
+
+
+def accelerator_sentences(ok: pd.DataFrame) -> list[str]:
+    """cudf.pandas against plain pandas and plain cuDF, at the largest size all three measured: its
+    speed over pandas end to end, and its proxies' cost over cuDF's own compute (both on frames
+    already on the device), and whether any call fell back to the CPU. Nothing where one is missing."""
+    def at(backend: str) -> pd.DataFrame:
+        return ok[ok["backend"] == backend].groupby("size").first()
+    accel, pandas_, cudf_ = at("cudf-pandas"), at("pandas"), at("cudf")
+    common = sorted(set(accel.index) & set(pandas_.index) & set(cudf_.index))
+    if not common:
+        return []
+    size = common[-1]
+    a, p, c = accel.loc[size], pandas_.loc[size], cudf_.loc[size]
+    speed = p["total_median_s"] / a["total_median_s"]
+    if not (math.isfinite(speed) and speed > 0 and c["compute_median_s"] > 0):
+        return []
+    v = verdicts.compare_rows(a, p)
+    faster = (f"{speed:.3g}x faster than pandas (95 % interval {1 / v.hi:.3g}-{1 / v.lo:.3g}x)" if v.verdict == "faster" else
+              f"{1 / speed:.3g}x slower than pandas (95 % interval {v.lo:.3g}-{v.hi:.3g}x)" if v.verdict == "slower" else
+              f"as fast as pandas ({stats.describe(v)})" if v.verdict == "same" else
+              f"{speed:.3g}x pandas' speed, undecided ({v.why})")
+    over = a["compute_median_s"] / c["compute_median_s"]
+    lines = [f"cudf.pandas at {fmt_size(size)}: the same pandas code runs {faster} end to end; it takes "
+             f"{over:.3g}x cuDF's own compute time ({human_seconds(a['compute_median_s'])} against "
+             f"{human_seconds(c['compute_median_s'])}, both on frames already on the GPU)."]
+    fell = fell_back(ok)
+    if not fell.empty:
+        where = ", ".join(fmt_size(s) for s in fell["size"])
+        lines.append(f"cudf.pandas fell back to the CPU for some calls at {where} (the points' messages say which).")
+    return lines
+
+
+_OPEN, _CLOSE = "\x00", "\x01"      # stand-ins for <b> and </b> while the text is escaped
+
+
+def summarize(frame: pd.DataFrame, baseline: str) -> str:
+    """The sentences as rich text for a projector; names are escaped (a backend called ``numba<!--``
+    must not hide the rest), only the stressed figures are markup."""
+    lines = sentences(frame, baseline, strong=lambda s: f"{_OPEN}{s}{_CLOSE}")
+    return "<br>".join(html.escape(line).replace(_OPEN, "<b>").replace(_CLOSE, "</b>") for line in lines)
+
+
+def _finite(values: pd.Series) -> pd.Series:
+    """A ratio over a zero time is no statement: drop it with the NaNs."""
+    return values[np.isfinite(values.to_numpy(float))]
