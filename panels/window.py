@@ -654,6 +654,7 @@ class MainWindow(QMainWindow):
             self.restoreState(s.value("state"))
         else:
             self.resize(*FIRST_SIZE)
+            self._first_start = True
         self._fit_screen()
         stored = {key: s.value(f"experiment/{key}") for key in EXPERIMENT_FIELDS
                   if s.value(f"experiment/{key}") is not None}
@@ -670,6 +671,16 @@ class MainWindow(QMainWindow):
         if not getattr(self, "_fitted", False):    # once the frame's margins are known
             self._fitted = True
             self._fit_screen()
+            if getattr(self, "_first_start", False):
+                self._share_space()
+
+    def _share_space(self) -> None:
+        """A first start gives the charts most of the window: on a 1280x720 screen the docks'
+        natural sizes (a form, a table) would take half its height and a third of its width."""
+        self.resizeDocks([self.resultsDock], [max(140, int(self.height() * RESULTS_SHARE))],
+                         Qt.Orientation.Vertical)
+        self.resizeDocks([self.experimentDock], [max(300, int(self.width() * EXPERIMENT_SHARE))],
+                         Qt.Orientation.Horizontal)
 
     def _fit_screen(self) -> None:
         """Within the screen's available area: a first start on a 1280x720 projector, or a window
@@ -770,6 +781,8 @@ def short(text: str) -> str:
 
 #: The window's size at a first start, where the screen has room for it.
 FIRST_SIZE = (1600, 1000)
+RESULTS_SHARE = 0.24       # of the window's height, at a first start
+EXPERIMENT_SHARE = 0.25    # of its width
 
 
 def _where(rs: ResultSet) -> str:

@@ -12,7 +12,7 @@ import textwrap
 
 import pytest
 
-from workbench.cli import main as cli
+from workbench.cli import commands as cli
 from workbench.measure import plugins
 from workbench.catalog.registry import REGISTRY
 

@@ -332,7 +332,7 @@ def test_the_window_and_the_charts_share_one_palette():
 
 
 def test_matplotlib_is_not_imported_by_the_engine_the_command_line_or_the_window():
-    code = ("import sys; import workbench.measure.engine, workbench.cli.main, workbench.results.files, workbench.views.presets;"
+    code = ("import sys; import workbench.measure.engine, workbench.cli.commands, workbench.results.files, workbench.views.presets;"
             "import panels.window; import panels.plots;"
             "print('matplotlib' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,

@@ -51,8 +51,8 @@ WRONG_WAY = [
      "workbench.measure.engine -> workloads.matmul"),
     ("workbench/views/summary.py", "from workbench import lessons",
      "workbench.views.summary -> workbench.lessons"),
-    ("workbench/cli/main.py", "import panels.window",
-     "workbench.cli.main -> panels.window"),
+    ("workbench/cli/commands.py", "import panels.window",
+     "workbench.cli.commands -> panels.window"),
 ]
 
 

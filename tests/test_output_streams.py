@@ -1,6 +1,6 @@
 """Output nobody reads: the command line's stdout into a pipe whose reader went away, or onto a full
 device. The command ends quietly with the status a shell expects, once every file it was asked to
-write is written (``workbench.cli.main._Output``).
+write is written (``workbench.cli.commands._Output``).
 """
 from __future__ import annotations
 

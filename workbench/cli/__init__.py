@@ -1,4 +1,4 @@
 """The command line: ``gpu-workbench [list | info | run | plot | report ...]``."""
-from workbench.cli.main import main
+from workbench.cli.commands import main
 
 __all__ = ["main"]
