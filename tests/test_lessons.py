@@ -10,6 +10,7 @@ import math
 import pytest
 
 from workbench import lessons
+from workbench.lessons import core, say as wording
 from workbench.results import rows as results
 from workbench.catalog.backends import BACKENDS, Availability
 
@@ -143,8 +144,8 @@ def test_the_device_memory_limit_is_data_handed_on_where_the_sweep_has_the_field
     class AsText:
         device_memory_limit: str = ""
 
-    assert lessons._with_device_limit(AsBytes(), ls.device_memory_limit).device_memory_limit == 1280 * 2 ** 20
-    assert lessons._with_device_limit(AsText(), ls.device_memory_limit).device_memory_limit == "1280MiB"
+    assert core._with_device_limit(AsBytes(), ls.device_memory_limit).device_memory_limit == 1280 * 2 ** 20
+    assert core._with_device_limit(AsText(), ls.device_memory_limit).device_memory_limit == "1280MiB"
 
 
 def test_sizes_that_do_not_fit_in_host_memory_are_left_out_and_said(monkeypatch):
@@ -583,8 +584,8 @@ def test_the_statement_goes_into_settings_as_plain_data():
 
 
 def test_ratios_and_sizes_are_said_as_people_say_them():
-    assert [lessons.times(r) for r in (208.4, 17.2, 1.74, 0.42, 12345)] == ["208x", "17x", "1.7x", "0.42x",
+    assert [wording.times(r) for r in (208.4, 17.2, 1.74, 0.42, 12345)] == ["208x", "17x", "1.7x", "0.42x",
                                                                              "12,345x"]
-    assert lessons.faster(1.0, 3.2) == "3.2x faster" and lessons.faster(4.0, 1.0) == "4.0x slower"
-    assert lessons.approx_size(2 ** 16 * 1.05) == "2^16" and lessons.approx_size(31_234, pow2=False) == "31,000"
-    assert lessons.approx_size(105_943, pow2=False) == "110,000"
+    assert wording.faster(1.0, 3.2) == "3.2x faster" and wording.faster(4.0, 1.0) == "4.0x slower"
+    assert wording.approx_size(2 ** 16 * 1.05) == "2^16" and wording.approx_size(31_234, pow2=False) == "31,000"
+    assert wording.approx_size(105_943, pow2=False) == "110,000"
