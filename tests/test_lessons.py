@@ -6,6 +6,7 @@ from helpers import measured
 
 import dataclasses
 import math
+import sys
 
 import pytest
 
@@ -46,6 +47,80 @@ def test_every_lesson_is_declared_against_real_workloads_and_runs_somewhere():
         p = lessons.plan(ls, ALL_USABLE)
         assert len(p.specs) == len(ls.runs) and p.specs[0].workload == ls.workload
         assert ls.on_gpu and ls.claim and ls.chart in ("runtime", "speedup", "transfer", "memory", "first-call")
+
+
+def test_the_registry_names_every_lesson_module_of_the_package_and_nothing_else():
+    """A lesson file added without its registry line (or a line left after its file went) fails here."""
+    import importlib
+    import pkgutil
+    declaring = set()
+    for info in pkgutil.iter_modules(lessons.__path__):
+        module = importlib.import_module(f"workbench.lessons.{info.name}")
+        if hasattr(module, "LESSON"):
+            declaring.add(info.name)
+    assert declaring == set(lessons.LESSON_MODULES)
+    assert len(lessons.LESSON_MODULES) == len(set(lessons.LESSON_MODULES))
+    by_module = [importlib.import_module(lessons.module_name(m)).LESSON.name for m in lessons.LESSON_MODULES]
+    assert list(lessons.LESSONS) == by_module                        # the tuple's order is the menu's
+    assert all(callable(ls.explain) for ls in lessons.LESSONS.values())
+
+
+TINY_LESSON = """
+from workbench.lessons.core import Lesson
+from workbench.lessons.say import Say
+
+LESSON = Lesson(name="tiny-lesson", title="A lesson from outside the package",
+                claim="One file and one registry line make a lesson.", workload="source_terms",
+                backends=("numpy",), sizes=(1024, 4096), chart="runtime", on_gpu="nothing more.")
+
+
+def explain(m, ls, say: Say) -> None:
+    say.claim(m.has("numpy"), f"numpy measured {len(m.rows('numpy'))} sizes.", "numpy measured nothing.")
+    say.mark(4096, "tiny mark")
+"""
+
+
+@pytest.fixture
+def tiny_lesson(tmp_path, monkeypatch):
+    """A lesson module in a package of its own, importable, but not yet in the registry."""
+    pkg = tmp_path / "elsewhere_lessons"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "tiny.py").write_text(TINY_LESSON)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield "elsewhere_lessons.tiny"
+    for name in [n for n in sys.modules if n.split(".")[0] == "elsewhere_lessons"]:
+        del sys.modules[name]           # the next test's package lies in another tmp_path
+
+
+def listing(capsys) -> str:
+    from workbench.cli.commands import main
+    assert main(["lesson"]) == 0
+    return capsys.readouterr().out
+
+
+def test_a_lesson_module_with_its_registry_line_is_listed_by_the_command_line_and_explained(
+        tiny_lesson, monkeypatch, capsys):
+    assert "tiny-lesson" not in listing(capsys)                    # the file alone is not a lesson
+    monkeypatch.setattr(lessons, "LESSON_MODULES", lessons.LESSON_MODULES + (tiny_lesson,))
+    out = listing(capsys)
+    assert "  tiny-lesson      A lesson from outside the package" in out
+    assert "One file and one registry line make a lesson." in out
+    assert "  small-problems " in out                               # the built-in ones stay
+    st = lessons.explain(lessons.plan(lessons.get("tiny-lesson"), ALL_USABLE),
+                         results.to_frame([row("numpy", 1024, 1e-6), row("numpy", 4096, 4e-6)]))
+    assert st.holds is True and st.text.startswith("numpy measured 2 sizes.")
+    assert st.marks == ((4096.0, "tiny mark"),) and st.as_settings()["marks"] == [[4096.0, "tiny mark"]]
+
+
+def test_a_module_without_a_lesson_or_a_name_declared_twice_is_refused(tiny_lesson, tmp_path, monkeypatch):
+    (tmp_path / "elsewhere_lessons" / "helpers_only.py").write_text("def explain(m, ls, say):\n    pass\n")
+    monkeypatch.setattr(lessons, "LESSON_MODULES", ("elsewhere_lessons.helpers_only",))
+    with pytest.raises(TypeError, match="elsewhere_lessons.helpers_only: a lesson module declares LESSON"):
+        lessons.get("tiny-lesson")
+    monkeypatch.setattr(lessons, "LESSON_MODULES", (tiny_lesson, tiny_lesson))
+    with pytest.raises(ValueError, match="'tiny-lesson' is declared twice"):
+        list(lessons.LESSONS)
 
 
 def test_a_declaration_that_names_a_missing_variant_or_dtype_is_a_problem():
