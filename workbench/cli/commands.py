@@ -56,6 +56,8 @@ def _parser() -> argparse.ArgumentParser:
                      help="add to the --out file: its points measured ok are kept and not run again")
     run.add_argument("--in-process", action="store_true",
                      help="run the engine in this process, unsupervised (for debugging)")
+    from workbench.cluster.options import add_options     # imports no Dask: only a sweep on a cluster does
+    add_options(run)
     _chart_options(run, required=False)
     plot = sub.add_parser("plot", help="charts of result files (several: overlaid, to compare)")
     plot.add_argument("results", nargs="+", metavar="RESULTS", help="result files: .csv, .json or .meta.json")
@@ -295,8 +297,12 @@ def _plan(args: argparse.Namespace):
         sizes = tuple(parse_sizes(args.sizes)) if args.sizes is not None else workload.default_sizes
     except ValueError as exc:
         raise UsageError(f"--sizes: {exc}") from None
+    on_cluster = _cluster_target(args) is not None
     if args.backends is not None:     # given but empty ("-b ''") is refused below, not taken as "all"
         names = tuple(b.strip() for b in args.backends.split(",") if b.strip())
+    elif on_cluster:
+        raise UsageError("with --cluster, name the backends (--backends): what the workers can run is asked of "
+                         "them when the sweep starts, not of this machine")
     else:
         names = tuple(b for b in workload.backends if probe(b).usable)
     variants = tuple(v.strip() for v in args.variants.split(",")) if args.variants is not None else ()
@@ -318,9 +324,10 @@ def _plan(args: argparse.Namespace):
     except engine.PlanError as exc:
         raise UsageError(str(exc)) from None
     _check_out(args)
-    if args.baseline and args.baseline.partition("@")[0] not in names:
+    from workbench.cluster.places import backend_of
+    if args.baseline and backend_of(args.baseline).partition("@")[0].strip() not in names:
         raise UsageError(f"--baseline {args.baseline}: not among the backends of this sweep ({', '.join(names)})")
-    for name in names:
+    for name in () if on_cluster else names:      # on a cluster, each worker is asked instead
         a = probe(name)
         if not a.usable:
             raise UsageError(f"backend {name} is not usable here: {a.reason}")
@@ -383,6 +390,8 @@ def _run(args: argparse.Namespace, spec, chart, out) -> int:
               + (f", written to {args.out}" if out is not None and not out.failed else ""), file=sys.stderr)
         return signals.status
     failed = cancelled or bool((frame["status"] != "ok").any()) or unsaved
+    if getattr(runner, "lost", ""):       # the scheduler went away (said in one line): what was measured is kept
+        return EXIT_USAGE
     return EXIT_FAILED if failed else EXIT_OK
 
 
@@ -392,9 +401,22 @@ def _runner(args: argparse.Namespace):
     timeout = args.point_timeout if args.point_timeout is not None else DEFAULT_POINT_TIMEOUT_S
     if not 0 < timeout < float("inf"):     # an endless limit would let a hung kernel hang the sweep
         raise UsageError(f"--point-timeout {args.point_timeout}: must be a positive, finite number of seconds")
+    target = _cluster_target(args)
+    if target is not None:
+        from workbench.cluster.options import runner
+        return runner(args, target, timeout)
     if getattr(args, "in_process", False):
         return InProcess()
     return Supervisor(plugins=tuple(args.plugin), point_timeout_s=timeout)
+
+
+def _cluster_target(args: argparse.Namespace):
+    """The Dask cluster ``--cluster`` names (None: this machine), checked; UsageError otherwise."""
+    from workbench.cluster.options import target_of
+    try:
+        return target_of(args)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _sweep(runner, spec, keep, quiet: bool, env: dict | None = None, skip: Sequence[int] = ()) -> bool:
@@ -440,7 +462,8 @@ def _sweep(runner, spec, keep, quiet: bool, env: dict | None = None, skip: Seque
     handlers = {protocol.SweepStarted: started, protocol.PointStarted: point_started,
                 protocol.PointFinished: point_finished, protocol.SweepFinished: finished,
                 protocol.SweepError: error, protocol.EngineDied: say, protocol.EngineFailed: say,
-                protocol.LogLine: say, protocol.Environment: environment}
+                protocol.LogLine: say, protocol.Environment: environment,
+                protocol.ClusterLost: lambda m: tqdm.write(f"gpu-workbench: error: {m.message}", file=sys.stderr)}
     try:
         for message in (runner.run(spec, skip) if skip else runner.run(spec)):
             protocol.dispatch(handlers, message)

@@ -86,6 +86,14 @@ class EngineExiting:
 
 
 @dataclass(frozen=True)
+class ClusterLost:
+    """The Dask scheduler of a sweep on a cluster went away (or every worker did): one line; the
+    rows measured before it are in, the sweep ends (``workbench.cluster``)."""
+
+    message: str
+
+
+@dataclass(frozen=True)
 class ProbeResults:
     availability: dict = field(hash=False)     # backend name -> backends.Availability
 
@@ -103,7 +111,7 @@ class Done:
 
 
 Message = (SweepStarted | PointStarted | PointFinished | SweepFinished | SweepError | LogLine | EngineFailed
-           | EngineDied | EngineRetiring | EngineExiting | ProbeResults | Environment | Done)
+           | EngineDied | EngineRetiring | EngineExiting | ClusterLost | ProbeResults | Environment | Done)
 
 
 def dispatch(handlers: Mapping[type, Callable[[Any], Any]], message: Any) -> Any:

@@ -45,7 +45,7 @@ SIDECAR_SUFFIX = ".meta.json"
 #: Column kinds; every column of ``COLUMNS`` not named here holds a float, so new measured
 #: columns need no change here.
 TEXT_COLUMNS = frozenset({"workload", "backend", "device", "dtype", "variant", "host_memory", "status", "message",
-                          "stages", "throttle", "noisy", "samples", "rounds"})
+                          "stages", "throttle", "noisy", "samples", "rounds", "place", "worker"})
 INTEGER_COLUMNS = frozenset({"size", "repeats", "dropped"})
 BOOL_COLUMNS = frozenset({"verified", "converged"})
 #: Without these a table is not a result table; any other column may be missing (a file

@@ -31,6 +31,9 @@ COLUMNS = (
     "peak_host_bytes", "peak_device_bytes", "gflops", "gbps", "gbps_limit", "gflops_limit",
     "max_rel_error", "verified", "status", "message",
     "stages",
+    # Where a point ran on a Dask cluster (workbench.cluster): the device, 'node2:GPU1' or 'node2:CPU',
+    # and the worker's address ('' for a point measured by this machine's own engine).
+    "place", "worker",
     "samples",      # the raw samples as compact JSON {figure: [seconds, ...]}: in JSON files, not in CSV
     # Each round's median, by round ({"group": id, "compute": [...], "total": [...]}): the points of
     # one size ran their rounds interleaved (workbench.measure.point), so two of them pair round by round.
@@ -46,7 +49,7 @@ def empty_row(**values: Any) -> dict[str, Any]:
     """A row with every column present (NaN where nothing was measured)."""
     row: dict[str, Any] = dict.fromkeys(COLUMNS, float("nan"))
     row.update(variant="", host_memory="", repeats=0, verified=False, status="error", message="", stages="",
-               converged=True, throttle="", dropped=0, noisy="", samples="", rounds="")
+               converged=True, throttle="", dropped=0, noisy="", samples="", rounds="", place="", worker="")
     unknown = set(values) - set(COLUMNS)
     if unknown:
         raise KeyError(f"not result columns: {sorted(unknown)}")
@@ -156,6 +159,9 @@ def readable_table(frame: pd.DataFrame) -> pd.DataFrame:
     })
     if not (frame["variant"] != "").any():
         show = show.drop(columns="variant")
+    where = frame["place"].fillna("").astype(str)
+    if (where != "").any():        # measured on a Dask cluster: the device of each row
+        show.insert(1, "place", where)
     if not (frame["host_memory"] != "").any():      # a CPU-only sweep: no transfer or GPU-only columns
         show = show.drop(columns=["h2d", "d2h", "GPU cold", "call", "dev mem"])
     else:       # say what the compute figure is on a GPU row: its warm GPU time, launch gaps hidden

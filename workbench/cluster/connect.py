@@ -1,0 +1,129 @@
+"""Reaching a Dask scheduler: its address, TLS, a time limit, and a local cluster on request.
+
+Every failure to reach one is a :class:`ClusterError` whose text is one line for the user.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+DEFAULT_TIMEOUT_S = 10.0
+LOCAL = "local"
+
+
+class ClusterError(Exception):
+    """The cluster cannot be used; ``str()`` is one line."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where the points go: a scheduler's address, or ``local``; TLS files, and how long to try."""
+
+    address: str
+    tls_ca_file: str = ""
+    tls_cert: str = ""
+    tls_key: str = ""
+    timeout_s: float = DEFAULT_TIMEOUT_S
+
+    def check(self) -> None:
+        """Refuse what cannot work before anything is started (ValueError, one line)."""
+        if not self.address.strip():
+            raise ValueError("give a scheduler's address (tcp://HOST:8786, tls://HOST:8786) or 'local'")
+        scheme = self.address.split("://", 1)[0] if "://" in self.address else ""
+        if scheme not in ("", "tcp", "tls", "ucx", "inproc", "ws", "wss") or (
+                not scheme and self.address != LOCAL and ":" not in self.address):
+            raise ValueError(f"{self.address!r} is not a scheduler address: write tcp://HOST:PORT, "
+                             "tls://HOST:PORT or 'local'")
+        files = [f for f in (self.tls_ca_file, self.tls_cert, self.tls_key) if f]
+        if files and not (self.tls_ca_file and self.tls_cert):
+            raise ValueError("TLS needs --tls-ca-file and --tls-cert (and --tls-key unless the certificate "
+                             "file holds the key)")
+        for f in files:
+            if not Path(f).is_file():
+                raise ValueError(f"{f}: no such file")
+        if not 0 < self.timeout_s < float("inf"):
+            raise ValueError(f"the time to reach the scheduler must be a positive number of seconds, not {self.timeout_s}")
+
+    @property
+    def tls(self) -> bool:
+        return self.address.startswith("tls://") or bool(self.tls_ca_file)
+
+
+def security(target: Target) -> Any:
+    """Dask's ``Security``: from the files given, else from Dask's configuration
+    (``distributed.comm.tls.*``, e.g. ``DASK_DISTRIBUTED__COMM__TLS__CA_FILE``), which
+    ``Security()`` reads by itself; None for a plain tcp address with nothing configured."""
+    from distributed import Security
+    if target.tls_ca_file:
+        return Security(tls_ca_file=target.tls_ca_file, tls_client_cert=target.tls_cert,
+                        tls_client_key=target.tls_key or None, require_encryption=True)
+    sec = Security()
+    if target.address.startswith("tls://") and not sec.tls_ca_file:
+        raise ClusterError(f"{target.address}: a tls:// scheduler needs certificates: give --tls-ca-file, "
+                           "--tls-cert and --tls-key, or set them in Dask's configuration (distributed.comm.tls)")
+    return sec
+
+
+def start_local() -> Any:
+    """A cluster on this machine, bound to 127.0.0.1: one worker per GPU (``LocalCUDACluster``)
+    where there are GPUs and dask-cuda, else one single-threaded CPU worker (a CPU point has the
+    host to itself anyway: ``workbench.cluster.hostlock``)."""
+    from workbench.core import driver
+    gpus = driver.query()
+    if not gpus.error:
+        try:
+            from dask_cuda import LocalCUDACluster
+        except ImportError:
+            log.warning("GPUs here but no dask-cuda: a local cluster of one CPU worker instead "
+                        "(pip install dask-cuda for one worker per GPU)")
+        else:
+            return LocalCUDACluster(host="127.0.0.1", threads_per_worker=1, dashboard_address=None,
+                                    silence_logs=_log_level())
+    from distributed import LocalCluster
+    return LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
+                        dashboard_address=None, silence_logs=_log_level())
+
+
+def _log_level() -> int:
+    """Dask's own log lines (a worker starting, a connection closed as the cluster shuts down) only
+    where the user asked to see what happens (``-v``); its errors always."""
+    return logging.INFO if logging.getLogger().getEffectiveLevel() <= logging.INFO else logging.ERROR
+
+
+def connect(target: Target) -> tuple[Any, Any]:
+    """(a Client, the local cluster it started or None); ClusterError when the scheduler cannot be
+    reached in ``timeout_s`` (refused, unreachable, a TLS handshake that fails), one line."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise ClusterError("Dask is not installed: pip install 'gpu-workbench[cluster]' "
+                           "(distributed and dask[dataframe])") from None
+    cluster = None
+    if _log_level() > logging.INFO:      # what goes wrong is said in our one line; Dask's traceback with -v
+        # Dask's configuration gives some of its loggers levels of their own (distributed.client ...).
+        for name in ["distributed", *logging.root.manager.loggerDict]:
+            if name == "distributed" or name.startswith("distributed."):
+                logging.getLogger(name).setLevel(logging.CRITICAL)
+    try:
+        if target.address == LOCAL:
+            cluster = start_local()
+            return Client(cluster, set_as_default=False, timeout=target.timeout_s), cluster
+        return Client(target.address, security=security(target), set_as_default=False,
+                      timeout=target.timeout_s), None
+    except ClusterError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - OSError, TimeoutError, TLS errors, bad addresses: one line
+        if cluster is not None:
+            cluster.close()
+        what = "start a local Dask cluster" if target.address == LOCAL else \
+            f"reach the Dask scheduler at {target.address}"
+        raise ClusterError(f"could not {what}: {one_line(exc)}") from None
+
+
+def one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 300 else text[:297] + "..."
