@@ -119,7 +119,8 @@ def baseline(sets: Sequence[ResultSet], text: str | None = None, labels: Sequenc
             if name in present:
                 return Baseline(name)
         return Baseline(present[0] if present else "")
-    backend, _, which = text.partition("@")
+    # ``numpy@2`` names a set; ``cupy @ node2:GPU1`` is a series of its own (a device, workbench.cluster).
+    backend, _, which = (text, "", "") if text in present else text.partition("@")
     index = None
     if which:
         stems = [Path(rs.source).stem if rs.source else "" for rs in sets]

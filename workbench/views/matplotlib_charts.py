@@ -68,7 +68,10 @@ def _rc(p: Preset) -> dict:
 
 
 def _marker(s: Series, compare: bool) -> str:
-    return SET_MARKERS[s.set_index % len(SET_MARKERS)] if compare else VARIANT_MARKERS.get(s.variant, "o")
+    if compare:
+        return SET_MARKERS[s.set_index % len(SET_MARKERS)]
+    device = palette.device_marker(s.backend)      # 'cupy @ node2:GPU1': its device's marker
+    return palette.DEVICE_MPL_MARKERS[device] if device is not None else VARIANT_MARKERS.get(s.variant, "o")
 
 
 def _left_out(sets: Sequence[ResultSet]) -> str:

@@ -53,8 +53,21 @@ def _stable_pick(backend: str, n: int) -> int:
     return zlib.crc32(backend.encode()) % n
 
 
+#: A series measured on a named device is called ``cupy @ node2:GPU1`` (``workbench.cluster.places``):
+#: it keeps its backend's colour, and takes a marker of its device's.
+DEVICE_SEP = " @ "
+DEVICE_MARKERS = ("o", "s", "t", "d", "h", "star", "p", "t1", "t2")          # pyqtgraph's names
+DEVICE_MPL_MARKERS = ("o", "s", "v", "D", "h", "*", "p", "^", "<")           # the same shapes, matplotlib's
+
+
+def device_marker(name: str) -> int | None:
+    """Which of the device markers a series named by its device takes (None for a plain backend)."""
+    return _stable_pick(name.split(DEVICE_SEP, 1)[1], len(DEVICE_MARKERS)) if DEVICE_SEP in name else None
+
+
 def color(backend: str, ink: str = LIGHT_INK) -> str:
     """The backend's colour; ``ink`` is the text colour of the background it is drawn on."""
+    backend = backend.split(DEVICE_SEP, 1)[0]
     name = BACKEND_STYLE.get(backend, (None, None))[0]
     if name is None:   # a plug-in's backend: a stable pick among the palette
         name = list(OKABE_ITO)[_stable_pick(backend, len(OKABE_ITO))]
@@ -62,6 +75,8 @@ def color(backend: str, ink: str = LIGHT_INK) -> str:
 
 
 def marker(backend: str) -> str:
+    if DEVICE_SEP in backend:     # devices of one backend share its colour: their markers tell them apart
+        return DEVICE_MARKERS[device_marker(backend)]
     if backend in BACKEND_STYLE:
         return BACKEND_STYLE[backend][1]
     return FALLBACK_MARKERS[_stable_pick(backend, len(FALLBACK_MARKERS))]
