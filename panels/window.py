@@ -23,12 +23,13 @@ from pathlib import Path
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QMainWindow, QMessageBox, QScrollArea,
-                               QTabWidget)
+                               QTabWidget, QVBoxLayout, QWidget)
 
 from panels.experiment import ExperimentPanel
 from panels.files import FileActions
 from panels.notice import NoticeBar
 from panels.restore import RestoreBar
+from panels.run_on import RunOnBox
 from panels.info import EnvironmentPanel, LogPanel, QtLogHandler
 from panels.plots import PlotsPanel
 from panels.presentation import Presentation
@@ -120,8 +121,14 @@ class MainWindow(QMainWindow):
         scroll.setWidget(self.experiment)
         scroll.setWidgetResizable(True)
         scroll.setMinimumWidth(300)
+        self.runOn = RunOnBox()          # this machine, a local Dask cluster, a lab's scheduler
+        dock = QWidget(objectName="experimentDockContents")
+        dock_layout = QVBoxLayout(dock)
+        dock_layout.setContentsMargins(0, 0, 0, 0)
+        dock_layout.addWidget(scroll, 1)
+        dock_layout.addWidget(self.runOn)
         self.experimentDock = QDockWidget("Experiment", self, objectName="experimentDock")
-        self.experimentDock.setWidget(scroll)
+        self.experimentDock.setWidget(dock)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.experimentDock)
 
         self.plots = PlotsPanel()
@@ -167,11 +174,13 @@ class MainWindow(QMainWindow):
             protocol.SweepError: self.on_trouble, protocol.EngineDied: self.on_trouble,
             protocol.EngineFailed: self.on_trouble, protocol.LogLine: self.on_log_line,
             protocol.ProbeResults: self.on_backends_probed, protocol.Environment: self.on_environment,
+            protocol.ClusterLost: self.on_cluster_lost,
         }
         self.controller.worker.message.connect(self.on_message)
         self.runButton.clicked.connect(self.run)
         self.stopButton.clicked.connect(self.stop)
         self.experiment.validityChanged.connect(self.on_validity)
+        self.runOn.targetChanged.connect(self.on_run_on)
 
         # A quick probe (no child process) fills the backend list at once; the worker's deep probe
         # (a tiny computation per GPU library) then corrects it.
@@ -306,6 +315,7 @@ class MainWindow(QMainWindow):
         # The experiment is fixed while it runs: a workload switch now would be half-applied
         # (new sizes and unit on screen, the old sweep's points arriving), so it is refused.
         self.experiment.set_locked(True)
+        self.runOn.setEnabled(False)
         self.runButton.setEnabled(False)
         self.runAction.setEnabled(False)
         self.lessonsMenu.setEnabled(False)
@@ -508,6 +518,7 @@ class MainWindow(QMainWindow):
         """The last points are drawn: the sweep is complete for whoever watches the window."""
         self._finishing = False
         self.experiment.set_locked(False)
+        self.runOn.setEnabled(True)
         self.on_validity(self.experiment.validate(), self.experiment.problem)
         if self._lesson is not None:
             self._finish_lesson()
@@ -523,6 +534,20 @@ class MainWindow(QMainWindow):
             log.error("%s\n%s", text, message.traceback)
         else:
             log.error("%s", text)
+
+    def on_cluster_lost(self, message: protocol.ClusterLost) -> None:
+        """The Dask scheduler could not be reached, or went away: said where the user looks; the
+        points measured before are on screen and journalled."""
+        self.on_trouble(message)
+        self.notice.show_problem(message.message)
+
+    @Slot()
+    def on_run_on(self) -> None:
+        """Run on another machine (or this one again): the backend list becomes what it can run."""
+        if self.controller.use(self.runOn.target()):
+            self.status.showMessage("Asking the cluster which backends its workers can run..."
+                                    if self.runOn.target() is not None else "Running on this machine")
+            self.controller.probe()
 
     def on_log_line(self, message: protocol.LogLine) -> None:
         logging.getLogger("engine").log(logging.getLevelName(message.level), message.text)
@@ -644,6 +669,7 @@ class MainWindow(QMainWindow):
         s.setValue("state", self.saveState())
         for key, value in self.experiment.settings().items():
             s.setValue(f"experiment/{key}", ",".join(value) if key == "backends" else value)
+        s.setValue("runOn/scheduler", self.runOn.address.text())     # the address; each start runs here
         self.presentation.save(s)
         s.sync()
 
@@ -664,6 +690,7 @@ class MainWindow(QMainWindow):
         backends = stored.get("backends") or ""
         self._wanted_backends = backends.split(",") if isinstance(backends, str) else list(backends)
         self.presentation.restore(s)
+        self.runOn.apply_settings({"scheduler": s.value("runOn/scheduler") or ""})
         self.restore_backends()
 
     def showEvent(self, event) -> None:

@@ -29,7 +29,8 @@ class SweepWorker(QObject):
         super().__init__()
         from workbench.measure.supervisor import Supervisor
         # The engine process starts on the first request; every finished point is journalled first.
-        self.engine = Supervisor(plugins=plugins, journal=journal)
+        self.engine = self.local = Supervisor(plugins=plugins, journal=journal)
+        self.plugins, self.journal = plugins, journal
 
     def request_stop(self) -> None:
         """Called from the GUI thread: never blocks (a flag in shared memory, then the supervisor
@@ -95,6 +96,23 @@ class SweepController(QObject):
     def probe(self) -> None:
         self.probeRequested.emit()
 
+    def use(self, target) -> bool:
+        """Run the next sweeps on ``target`` (a ``workbench.cluster.connect.Target``; None: this
+        machine's engine), from the GUI thread while no sweep runs; False while one does. The
+        cluster's runner has the supervisor's interface: the worker drives either the same way."""
+        if self.running:
+            return False
+        worker = self.worker
+        old = worker.engine
+        if target is None:
+            worker.engine = worker.local
+        else:
+            from workbench.cluster.runner import ClusterRunner      # Dask is imported by its first sweep
+            worker.engine = ClusterRunner(target, plugins=worker.plugins, journal=worker.journal)
+        if old is not worker.local:
+            old.close()          # bounded: the connection, and a local cluster it started
+        return True
+
     def stop(self) -> None:
         self.worker.request_stop()
 
@@ -102,5 +120,7 @@ class SweepController(QObject):
         """End the engine process first (bounded, whatever it is doing: the worker's loop then ends
         within its poll interval), then the thread; True when both ended."""
         self.worker.engine.close()
+        if self.worker.local is not self.worker.engine:
+            self.worker.local.close()
         self.thread.quit()
         return self.thread.wait(timeout_ms)
