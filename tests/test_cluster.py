@@ -18,7 +18,7 @@ import pytest
 
 pytest.importorskip("distributed", reason="the cluster extra is not installed (pip install -e '.[cluster]')")
 
-from workbench import protocol  # noqa: E402
+from workbench.measure import protocol  # noqa: E402
 from workbench.cluster import places  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -96,7 +96,7 @@ def runner(lab, **kw):
 
 
 def spec_of(**kw):
-    from workbench.engine import SweepSpec
+    from workbench.measure.engine import SweepSpec
     base = dict(workload="nap", backends=("numpy",), sizes=(1024, 2048, 4096, 8192), dtype="float32",
                 budget_s=0.05, min_repeats=5, rounds=2)
     base.update(kw)
@@ -112,7 +112,7 @@ def nap(registry):
 # Without the option nothing changes ------------------------------------------------------------
 
 def test_without_the_cluster_option_dask_is_never_imported(tmp_path):
-    code = ("import sys\nfrom workbench.cli import main\n"
+    code = ("import sys\nfrom workbench.cli.commands import main\n"
             "code = main(['run', '-w', 'source_terms', '-b', 'numpy', '-s', '1024', '--budget', '0.01', '-q',"
             f" '--out', {str(tmp_path / 'r.csv')!r}])\n"
             "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed', 'dask_cuda'))\n"
@@ -144,9 +144,9 @@ def test_each_device_is_its_own_series_and_verdicts_work_across_devices():
     """Rows named by device: two series, a baseline on one device, a verdict for the other."""
     import pandas as pd
 
-    from workbench import compare
-    from workbench.result_files import live
-    from workbench.results import empty_row, to_frame
+    from workbench.views import compare
+    from workbench.results.files import live
+    from workbench.results.rows import empty_row, to_frame
 
     def row(backend, size, t):
         return empty_row(workload="w", backend=backend, size=size, dtype="float32", status="ok", repeats=50,
@@ -168,8 +168,8 @@ def test_each_device_is_its_own_series_and_verdicts_work_across_devices():
 # On the lab's cluster ---------------------------------------------------------------------------
 
 def test_a_sweep_spreads_over_both_workers_and_matches_the_same_sweep_run_here(lab, tmp_path):
-    from workbench import verdicts
-    from workbench.result_files import open_results
+    from workbench.core import verdicts
+    from workbench.results.files import open_results
     args = ["--plugin", "benchmarks/aa_plugin.py", "run", "-w", "twins", "-b", "twin-a", "-s", "2^14:2^18:x4",
             "--budget", "0.3", "-q"]
     here = cli(*args, "--out", str(tmp_path / "here.csv"))
@@ -230,6 +230,26 @@ def test_stop_ends_a_running_point_within_about_a_second(lab, nap):
     assert len(napping) == 1 and napping[0]["status"] == "cancelled", napping
 
 
+@pytest.mark.gpu
+def test_gpu_points_run_on_a_local_cuda_cluster_one_per_gpu_named_by_it():
+    """--cluster local on a GPU machine: LocalCUDACluster (one worker per GPU); each row says which GPU."""
+    from workbench.cluster.connect import Target
+    from workbench.cluster.runner import ClusterRunner
+    from workbench.measure.engine import SweepSpec
+    pytest.importorskip("dask_cuda", reason="dask-cuda is not installed")
+    r = ClusterRunner(Target("local", timeout_s=60))
+    try:
+        msgs = list(r.run(SweepSpec("source_terms", ("cupy", "numpy"), (2 ** 16, 2 ** 20), budget_s=0.1)))
+        gpus = {w.gpu_place for w in r.workers}
+    finally:
+        r.close()
+    rows = protocol.rows(msgs)
+    assert len(rows) == 4 and all(row["status"] == "ok" for row in rows), [row["message"] for row in rows]
+    assert {row["place"] for row in rows if row["backend"] == "cupy"} <= gpus
+    assert all(row["place"].endswith(":CPU") for row in rows if row["backend"] == "numpy")
+    assert all(row["device"].startswith("GPU") for row in rows if row["backend"] == "cupy")
+
+
 def test_an_unreachable_scheduler_is_one_line_and_exit_2():
     t0 = time.monotonic()
     out = cli("run", "-w", "source_terms", "-b", "numpy", "-s", "1024", "--cluster",
@@ -285,7 +305,7 @@ def test_a_scheduler_that_goes_away_keeps_what_was_measured_and_exits_2(tmp_path
     assert proc.returncode == 2, stderr
     lines = stderr.strip().splitlines()
     assert len(lines) == 1 and "the Dask scheduler at" in lines[0] and "went away" in lines[0], stderr
-    from workbench.result_files import open_results
+    from workbench.results.files import open_results
     kept = open_results(out).frame
     assert sorted(kept.loc[kept["status"] == "ok", "size"]) == [1024, 2048]
 
