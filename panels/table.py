@@ -16,7 +16,7 @@ from workbench.results.rows import COLUMNS, human_bytes, human_seconds, interval
 # Every status but "ok" is a failed point and highlighted; "implausible" (a time beyond what the
 # hardware can do) has its own colour, and a status added later still gets OTHER.
 FAILED = {"wrong": QColor("#ffd6d6"), "error": QColor("#ffe4c4"), "implausible": QColor("#dcd0ff"),
-          "cancelled": QColor("#eeeeee"), "skipped": QColor("#eeeeee")}
+          "cancelled": QColor("#eeeeee")}
 OTHER = QColor("#fff2a8")
 DARK_TEXT = QColor("#111111")   # highlighted rows stay readable in the dark theme
 

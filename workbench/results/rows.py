@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 import pandas as pd
@@ -42,7 +41,7 @@ COLUMNS = (
 #: Columns a CSV file leaves out (they belong to the JSON format only).
 JSON_ONLY = ("samples",)
 #: ``implausible``: a figure beyond what the device can do (workbench.measure.limits): the timing is wrong.
-STATUSES = ("ok", "wrong", "implausible", "error", "skipped", "cancelled")
+STATUSES = ("ok", "wrong", "implausible", "error", "cancelled")
 
 
 def empty_row(**values: Any) -> dict[str, Any]:
