@@ -13,7 +13,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
 
-from workbench.views.palette import BACKEND_COLORS, BACKEND_STYLE, OKABE_ITO, PHASE_COLORS, PHASE_LABELS  # noqa: F401
+from workbench.views.palette import BACKEND_STYLE, PHASE_COLORS, PHASE_LABELS  # noqa: F401 - the panels read them here
 from workbench.views import palette
 
 # A second variant of a workload (divergence: sorted input), or the second run of a lesson (pinned host

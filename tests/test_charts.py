@@ -326,9 +326,11 @@ def test_output_paths_refuse_unknown_formats_and_kinds():
 
 
 def test_the_window_and_the_charts_share_one_palette():
+    """The window's pens carry the colour the exported charts draw each backend in (a plug-in's
+    backend, not in the table, included), so that one backend looks the same on screen and on a slide."""
     from panels import style
-    assert style.BACKEND_COLORS == palette.BACKEND_COLORS
-    assert style.PHASE_COLORS == palette.PHASE_COLORS
+    for backend in (*palette.BACKEND_STYLE, "a-plug-in-backend"):
+        assert style.pen(backend).color().name().lower() == palette.color(backend).lower(), backend
 
 
 def test_matplotlib_is_not_imported_by_the_engine_the_command_line_or_the_window():

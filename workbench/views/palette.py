@@ -81,5 +81,3 @@ def marker(backend: str) -> str:
         return BACKEND_STYLE[backend][1]
     return FALLBACK_MARKERS[_stable_pick(backend, len(FALLBACK_MARKERS))]
 
-
-BACKEND_COLORS = {b: color(b) for b in BACKEND_STYLE}
