@@ -110,10 +110,6 @@ class Done:
     request: str
 
 
-Message = (SweepStarted | PointStarted | PointFinished | SweepFinished | SweepError | LogLine | EngineFailed
-           | EngineDied | EngineRetiring | EngineExiting | ClusterLost | ProbeResults | Environment | Done)
-
-
 def dispatch(handlers: Mapping[type, Callable[[Any], Any]], message: Any) -> Any:
     """Call the handler registered for the message's type; messages nobody handles are ignored."""
     handler = handlers.get(type(message))
