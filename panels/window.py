@@ -44,7 +44,7 @@ from workbench.measure import protocol
 from workbench.views import provenance
 from workbench.results import files as result_files
 from workbench.results import rows as results
-from workbench.catalog.backends import BACKENDS, is_gpu, probe_all
+from workbench.catalog.backends import is_gpu, probe_all
 from workbench.measure.environment import merged
 from workbench.results.files import ResultSet
 from workbench.results.session_file import EXPERIMENT_FIELDS

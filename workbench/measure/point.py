@@ -79,7 +79,6 @@ class Point:
         self.round_medians: dict[str, list] = {"compute": [None] * rounds, "total": [None] * rounds}
         self.error: dict | None = None         # the row, once a round failed
         self.cancelled = False                 # stopped during a round
-        self.stopped_after = 0                 # rounds completed when the sweep was stopped
         self.peak_host = self.peak_device = math.nan
         self.max_error = 0.0
         self.note = ""
@@ -132,7 +131,6 @@ class Point:
             self.speeds += [before, canary.read()]
             if t.cancelled:
                 self.cancelled = True
-                self.stopped_after = r
                 # A round stopped with its fewest samples taken is kept, verified like any other:
                 # Stop during a long point must not throw away what a complete round would hold.
                 if len(t.compute) < max(1, self._round_spec().min_repeats) or t.out is None:

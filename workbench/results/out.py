@@ -18,15 +18,13 @@ from typing import Any, Iterable, Mapping
 
 from workbench.core import atomic
 
-#: What makes two rows the same point (a resumed sweep skips the points its file measured ok).
-KEY = ("workload", "backend", "size", "dtype", "variant")
-
 
 class Refused(Exception):
     """An output file this sweep must not write; ``str()`` is one line."""
 
 
 def key(row: Mapping[str, Any]) -> tuple:
+    """What makes two rows the same point (a resumed sweep skips the points its file measured ok)."""
     return (str(row["workload"]), str(row["backend"]), int(row["size"]), str(row["dtype"]), str(row["variant"] or ""))
 
 
