@@ -2,19 +2,11 @@
 from __future__ import annotations
 
 import threading
-import time
 from contextlib import contextmanager
 
 import numpy as np
 
 from workbench.catalog.registry import Phases, Workload
-
-
-def busy_wait(seconds: float) -> None:
-    """Spin for ``seconds``: a computation of known duration (no sleep, no scheduler wake-up jitter)."""
-    end = time.perf_counter() + seconds
-    while time.perf_counter() < end:
-        pass
 
 
 def synthetic(name: str = "synthetic", **overrides) -> Workload:

@@ -194,8 +194,6 @@ def test_the_memory_wall_is_announced_then_met_and_the_sweep_goes_on(tmp_path):
 def saved(tmp_path_factory):
     """Two result files, as the command line would have written them (float32 and float64)."""
     from helpers import result_set
-
-    from workbench.results import rows as results
     folder = tmp_path_factory.mktemp("results")
     out = []
     for dtype in ("float32", "float64"):

@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from helpers import busy_wait, synthetic
-from workbench.measure.engine import (PointFinished, PointStarted, StopFlag, SweepError, SweepFinished,
+from helpers import synthetic
+from workbench.measure.engine import (PointStarted, StopFlag, SweepError, SweepFinished,
                               SweepSpec, run_sweep)
 from workbench.measure.cpu import summarize
 from workbench.catalog.registry import Phases

@@ -120,7 +120,6 @@ def test_export_writes_what_the_table_shows(qtbot, window, tmp_path):
     w.experiment.budgetSpin.setValue(0.0)
     with qtbot.waitSignal(w.sweepCompleted, timeout=60_000):
         w.run()
-    from workbench.results import rows as results
     frame, env = result_files.load(w.files.export_results(str(tmp_path / "r.json")))
     assert list(frame["size"]) == [1000, 4000] and (frame["status"] == "ok").all()
     assert env["cpu"]

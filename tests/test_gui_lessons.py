@@ -16,7 +16,6 @@ from PySide6.QtWidgets import QLabel, QMenu  # noqa: E402
 from test_gui import widget, window  # noqa: E402,F401 - the window fixture, with its checks at the end
 
 from workbench.measure import protocol  # noqa: E402
-from workbench.results import rows as results
 from workbench.catalog.backends import BACKENDS, Availability  # noqa: E402
 
 

@@ -1,7 +1,6 @@
 """Sweep after sweep in one window: what a speaker does on stage."""
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 pytest.importorskip("pytestqt")

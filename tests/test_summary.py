@@ -74,7 +74,6 @@ def test_the_summary_follows_the_baseline(baseline):
 
 
 def _frame_row(backend, size, total, compute, message=""):
-    from workbench.results import rows as results
     return measured(workload="groupby", backend=backend, size=size, dtype="float32", status="ok",
                              total_median_s=total, compute_median_s=compute, message=message,
                              host_memory="pageable" if backend != "pandas" else "")
