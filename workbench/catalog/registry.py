@@ -19,6 +19,8 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
+from workbench.catalog.backends import BACKENDS
+
 log = logging.getLogger(__name__)
 
 #: The workload modules that ship with the workbench, in the order a user meets them.
@@ -215,7 +217,6 @@ class Registry:
 
     def _check_backends(self, names: set[str], origin: str) -> None:
         """Refuse workloads that name a backend the workbench does not have (and drop them)."""
-        from workbench.catalog.backends import BACKENDS
         for name in sorted(names):
             unknown = sorted(set(self._workloads[name].implementations) - set(BACKENDS))
             if unknown:

@@ -13,6 +13,8 @@ import os
 import subprocess
 from pathlib import Path
 
+from workbench.core import driver
+
 log = logging.getLogger(__name__)
 
 SYS_CPU = Path("/sys/devices/system/cpu")
@@ -30,7 +32,6 @@ def levels(kind: str) -> dict[str, int]:
 
 
 def _gpu() -> dict[str, int]:
-    from workbench.core import driver
     p = driver.properties(0)
     return {"L2": int(p.l2_bytes)} if p is not None and p.l2_bytes else {}
 

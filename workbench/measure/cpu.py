@@ -21,6 +21,8 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
+from workbench.measure import cpu_bandwidth
+
 log = logging.getLogger(__name__)
 
 _STATUS = "/proc/self/status"
@@ -100,7 +102,6 @@ class CpuSession:
 
     @staticmethod
     def stream_seconds(nbytes: int, pattern: str = "copy", thorough: bool = False) -> float:
-        from workbench.measure import cpu_bandwidth
         return cpu_bandwidth.stream_seconds(nbytes, pattern, thorough)
 
     @staticmethod

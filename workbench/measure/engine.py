@@ -28,11 +28,12 @@ import psutil
 
 from workbench.catalog import backends as backends_mod
 from workbench.core import driver
+from workbench.core.sizes import fmt_size
 from workbench.measure.cpu import HostPeak
 from workbench.measure.point import Point
 from workbench.measure.protocol import PointFinished, PointStarted, SweepError, SweepFinished, SweepStarted
 from workbench.catalog.registry import REGISTRY, Workload, shown
-from workbench.results.rows import empty_row
+from workbench.results.rows import empty_row, human_bytes
 
 log = logging.getLogger(__name__)
 
@@ -189,8 +190,6 @@ def device_memory_notes(spec: SweepSpec, workload: Workload | None = None, free:
             over_cap.append((size, need))
         elif free is not None and need > free:
             over_free.append((size, need))
-    from workbench.results.rows import human_bytes
-    from workbench.core.sizes import fmt_size
 
     def line(points: list, against: str) -> str:
         where = ", ".join(f"{fmt_size(size)} (about {human_bytes(need)})" for size, need in points)

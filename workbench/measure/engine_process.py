@@ -34,6 +34,8 @@ asked, after saying so (``EngineExiting``), so that the row names the cause.
 """
 from __future__ import annotations
 
+import ctypes
+import importlib
 import logging
 import os
 import signal
@@ -118,9 +120,9 @@ def limit_memory(limit_bytes: int | None) -> None:
     something. RLIMIT_DATA, not RLIMIT_AS: CUDA reserves vast address ranges it never touches."""
     if not limit_bytes:
         return
-    import resource
+    import resource     # POSIX only
     try:
-        soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+        _, hard = resource.getrlimit(resource.RLIMIT_DATA)
         cap = limit_bytes if hard == resource.RLIM_INFINITY else min(limit_bytes, hard)
         resource.setrlimit(resource.RLIMIT_DATA, (cap, hard))
     except (ValueError, OSError) as exc:
@@ -134,7 +136,6 @@ def _prepare(target: str) -> tuple[str, Any]:
     if not target:
         return "", None
     try:
-        import importlib
         module, func = target.split(":")
         return "", getattr(importlib.import_module(module), func)()
     except Exception as exc:  # noqa: BLE001 - the engine lives on and says why in each row
@@ -168,7 +169,6 @@ def die_with_parent(parent: int | None, kernel: bool = True) -> None:
         return
     if kernel and sys.platform.startswith("linux"):
         try:
-            import ctypes
             libc = ctypes.CDLL(None, use_errno=True)
             libc.prctl(1, signal.SIGKILL, 0, 0, 0)          # PR_SET_PDEATHSIG = 1
         except (OSError, AttributeError) as exc:
@@ -224,8 +224,12 @@ def _serve(conn: "_LockedConn", stop_raw, plugins: tuple[str, ...], memory_limit
     limit_memory(memory_limit)
     logging.basicConfig(level=logging.WARNING)
     logging.getLogger().addHandler(_PipeLog(conn))
-    from workbench.measure import engine
+    # Only now, with the preparation done: cudf.pandas must be installed before pandas is imported,
+    # and the engine and the registry import it.
     from workbench.catalog.registry import REGISTRY
+    from workbench.catalog.backends import probe_all
+    from workbench.measure import engine
+    from workbench.measure.environment import record
     for path in plugins:
         try:
             REGISTRY.load_file(path)
@@ -254,11 +258,8 @@ def _serve(conn: "_LockedConn", stop_raw, plugins: tuple[str, ...], memory_limit
                             "unusable (a sticky error); a fresh engine goes on with the next point"))
                         os._exit(0)
                 # The sweep may have measured a device's limits: the record now carries them.
-                from workbench.measure.environment import record
                 conn.send(protocol.Environment(record()))
             elif kind == "probe":
-                from workbench.catalog.backends import probe_all
-                from workbench.measure.environment import record
                 conn.send(protocol.ProbeResults(probe_all()))
                 conn.send(protocol.Environment(record()))
         except Exception as exc:  # noqa: BLE001 - reported, and the engine lives on

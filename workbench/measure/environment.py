@@ -1,6 +1,7 @@
 """The environment record that goes with every result set."""
 from __future__ import annotations
 
+import importlib
 import importlib.metadata
 import logging
 import os
@@ -8,8 +9,11 @@ import platform
 import sys
 from typing import Any
 
+import numpy  # noqa: F401 - NumPy's BLAS is loaded before threadpoolctl is asked about it
 import psutil
 
+from workbench.core import driver
+from workbench.measure import limits
 from workbench.measure.cpu import cpu_name
 
 log = logging.getLogger(__name__)
@@ -32,8 +36,7 @@ def library_versions() -> dict[str, str]:
 def blas_info() -> list[dict[str, Any]]:
     """The BLAS (and OpenMP) libraries NumPy loaded, with their thread counts."""
     try:
-        import numpy  # noqa: F401 - make sure NumPy's BLAS is loaded before asking
-        from threadpoolctl import threadpool_info
+        from threadpoolctl import threadpool_info     # optional: a record without it says why
         return [{k: d.get(k) for k in ("internal_api", "version", "num_threads", "filepath")}
                 for d in threadpool_info()]
     except Exception as exc:  # noqa: BLE001
@@ -42,7 +45,6 @@ def blas_info() -> list[dict[str, Any]]:
 
 def gpu_info() -> list[dict[str, Any]] | str:
     """Name, memory, driver and CUDA version of each GPU, through NVML; a reason when there is none."""
-    from workbench.core import driver
     d = driver.ask()     # the window and the command line record it too: no cuInit there
     if d.error:
         return d.error
@@ -75,7 +77,6 @@ def _s(v: Any) -> str:
 
 
 def record() -> dict[str, Any]:
-    from workbench.measure import limits
     vm = psutil.virtual_memory()
     return {
         "cpu": cpu_name(),
@@ -101,10 +102,10 @@ def merged(record_: dict[str, Any], engines: dict[str, Any]) -> dict[str, Any]:
     device both name (a second opinion may have raised a rung since), so that a sweep run in more
     than one engine (cudf-pandas has its own) keeps them all; an engine's empty value (a Numba
     layer it could not tell) does not overwrite a known one."""
-    limits = {x.get("device_id"): x for x in record_.get("limits", [])}
-    limits.update({x.get("device_id"): x for x in engines.get("limits", [])})
+    by_device = {x.get("device_id"): x for x in record_.get("limits", [])}
+    by_device.update({x.get("device_id"): x for x in engines.get("limits", [])})
     known = {k: v for k, v in engines.items() if v not in ("", None, [], {}) and k != "limits"}
-    return {**record_, **known, "limits": list(limits.values())}
+    return {**record_, **known, "limits": list(by_device.values())}
 
 
 #: The layers Numba tries for each NUMBA_THREADING_LAYER, in its order (GNU OpenMP is not fork-safe).
@@ -118,7 +119,6 @@ def numba_threading_layer() -> str:
     names. It sets what a small parallel loop costs: on a 2-core machine a source_terms loop of
     2^14 elements took 4 us under omp and 106 us under workqueue (docs/PERFORMANCE.md). Empty in a
     process that has not imported Numba (the command line, the window): the engine's record says it."""
-    import importlib
     if "numba" not in sys.modules:     # said by the engine that ran Numba; never worth importing it for
         return ""
     import numba

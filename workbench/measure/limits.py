@@ -44,6 +44,9 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+import psutil
+
+from workbench.core import driver
 from workbench.measure import caches as cache_levels
 from workbench.measure import load as load_mod
 
@@ -361,7 +364,6 @@ def _cpu_rates() -> tuple[float, float, str]:
 def _cpu_clock_hz() -> float:
     mhz = 0.0
     try:
-        import psutil
         freq = psutil.cpu_freq()
         mhz = max(freq.max, freq.current) if freq else 0.0
     except Exception:  # noqa: BLE001 - not every platform reports a clock
@@ -371,7 +373,6 @@ def _cpu_clock_hz() -> float:
 
 def peak_flops(kind: str) -> tuple[dict[str, float], str]:
     if kind == "gpu":
-        from workbench.core import driver
         p = driver.properties(0)
         if p is None or not p.sm_count or not p.clock_khz:
             return {}, "the driver gave no SM count or clock: no arithmetic ceiling"

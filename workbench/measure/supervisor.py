@@ -43,13 +43,16 @@ import os
 import signal
 import threading
 import time
+from multiprocessing import resource_tracker
 from typing import Any, Iterable, Iterator
 
 import psutil
 
 from workbench.measure import protocol
-from workbench.catalog.backends import engine_of
+from workbench.catalog.backends import engine_of, is_gpu
+from workbench.measure import engine
 from workbench.measure.engine_process import GROUP_SIGNALS, SharedFlag, serve
+from workbench.measure.environment import record
 from workbench.results.rows import empty_row
 from workbench.measure.exits import describe_exit
 
@@ -222,7 +225,6 @@ class Supervisor:
     def run(self, spec: Any, skip: Iterable[int] = ()) -> Iterator[Any]:
         """Every message of a sweep, ending with exactly one SweepFinished, whatever happens; the
         points whose index is in ``skip`` are not run (measured before: a resumed sweep)."""
-        from workbench.measure import engine
         if not self._armed:
             self.arm()
         self._armed = False
@@ -314,7 +316,6 @@ class Supervisor:
         yield protocol.SweepFinished(cancelled, time.monotonic() - t0, delivered)
 
     def _ended_row(self, ended: "_Ended", spec: Any, workload: Any, point: tuple) -> dict:
-        from workbench.catalog.backends import is_gpu
         size, variant, backend = point
         base = dict(workload=workload.name, backend=backend, size=size, dtype=spec.dtype, variant=variant,
                     host_memory=spec.host_memory if is_gpu(backend) else "", device="")
@@ -404,7 +405,6 @@ def _group_signals_blocked():
         return
     # Starting the resource tracker unblocks SIGINT and SIGTERM (multiprocessing.resource_tracker):
     # it must be running before they are blocked, not started inside Process.start().
-    from multiprocessing import resource_tracker
     resource_tracker.ensure_running()
     before = signal.pthread_sigmask(signal.SIG_BLOCK, GROUP_SIGNALS)
     try:
@@ -418,21 +418,16 @@ class InProcess:
     """The engine in this process, unsupervised: for debugging and tests (a crash takes the caller)."""
 
     def __init__(self) -> None:
-        from workbench.measure.engine import StopFlag
-        self.flag = StopFlag()
+        self.flag = engine.StopFlag()
         self.restarts = 0
 
     def arm(self) -> None:
-        import threading
         self.flag = type(self.flag)(threading.Event())
 
     def run(self, spec: Any, skip: Iterable[int] = ()) -> Iterator[Any]:
         """The sweep's messages (less the points in ``skip``), and before its SweepFinished this process's record, with the limits
         the sweep measured, as an engine process sends it (the caller keeps it with the results)."""
-        from workbench.measure import protocol
-        from workbench.measure.engine import run_sweep
-        from workbench.measure.environment import record
-        for message in run_sweep(spec, self.flag, skip=skip):
+        for message in engine.run_sweep(spec, self.flag, skip=skip):
             if isinstance(message, protocol.SweepFinished):
                 yield protocol.Environment(record())
             yield message

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from workbench.core import atomic
+from workbench.results import files as result_files
 
 
 class Refused(Exception):
@@ -32,18 +33,17 @@ class ResultsOut:
     """``--out PATH``, checked at once; :meth:`lock` before the sweep, :meth:`save` after each point."""
 
     def __init__(self, path: str | Path, *, force: bool = False, resume: bool = False) -> None:
-        from workbench.results.files import ResultsFileError, open_results, sidecar_path
         self.path = Path(path)
         self.previous: list[dict] = []       # the rows of the file resumed
         self.failed = ""                     # the last save's failure; "" once one succeeds
         self._lock_fd: int | None = None
-        others = [sidecar_path(self.path)] if self.path.suffix.lower() == ".csv" else []
+        others = [result_files.sidecar_path(self.path)] if self.path.suffix.lower() == ".csv" else []
         there = [p for p in (self.path, *others) if os.path.lexists(p)]
         if not there or (force and not resume):
             return
         try:
-            rs = open_results(self.path)
-        except ResultsFileError:
+            rs = result_files.open_results(self.path)
+        except result_files.ResultsFileError:
             if force:
                 return
             raise Refused(f"--out {there[0]}: the file exists and is not a GPU Workbench results file: "
@@ -101,7 +101,6 @@ class ResultsOut:
 
     def save(self, frame, environment: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
         """Write ``frame``; "" when written, else the failure in one line (the sweep goes on)."""
-        from workbench.results import files as result_files
         try:
             result_files.save(frame, self.path, environment, settings)
         except OSError as exc:

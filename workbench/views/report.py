@@ -10,9 +10,14 @@ import html
 import json
 import logging
 import re
+import textwrap
 from pathlib import Path
 from typing import Sequence
 
+from matplotlib.backends.backend_pdf import PdfPages
+from matplotlib.figure import Figure
+
+from workbench.catalog.registry import REGISTRY
 from workbench.core import atomic
 from workbench.views import matplotlib_charts as charts
 from workbench.views import provenance
@@ -101,7 +106,6 @@ def _told(sets: Sequence[ResultSet]) -> list[dict]:
 
 def _lessons(sets: Sequence[ResultSet]) -> list[tuple[str, str]]:
     """Each workload's lesson, as the registry states it (left out for a plug-in not loaded here)."""
-    from workbench.catalog.registry import REGISTRY
     out = []
     for name in dict.fromkeys(w for rs in sets for w in rs.frame["workload"] if w):
         try:
@@ -144,9 +148,6 @@ def write(sets: Sequence[ResultSet], path: str | Path, *, stamp: bool = True,
 
 
 def _pdf(sets: Sequence[ResultSet], path: Path, *, stamp: bool, baseline_name: str | None) -> None:
-    from matplotlib.backends.backend_pdf import PdfPages
-    from matplotlib.figure import Figure
-
     labels = provenance.labels(sets)
     b = charts.baseline(sets, baseline_name, labels)
     lines = [title(sets), provenance.stamp(sets), ""]
@@ -166,6 +167,5 @@ def _pdf(sets: Sequence[ResultSet], path: Path, *, stamp: bool, baseline_name: s
 
 
 def _wrap(line: str, width: int) -> list[str]:
-    import textwrap
     indent = re.match(r"\s*", line).group(0)
     return textwrap.wrap(line, width, subsequent_indent=indent + "  ")

@@ -20,12 +20,13 @@ by that prefix (``workbench.results.rows.memory_walls``).
 """
 from __future__ import annotations
 
+import gc
 import logging
 import sys
 from contextlib import contextmanager
 from typing import Iterator
 
-from workbench.results.rows import OUT_OF_DEVICE_MEMORY  # the rows name the wall; the cap raises it
+from workbench.results.rows import OUT_OF_DEVICE_MEMORY, human_bytes  # the rows name the wall; the cap raises it
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +46,6 @@ def limit() -> int:
 def check(held: int, nbytes: int, what: str = "") -> None:
     """Refuse an allocation of ``nbytes`` on top of ``held`` bytes that would pass the cap."""
     if _limit and held + nbytes > _limit:
-        from workbench.results.rows import human_bytes
         raise DeviceMemoryExceeded(
             f"{what + ': ' if what else ''}allocating {human_bytes(nbytes)} with {human_bytes(held)} "
             f"already held would pass the {human_bytes(_limit)} cap")
@@ -124,7 +124,6 @@ def is_device_oom(exc: BaseException) -> bool:
 
 def describe(exc: BaseException, what: str, need: float, cap: int, free: int | None) -> str:
     """The message of a point that ran out of device memory: what was asked, against what."""
-    from workbench.results.rows import human_bytes
     against = [f"the cap is {human_bytes(cap)}"] if cap else []
     if free is not None:
         against.append(f"{human_bytes(free)} free on the device now")
@@ -138,6 +137,5 @@ def describe(exc: BaseException, what: str, need: float, cap: int, free: int | N
 def release_after_oom() -> None:
     """Collect what a failed allocation left reachable only from cycles (a traceback's frames
     holding the point's arrays), so the session's release gives it back to the device."""
-    import gc
     gc.collect()
 

@@ -7,7 +7,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from workbench.measure.gpu import cap
+from workbench.measure.gpu import blocking, cap
 from workbench.core import driver
 from workbench.measure.gpu import memory
 
@@ -142,7 +142,6 @@ def _blocker_for(stream: Any, l2_bytes: int) -> Any:
     global timer to bound the spin with)."""
     try:
         import cupy as cp
-        from workbench.measure.gpu import blocking
         return blocking.StreamBlocker(cp, cp.cuda.ExternalStream(_stream_pointer(stream)), l2_bytes)
     except Exception as exc:  # noqa: BLE001 - no CuPy, or another CUDA runtime: time without it
         log.info("no blocking kernel for Numba CUDA (%s): warm times include launch gaps", exc)
