@@ -14,7 +14,7 @@ from typing import Callable
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtGui import QFont, QFontMetrics
+from PySide6.QtGui import QFont, QFontMetrics, QImage, QPainter
 
 from workbench.core import units
 
@@ -117,7 +117,6 @@ class ReadableAxis(pg.AxisItem):
 
 def text_rects(axis: pg.AxisItem) -> list:
     """The rectangles of the tick labels this axis draws now (tests check that none overlap)."""
-    from PySide6.QtGui import QImage, QPainter
     image = QImage(4, 4, QImage.Format.Format_ARGB32)
     painter = QPainter(image)
     try:

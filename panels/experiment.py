@@ -8,17 +8,18 @@ next to the field that is wrong.
 from __future__ import annotations
 
 import logging
+import sys
 import time
 from typing import Any, Mapping
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
+from PySide6.QtWidgets import (QApplication, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
                                QLineEdit, QListWidget, QListWidgetItem, QSpinBox, QTreeWidget,
                                QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from panels import style
 from workbench.measure import engine
-from workbench.catalog.backends import BACKENDS, Availability, is_gpu
+from workbench.catalog.backends import BACKENDS, Availability, is_gpu, probe_all
 from workbench.core import driver
 from workbench.catalog.registry import KINDS, REGISTRY
 from workbench.core.sizes import fmt_size, parse_bytes, parse_int, steps
@@ -356,11 +357,6 @@ class ExperimentPanel(QWidget):
 
 
 def _demo() -> None:  # pragma: no cover - a panel on its own, for quick work on it
-    import sys
-
-    from PySide6.QtWidgets import QApplication
-
-    from workbench.catalog.backends import probe_all
     app = QApplication(sys.argv)
     panel = ExperimentPanel()
     panel.set_availability(probe_all(deep=False))

@@ -24,6 +24,7 @@ from workbench.results import session_file
 from workbench.core import writable
 from workbench.measure.offload import Offload
 from workbench.results.files import ResultSet, ResultsFileError
+from workbench.views.presets import output_paths, preset as make_preset
 
 log = logging.getLogger(__name__)
 # matplotlib's PDF backend subsets fonts with fontTools, which logs a line per font table at INFO:
@@ -220,7 +221,6 @@ class FileActions(QObject):
     def export_chart(self, path: str | Path, kind: str = "all", preset: str = "slide", stamp: bool = True) -> bool:
         """Draw one chart (``kind``) or all of them from the sets on screen into ``path`` (.png, .svg,
         .pdf), at the preset's size; ``exported`` fires with the files written. False: refused, and said."""
-        from workbench.views.presets import output_paths, preset as make_preset
         if self._refused("export charts") or self._nothing_shown("export") or self._in_flight():
             return False
         if Path(path).is_dir() and self._unwritable(Path(path)):     # a folder: say so, not "no suffix"

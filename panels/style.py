@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import pyqtgraph as pg
+from pyqtgraph.graphicsItems.ScatterPlotItem import renderSymbol
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
 
@@ -74,7 +75,6 @@ def pen(backend: str, look: Look = NORMAL, dashed: bool = False, dotted: bool = 
 @lru_cache(maxsize=64)
 def icon(backend: str, dark: bool = False, px: int = 14) -> QIcon:
     """The backend's marker in its colour: the same sign in the backend list as in the plots."""
-    from pyqtgraph.graphicsItems.ScatterPlotItem import renderSymbol
     look = Look(dark=dark)
     c = color(backend, look)
     image = renderSymbol(marker(backend), px - 2, pg.mkPen(c, width=1.5), pg.mkBrush(c))
@@ -89,7 +89,6 @@ def set_symbol(set_index: int) -> str:
 @lru_cache(maxsize=64)
 def set_icon(set_index: int, dark: bool = False, px: int = 14) -> QIcon:
     """A compared set's marker in the theme's text colour, for the legend strip."""
-    from pyqtgraph.graphicsItems.ScatterPlotItem import renderSymbol
     ink = Look(dark=dark).foreground
     image = renderSymbol(set_symbol(set_index), px - 2, pg.mkPen(ink, width=1.5), pg.mkBrush(ink))
     return _icon_of(image, px)

@@ -36,6 +36,7 @@ from panels.presentation import Presentation
 from panels.toolbar import RunToolBar
 from panels.table import ResultsTable
 from panels.worker import SweepController
+from workbench.cli import display
 from workbench.core import atomic
 from workbench.measure import engine
 from workbench.results import journal
@@ -648,13 +649,12 @@ class MainWindow(QMainWindow):
         """The lesson's statement as text, and its chart with the statement as caption and the
         break-even marked (matplotlib, in the exports' child process: the same figure
         ``gpu-workbench lesson --chart`` writes)."""
-        from workbench.results.files import live
         st, folder = self.lesson_statement, Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         text = folder / "lesson.txt"
         atomic.write_text(text, f"{st.caption()}\n")
         ls = lessons.get(st.lesson)
-        rs = live(results.to_frame(self.rows), self.environment.record, {"lesson": st.as_settings()})
+        rs = result_files.live(results.to_frame(self.rows), self.environment.record, {"lesson": st.as_settings()})
         measured = set(rs.frame.loc[rs.frame["status"] == "ok", "backend"])
         baseline = ls.baseline if ls.baseline in measured else None
         chart = self.files.job.child.run("workbench.views.matplotlib_charts:export", [rs], folder / "lesson.png", ls.chart,
@@ -770,7 +770,6 @@ class MainWindow(QMainWindow):
         self._offer_next()
 
     def _ask_to_stop(self) -> bool:
-        from PySide6.QtWidgets import QMessageBox
         answer = QMessageBox.question(
             self, "A sweep is running",
             "A sweep is running. Stop it and close the window?\n\n"
@@ -822,7 +821,6 @@ def _where(rs: ResultSet) -> str:
 def main(argv: list[str] | None = None, plugins: tuple[str, ...] = ()) -> int:
     if QApplication.instance() is None:
         # Qt aborts with a paragraph when it cannot open a window: say why in one line instead.
-        from workbench.cli import display
         why = display.problem()
         if why:
             print(f"gpu-workbench: {why}", file=sys.stderr)

@@ -18,6 +18,7 @@ import traceback
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from workbench.measure import protocol
+from workbench.measure.supervisor import Supervisor
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +28,6 @@ class SweepWorker(QObject):
 
     def __init__(self, plugins: tuple[str, ...] = (), journal=None) -> None:
         super().__init__()
-        from workbench.measure.supervisor import Supervisor
         # The engine process starts on the first request; every finished point is journalled first.
         self.engine = self.local = Supervisor(plugins=plugins, journal=journal)
         self.plugins, self.journal = plugins, journal
