@@ -55,6 +55,7 @@ def accelerated(pandas_factory):
     object in d2h: without that, its end-to-end was the pandas calls alone on data already on the
     GPU, beside a cuDF end-to-end that paid both conversions (a speed-up chart 7x in its favour)."""
     def factory(inputs, ctx):
+        # At run time: the GPU sessions load when a sweep on their backend starts (workbench.measure.gpu).
         from workbench.measure.gpu.cudf_pandas import real_pandas
         hosts = real_pandas(inputs)            # plain pandas copies on the host, made once, untimed
         hosts = hosts if isinstance(hosts, tuple) else (hosts,)

@@ -7,6 +7,7 @@ import numpy as np
 
 from workbench.catalog.registry import Workload, register
 from workloads._common import device_phases, f64, kernel_builder, uniform
+from workloads import raw_kernels
 
 # numba.cuda, bound by the kernel builders on first use: a module global, as Numba (and its
 # simulator) expect kernels to see it, without importing Numba when workloads are listed.
@@ -78,8 +79,7 @@ def _cupy_fused_impl(inputs, ctx):
 
 @W.implement("cupy-raw")
 def _cupy_raw(inputs, ctx):
-    from workloads import raw_kernels as cupy_kernels
-    launch = cupy_kernels.binary("flux", "xa * yb", ctx.dtype.name)
+    launch = raw_kernels.binary("flux", "xa * yb", ctx.dtype.name)
     return device_phases(ctx, inputs, inputs[0].shape, inputs[0].dtype, launch)
 
 

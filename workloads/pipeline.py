@@ -25,6 +25,7 @@ import numpy as np
 
 from workbench.catalog.registry import Phases, Workload, max_relative_error, register
 from workloads._common import BLOCK, grid, kernel_builder, uniform
+from workloads._frames import cudf_phases
 
 SENSORS = 256
 ROWS_PER_CELL = 4        # readings per (sensor, time bin), on average, before the filter
@@ -287,7 +288,6 @@ def _gpu_stack(dtype: np.dtype, zero_copy: bool) -> Stack:
 
 
 def _gpu(inputs, ctx, zero_copy: bool) -> Phases:
-    from workloads._frames import cudf_phases
     stack = _gpu_stack(ctx.dtype, zero_copy)
     clock = StageClock(ctx.session.timed)
     phases = cudf_phases(inputs, lambda readings, sensors: clock.run(stack, readings, sensors), ctx)

@@ -7,6 +7,7 @@ import numpy as np
 
 from workbench.catalog.registry import Phases, Workload, register
 from workloads._common import f64, kernel_builder, uniform
+from workloads import raw_kernels
 
 STEPS = 10
 ALPHA = 0.2   # explicit scheme is stable for alpha <= 0.25
@@ -161,8 +162,7 @@ def _cupy_fused(inputs, ctx):
 
 @W.implement("cupy-raw", note="RawKernel, a column strip of 8 rows per thread")
 def _cupy_raw(inputs, ctx):
-    from workloads import raw_kernels as cupy_kernels
-    step = cupy_kernels.heat_step(ctx.dtype.name)
+    step = raw_kernels.heat_step(ctx.dtype.name)
     return _gpu_phases(ctx, inputs[0], lambda u, v: step(u, v, ALPHA))
 
 
