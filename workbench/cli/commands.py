@@ -15,8 +15,14 @@ import dataclasses
 import logging
 import os
 import sys
+import textwrap
 from pathlib import Path
 from typing import Sequence
+
+# Beyond the standard library, each command imports what it needs inside itself, for two reasons:
+# `--help` and a mistyped option answer at once, without NumPy or pandas (over a second to import on
+# a 2-core VM); and every engine process imports this module again (multiprocessing's spawn re-runs
+# the parent's main script, gpu-workbench's), where cudf.pandas must be installed before pandas.
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED = 130          # stopped by Ctrl-C, SIGTERM or SIGHUP: what was measured is written
@@ -115,11 +121,11 @@ def _sweep_options(p: argparse.ArgumentParser, out_help: str) -> None:
 
 
 def _chart_options(p: argparse.ArgumentParser, required: bool) -> None:
-    from workbench.views.presets import KINDS, PRESETS   # no matplotlib until a chart is drawn
+    from workbench.views import presets     # loaded by every parser, but not by each engine process
     p.add_argument("--chart", required=required, metavar="FILE",
                    help="write charts to FILE.png, .svg or .pdf (every chart: one file each, or one PDF page each)")
-    p.add_argument("--kind", choices=(*KINDS, "all"), default="all", help="which chart (default: all)")
-    p.add_argument("--preset", choices=PRESETS, default="slide",
+    p.add_argument("--kind", choices=(*presets.KINDS, "all"), default="all", help="which chart (default: all)")
+    p.add_argument("--preset", choices=presets.PRESETS, default="slide",
                    help="slide 1920x1080, 4k 3840x2160, or paper (3.5 in column, vector)")
     p.add_argument("--size", metavar="WxH", help="a slide of this many pixels, e.g. 1280x720")
     p.add_argument("--no-stamp", action="store_true", help="no line saying where and when it was measured")
@@ -475,8 +481,6 @@ def _sweep(runner, spec, keep, quiet: bool, env: dict | None = None, skip: Seque
 
 def cmd_lesson(args: argparse.Namespace) -> int:
     """``lesson``: the lessons; ``lesson NAME``: its sweeps through the supervised engine, then its statement."""
-    import textwrap
-
     from workbench import lessons
     from workbench.catalog.backends import BACKENDS, probe_all
     from workbench.core.sizes import parse_sizes
@@ -511,8 +515,6 @@ def cmd_lesson(args: argparse.Namespace) -> int:
 
 def _lesson(args: argparse.Namespace, ls, p, chart, out) -> int:
     """A lesson's sweeps and statement, with ``--out`` checked and locked (``out``, or None)."""
-    import textwrap
-
     from workbench.measure import engine
     from workbench import lessons
     from workbench.results import rows as results
