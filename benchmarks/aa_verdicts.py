@@ -7,7 +7,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import sys
-from workbench.results import rows as results
 from workbench.results import files as result_files
 from workbench.core import verdicts
 f,_=result_files.load(sys.argv[1])

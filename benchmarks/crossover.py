@@ -13,9 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from workbench.results import rows as results  # noqa: E402
-
-from workbench.results import files as result_files
+from workbench.results import files as result_files  # noqa: E402
 from workbench.catalog.backends import BACKENDS  # noqa: E402
 
 

@@ -124,19 +124,14 @@ def main() -> None:
         assert len(rows) == 50 and rows[-1][1]["status"] == "error", [(type(m).__name__, getattr(m, "row", {}).get("message")) for _, m in arrivals]
         assert len(w.rows) == 50
         # the crash is the sweep's last point: time to the next point is the next sweep's first
-        if k:
-            crash_gaps.append(first_row_t - crash_t)   # noqa: F821 - set at the end of the previous sweep
         crash_t = rows[-1][0]
-        t_next = time.perf_counter()
         arrivals.clear()
         sweep(SweepSpec("misbehaving", ("numpy",), (1,), "float64", min_repeats=1, budget_s=0.0))
         first_row_t = next(t for t, m in arrivals if isinstance(m, protocol.PointFinished))
         crash_gaps.append(first_row_t - crash_t)
-        del t_next
         app.processEvents()
         rss.append(proc.memory_info().rss)
         print(f"(sweep {k + 1}: {len(w.rows)} rows, crash to next point {crash_gaps[-1]:.2f} s)", file=sys.stderr, flush=True)
-    crash_gaps = crash_gaps[-args.sweeps:]
     soak_s = time.perf_counter() - t0
 
     # 2. Stop in every phase ----------------------------------------------------------------------

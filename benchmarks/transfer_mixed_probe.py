@@ -2,7 +2,7 @@
 parts of its time (h2d, d2h) mixed, in both orders, and alone, three times (run on the H200:
 ``python3 benchmarks/transfer_mixed_probe.py``; 2026-12-04: numba-cuda 140-153 us end to end,
 of which h2d 95-105 us against CuPy's 26 us for the same bytes: per-copy host work)."""
-import sys, json
+import sys
 sys.path.insert(0, ".")
 from workbench.measure import protocol
 from workbench.measure.engine import SweepSpec, run_sweep
