@@ -1,0 +1,223 @@
+"""The GUI thread's longest stall while a 500-point session arrives (issue 19: under 16 ms, one frame).
+
+A fake engine stands in for the supervised one inside the window's own worker thread: it yields
+the protocol's messages (SweepStarted, then PointStarted and PointFinished per point, then
+SweepFinished) at a realistic rate, with rows shaped as the engine's (four backends, two of them
+GPU backends with transfers, 125 sizes, samples and rounds). Nothing is measured for real, so
+the engine takes no core from the window: what stalls is the window's own work.
+
+A 1 ms heartbeat timer (Qt's precise timer) records the gap between its ticks from Run to the
+last point drawn, with the GUI thread's own CPU time within each gap (``time.thread_time``),
+which tells the window's work from a core taken by a neighbour on a shared machine.
+
+Run: QT_QPA_PLATFORM=offscreen python benchmarks/gui_500_points.py [--points 500] [--every-ms 40]
+     [--profile]   (cProfile of the GUI thread's slots, the 25 costliest by cumulative time)
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import math
+import os
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+BACKENDS = ("numpy", "numba", "cupy", "numba-cuda")
+WORKLOAD = "source_terms"
+
+
+def fake_rows(points: int = 500, seed: int = 0) -> list[dict]:
+    """``points`` rows as the engine would send them, in its order (sizes outer, backends inner)."""
+    import numpy as np
+
+    from workbench.results.rows import empty_row, encode_samples
+    rng = np.random.default_rng(seed)
+    n_sizes = math.ceil(points / len(BACKENDS))
+    sizes = sorted({int(s) for s in np.geomspace(2 ** 8, 2 ** 24, n_sizes)})
+    while len(sizes) < n_sizes:                     # geomspace rounds a few small sizes together
+        sizes.append(sizes[-1] * 2)
+    rows = []
+    for size in sizes:
+        for backend in BACKENDS:
+            if len(rows) == points:
+                return rows
+            gpu = backend in ("cupy", "numba-cuda")
+            compute = (2e-5 if gpu else 1e-6) + size * (2e-10 if gpu else 3e-9) * (0.7 if "numba" in backend else 1)
+            h2d = d2h = size * 4 / 12e9 if gpu else 0.0
+            total = compute + h2d + d2h
+            samples = compute * (1 + 0.02 * rng.standard_normal(40))
+            rounds = {"group": f"fake:{size}", "compute": [float(v) for v in samples[:5]],
+                      "total": [float(v + h2d + d2h) for v in samples[:5]]}
+            rows.append(empty_row(
+                workload=WORKLOAD, backend=backend, device="GPU: fake" if gpu else "CPU: fake", size=size,
+                dtype="float32", host_memory="pageable" if gpu else "", repeats=40,
+                first_call_s=compute * (5000 if "numba" in backend else 3), compute_median_s=compute,
+                compute_min_s=compute * 0.95, compute_max_s=compute * 1.3, compute_q1_s=compute * 0.98,
+                compute_q3_s=compute * 1.02, host_issue_s=compute * 0.1 if gpu else math.nan, h2d_s=h2d,
+                d2h_s=d2h, total_median_s=total, total_q1_s=total * 0.98, total_q3_s=total * 1.02,
+                compute_ci_lo_s=compute * 0.99, compute_ci_hi_s=compute * 1.01, total_ci_lo_s=total * 0.99,
+                total_ci_hi_s=total * 1.01, noise=0.01, converged=True,
+                cold_median_s=compute * 1.2 if gpu else math.nan, call_median_s=compute * 1.1 if gpu else math.nan,
+                others_cores=0.1, canary_s=1e-6, dropped=0, peak_host_bytes=float(size * 12),
+                peak_device_bytes=float(size * 12) if gpu else math.nan, gflops=size * 10 / compute / 1e9,
+                gbps=size * 12 / compute / 1e9, gbps_limit=math.inf, gflops_limit=math.inf, max_rel_error=1e-7,
+                verified=True, status="ok", samples=encode_samples({"compute": samples.tolist()}),
+                rounds=json.dumps(rounds, separators=(",", ":"))))
+    return rows
+
+
+class FakeEngine:
+    """What the window's worker needs of ``workbench.measure.supervisor.Supervisor``, with the
+    points made up: ``run`` yields one point every ``every_s`` seconds (the worker thread sleeps
+    between them, as it waits on the engine's pipe)."""
+
+    def __init__(self, rows: list[dict], every_s: float, journal=None) -> None:
+        self.rows, self.every_s, self.journal = rows, every_s, journal
+        self._stop = threading.Event()
+
+    def run(self, spec):
+        from workbench.measure import engine, protocol
+        self._stop.clear()
+        sizes = tuple(sorted({r["size"] for r in self.rows}))
+        spec = engine.SweepSpec(workload=WORKLOAD, backends=BACKENDS, sizes=sizes)
+        total, t0 = len(self.rows), time.perf_counter()
+        yield protocol.SweepStarted(total, spec)
+        for index, row in enumerate(self.rows):
+            if self._stop.is_set():
+                yield protocol.SweepFinished(True, time.perf_counter() - t0, index)
+                return
+            yield protocol.PointStarted(index, total, row["backend"], row["size"], row["variant"])
+            # The next point is due every_s after the start of the last: the rate stays the same
+            # whatever the window does with the messages.
+            time.sleep(max(0.0, t0 + (index + 1) * self.every_s - time.perf_counter()))
+            if self.journal is not None:
+                self.journal.append(row)
+            yield protocol.PointFinished(index, total, dict(row))
+        yield protocol.SweepFinished(False, time.perf_counter() - t0, total)
+
+    def probe(self):
+        return iter(())
+
+    def arm(self) -> None:
+        self._stop.clear()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def abort(self) -> None:
+        self._stop.set()
+
+    def renew(self) -> None:
+        pass
+
+    def close(self) -> None:
+        self._stop.set()
+
+
+class Heartbeat:
+    """The gaps between the ticks of a 1 ms timer, and the GUI thread's CPU time within each."""
+
+    def __init__(self, interval_ms: int = 1) -> None:
+        from PySide6.QtCore import Qt, QTimer
+        self.gaps: list[float] = []
+        self.cpu: list[float] = []
+        self.last = self.last_cpu = 0.0
+        self.timer = QTimer(interval=interval_ms)
+        self.timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self.timer.timeout.connect(self.tick)
+
+    def start(self) -> None:
+        self.last, self.last_cpu = time.perf_counter(), time.thread_time()
+        self.timer.start()
+
+    def tick(self) -> None:
+        now, cpu = time.perf_counter(), time.thread_time()
+        self.gaps.append(now - self.last)
+        self.cpu.append(cpu - self.last_cpu)
+        self.last, self.last_cpu = now, cpu
+
+    def stop(self) -> None:
+        self.tick()
+        self.timer.stop()
+
+
+def session(points: int = 500, every_ms: float = 40.0, size: tuple[int, int] = (1600, 1000),
+            profile: bool = False) -> dict:
+    """One window, one fake sweep of ``points`` points; the heartbeat's figures."""
+    import cProfile
+    import pstats
+
+    from PySide6.QtCore import QEventLoop, QSettings, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from panels.window import MainWindow
+    app = QApplication.instance() or QApplication([])  # noqa: F841 - the window needs it
+    w = MainWindow(QSettings(str(Path(tempfile.mkdtemp()) / "s.ini"), QSettings.Format.IniFormat))
+    w.resize(*size)
+    w.show()
+    loop = QEventLoop()
+    w.ready.connect(loop.quit)
+    QTimer.singleShot(120_000, loop.quit)
+    loop.exec()
+    rows = fake_rows(points)
+    w.controller.worker.engine = FakeEngine(rows, every_ms / 1e3, w.journal)
+    w.experiment.select_workload(WORKLOAD)
+    w.experiment.set_checked_backends(["numpy"])
+    beat = Heartbeat()
+    done = QEventLoop()
+    w.sweepCompleted.connect(done.quit)
+    profiler = cProfile.Profile() if profile else None
+    beat.start()
+    if profiler:
+        profiler.enable()
+    t0 = time.perf_counter()
+    w.run()
+    QTimer.singleShot(int(points * every_ms * 3 + 60_000), done.quit)
+    done.exec()
+    seconds = time.perf_counter() - t0
+    if profiler:
+        profiler.disable()
+    beat.stop()
+    shown = len(w.rows)
+    w.close()
+    gaps, cpu = sorted(beat.gaps), beat.cpu
+    result = {"points": shown, "seconds": seconds, "ticks": len(gaps), "max_ms": gaps[-1] * 1e3,
+              "p99_ms": statistics.quantiles(gaps, n=100)[98] * 1e3, "over_16": sum(g > 0.016 for g in gaps),
+              "max_cpu_ms": max(cpu) * 1e3, "cpu_over_16": sum(c > 0.016 for c in cpu),
+              "load": os.getloadavg()[0]}
+    if profiler:
+        stats = pstats.Stats(profiler)
+        stats.sort_stats("cumulative").print_stats(25)
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--points", type=int, default=500)
+    parser.add_argument("--every-ms", type=float, default=40.0, help="one point every so many ms (default 40)")
+    parser.add_argument("--size", default="1600x1000", help="the window's size, WxH")
+    parser.add_argument("--profile", action="store_true")
+    args = parser.parse_args()
+    from workbench.measure.cpu import cpu_name
+    width, height = (int(v) for v in args.size.split("x"))
+    print(f"GUI stalls over a {args.points}-point session, {datetime.date.today()}, {cpu_name()}, "
+          f"{os.cpu_count()} cores, QT_QPA_PLATFORM={os.environ['QT_QPA_PLATFORM']}, window {args.size}")
+    r = session(args.points, args.every_ms, (width, height), args.profile)
+    print(f"{r['points']} points, one every {args.every_ms:g} ms, in {r['seconds']:.1f} s; heartbeat every 1 ms, "
+          f"{r['ticks']} gaps: longest {r['max_ms']:.1f} ms, 99th percentile {r['p99_ms']:.1f} ms, "
+          f"{r['over_16']} over 16 ms (target: none)")
+    print(f"GUI-thread CPU time within one gap: longest {r['max_cpu_ms']:.1f} ms, {r['cpu_over_16']} over 16 ms; "
+          f"load average {r['load']:.1f}")
+
+
+if __name__ == "__main__":
+    main()
