@@ -7,10 +7,12 @@ and asv's ``compare`` match benchmarks by name and parameters.
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 
 from workbench.core import stats
@@ -62,6 +64,54 @@ def compare_rows(new: Mapping[str, Any], base: Mapping[str, Any], column: str = 
                                  f"the machine ran at another speed for each (a fixed kernel took "
                                  f"{max(ca, cb) / min(ca, cb):.2f}x as long for one)")
     return v
+
+
+#: Every column a verdict between two rows reads (:func:`compare_rows`): two rows that agree on these
+#: get the same verdict, which is what lets :func:`compare_frames` keep each point's verdict.
+READS = ("total_median_s", "total_ci_lo_s", "total_ci_hi_s", "compute_median_s", "compute_ci_lo_s",
+         "compute_ci_hi_s", "repeats", "noisy", "rounds", "device", "canary_s")
+
+
+def compare_frames(new: pd.DataFrame, base: pd.DataFrame, column: str = "total_median_s",
+                   min_effect: float = stats.DEFAULT_MIN_EFFECT, base_suffix: str = "") -> list[stats.Verdict]:
+    """:func:`compare_rows` for each row of ``new`` against the row of ``base`` in the same place
+    (``base`` may be ``new`` itself, its columns named with ``base_suffix``).
+
+    A live chart asks again for the verdicts of every point each time a point arrives: each one is
+    kept (by the values it is decided from), so that an update decides only the points that are new,
+    rather than hundreds of them in the GUI thread between two frames."""
+    names = tuple(c for c in READS if c in new.columns and f"{c}{base_suffix}" in base.columns)
+    keys_new, keys_base = _keys(new, names, ""), _keys(base, names, base_suffix)
+    return [_decided(column, min_effect, names, a, b) for a, b in zip(keys_new, keys_base)]
+
+
+def _keys(frame: pd.DataFrame, names: tuple, suffix: str) -> list[tuple]:
+    """Each row's values of ``names`` as a hashable key: numbers by their bits (NaN is unequal to
+    itself, so a key holding one would never be found again), text as text."""
+    if not names:
+        return [()] * len(frame)
+    columns = []
+    for name in names:
+        values = frame[f"{name}{suffix}"]
+        if name in _TEXT_READS:
+            columns.append(values.to_numpy(dtype=object, na_value="").tolist())
+        else:
+            columns.append(np.ascontiguousarray(pd.to_numeric(values, errors="coerce").to_numpy(float, na_value=np.nan))
+                           .view(np.int64).tolist())
+    return list(zip(*columns))
+
+
+_TEXT_READS = frozenset({"noisy", "rounds", "device"})
+
+
+@functools.lru_cache(maxsize=16_384)
+def _decided(column: str, min_effect: float, names: tuple, new: tuple, base: tuple) -> stats.Verdict:
+    return compare_rows(_row(names, new), _row(names, base), column, min_effect)
+
+
+def _row(names: tuple, key: tuple) -> dict[str, Any]:
+    """The values a key of :func:`_keys` holds, as a row."""
+    return {n: (v if n in _TEXT_READS else float(np.int64(v).view(np.float64))) for n, v in zip(names, key)}
 
 
 def _pairs(new: Mapping[str, Any], base: Mapping[str, Any], column: str) -> list[float] | None:

@@ -180,14 +180,22 @@ NO_INTERVAL = stats.NO_INTERVAL
 
 def speedups(sets: Sequence[ResultSet], b: Baseline, labels: Sequence[str] | None = None
              ) -> Iterator[tuple[Series, pd.DataFrame]]:
-    """Each series joined with its baseline on (size, variant): its columns, the baseline's as
-    ``<column>_base`` (``total_median_s_base``, ``compute_median_s_base``, ...), and the verdict
-    of each figure against the baseline's, decided with both intervals (``workbench.core.verdicts``):
-    ``verdict_total`` and ``verdict_compute``. A ratio of 1.04 says nothing by itself; the verdict
-    says whether the noise allows it to be told from 1. The baseline itself is included (its
-    ratios are 1, its verdicts ``same``): a chart may draw it or leave it out."""
+    """Each series joined with its baseline on (size, variant): its columns, the baseline's figures
+    that a verdict reads (``workbench.core.verdicts.READS``) as ``<column>_base``
+    (``total_median_s_base``, ``compute_median_s_base``, ...), and the verdict of each figure against
+    the baseline's, decided with both intervals (``workbench.core.verdicts``): ``verdict_total`` and
+    ``verdict_compute``. A ratio of 1.04 says nothing by itself; the verdict says whether the noise
+    allows it to be told from 1. The baseline itself is included (its ratios are 1, its verdicts
+    ``same``): a chart may draw it or leave it out."""
+    refs: dict[int, pd.DataFrame | None] = {}      # each set's baseline rows, found once per call
     for s in series(sets, labels):
-        ref = baseline_rows(sets, b, s.set_index)
+        if s.set_index not in refs:
+            ref = baseline_rows(sets, b, s.set_index)
+            # Only what is read of the baseline: a join of every column (the samples' text among
+            # them) for every series cost more than the rest of a live chart's update.
+            refs[s.set_index] = None if ref is None else \
+                ref[["size", "variant", *(c for c in verdicts.READS if c in ref.columns)]]
+        ref = refs[s.set_index]
         if ref is None:
             continue
         joined = s.rows.merge(ref, on=["size", "variant"], suffixes=("", "_base")).sort_values("size")
@@ -195,20 +203,17 @@ def speedups(sets: Sequence[ResultSet], b: Baseline, labels: Sequence[str] | Non
             continue
         joined = joined.reset_index(drop=True)
         for figure, column in (("total", "total_median_s"), ("compute", "compute_median_s")):
-            joined[f"verdict_{figure}"] = _verdicts(joined, ref.columns, column, is_baseline(s, b))
+            joined[f"verdict_{figure}"] = _verdicts(joined, column, is_baseline(s, b))
         yield s, joined
 
 
-def _verdicts(joined: pd.DataFrame, base_columns, column: str, itself: bool) -> list[str]:
+def _verdicts(joined: pd.DataFrame, column: str, itself: bool) -> list[str]:
     if itself:
         return ["same"] * len(joined)
-    out = []
-    for row in joined.to_dict("records"):
-        base = {c: row.get(c if c in ("size", "variant") else f"{c}_base") for c in base_columns}
-        v = verdicts.compare_rows(row, base, column)
-        # A file from before intervals were kept: nothing is known of its noise, so nothing is ringed.
-        out.append("no interval" if v.why == NO_INTERVAL else v.verdict)
-    return out
+    # Each point's verdict is kept from one update to the next (verdicts.compare_frames).
+    found = verdicts.compare_frames(joined, joined, column, base_suffix="_base")
+    # A file from before intervals were kept: nothing is known of its noise, so nothing is ringed.
+    return ["no interval" if v.why == NO_INTERVAL else v.verdict for v in found]
 
 
 def within_noise(joined: pd.DataFrame, figure: str):

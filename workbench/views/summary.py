@@ -101,22 +101,21 @@ def comparisons(frame: pd.DataFrame, baseline: str, column: str = "total_median_
     """Each backend against ``baseline`` on the sizes both measured (ok points only), decided with
     the intervals (``workbench.core.verdicts``), never by comparing two medians."""
     ok = frame[frame["status"] == "ok"]
-    base = {(r["variant"], int(r["size"])): r for r in ok[ok["backend"] == baseline].to_dict("records")}
+    # Only what a verdict reads (verdicts.READS): a live window asks this after every few points.
+    reads = ["size", "variant", *(c for c in verdicts.READS if c in ok.columns)]
+    base = ok.loc[ok["backend"] == baseline, reads].drop_duplicates(["variant", "size"], keep="last")
     out = []
     for (backend, variant), g in ok.groupby(["backend", "variant"], sort=False):
         if backend == baseline:
             continue
-        rows = {int(r["size"]): r for r in g.to_dict("records")}
-        found = []
-        for size in sorted(rows):
-            b, r = base.get((variant, size)), rows[size]
-            if b is None or not (math.isfinite(r[column]) and math.isfinite(b[column])):
-                continue
-            found.append((size, verdicts.compare_rows(r, b, column, min_effect)))
-        if not found:
+        mine = g[reads].drop_duplicates("size", keep="last").sort_values("size")
+        joined = mine.merge(base, on=["variant", "size"], suffixes=("", "_base"))
+        joined = joined[np.isfinite(joined[column].astype(float)) & np.isfinite(joined[f"{column}_base"].astype(float))]
+        if joined.empty:
             continue
-        out.append(Comparison(backend, variant, baseline, tuple(s for s, _ in found),
-                              tuple(v.verdict for _, v in found), tuple(v.ratio for _, v in found)))
+        found = verdicts.compare_frames(joined, joined, column, min_effect, base_suffix="_base")
+        out.append(Comparison(backend, variant, baseline, tuple(int(s) for s in joined["size"]),
+                              tuple(v.verdict for v in found), tuple(v.ratio for v in found)))
     return out
 
 
@@ -176,6 +175,9 @@ def accelerator_sentences(ok: pd.DataFrame) -> list[str]:
     """cudf.pandas against plain pandas and plain cuDF, at the largest size all three measured: its
     speed over pandas end to end, and its proxies' cost over cuDF's own compute (both on frames
     already on the device), and whether any call fell back to the CPU. Nothing where one is missing."""
+    if not {"cudf-pandas", "pandas", "cudf"} <= set(ok["backend"]):
+        return []
+
     def at(backend: str) -> pd.DataFrame:
         return ok[ok["backend"] == backend].groupby("size").first()
     accel, pandas_, cudf_ = at("cudf-pandas"), at("pandas"), at("cudf")
