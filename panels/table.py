@@ -11,7 +11,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyMod
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
-from workbench.results.rows import COLUMNS, human_bytes, human_seconds, interval_text
+from workbench.results.rows import COLUMNS, cell_text, interval_text
 
 # Every status but "ok" is a failed point and highlighted; "implausible" (a time beyond what the
 # hardware can do) has its own colour, and a status added later still gets OTHER.
@@ -134,17 +134,8 @@ class ResultsModel(QAbstractTableModel):
 
 
 def _display(col: str, value: Any) -> str:
-    if isinstance(value, float) and math.isnan(value):
-        return "-"
-    if col.endswith("_s"):
-        return human_seconds(value)
-    if col.endswith("_bytes"):
-        return human_bytes(value)
-    if col.startswith(("gflops", "gbps")):     # the rates and their hardware limits
-        return f"{value:.4g}"
-    if col == "max_rel_error":
-        return f"{value:.2e}"
-    return str(value)
+    """A cell's text, by the unit its column declares (``workbench.results.rows.Row``)."""
+    return cell_text(col, value)
 
 
 class ResultsTable(QTableView):

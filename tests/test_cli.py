@@ -90,7 +90,7 @@ def test_run_prints_a_table_and_writes_csv_and_json(tmp_path):
     assert proc.returncode == 0, proc.stderr
     data = json.loads(js.read_text())
     assert data["rows"][0]["status"] == "ok" and "libraries" in data["environment"]
-    assert data["schema"] == 2 and data["settings"]["workload"] == "groupby"
+    assert data["schema"] == result_files.SCHEMA and data["settings"]["workload"] == "groupby"
 
 
 @pytest.mark.parametrize("workload,cpu_backends", [("spmv", {"scipy", "numba"}), ("pipeline", {"cpu-stack"})])

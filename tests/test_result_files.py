@@ -130,6 +130,73 @@ def test_files_of_the_first_version_open(tmp_path):
         assert_same_table(back.frame, frame)
 
 
+# Files of schema 2, as the version before the row's declaration wrote them: the header names its
+# columns, without types or units. Written out here as text, so that no writer of today makes them.
+SCHEMA_2_JSON = """{
+ "format": "gpu-workbench-results", "schema": 2, "written": "2026-12-01T10:00:00+00:00", "host": "lab1",
+ "environment": {"cpu": "Test CPU"}, "settings": {"workload": "source_terms", "dtype": "float32"},
+ "columns": ["workload", "backend", "device", "size", "dtype", "variant", "host_memory", "repeats",
+             "compute_median_s", "total_median_s", "max_rel_error", "verified", "status", "message"],
+ "rows": [
+  {"workload": "source_terms", "backend": "numpy", "device": "CPU: Test", "size": 1024, "dtype": "float32",
+   "variant": "", "host_memory": "", "repeats": 9, "compute_median_s": 1.5e-06, "total_median_s": 1.5e-06,
+   "max_rel_error": 0.0, "verified": true, "status": "ok", "message": ""},
+  {"workload": "source_terms", "backend": "numba", "device": "CPU: Test", "size": 1024, "dtype": "float32",
+   "variant": "", "host_memory": "", "repeats": 9, "compute_median_s": null, "total_median_s": null,
+   "max_rel_error": "inf", "verified": false, "status": "wrong", "message": "NaN in the result"}
+ ]
+}"""
+SCHEMA_2_CSV = ("workload,backend,device,size,dtype,variant,host_memory,repeats,compute_median_s,total_median_s,"
+                "verified,status,message\n"
+                "source_terms,numpy,CPU: Test,1024,float32,,,9,1.5e-06,1.5e-06,True,ok,\n")
+SCHEMA_2_SIDECAR = """{"format": "gpu-workbench-results", "schema": 2, "written": "2026-12-01T10:00:00+00:00",
+ "host": "lab1", "environment": {"cpu": "Test CPU"}, "settings": {}, "data": "old2.csv",
+ "columns": ["workload", "backend", "device", "size", "dtype", "variant", "host_memory", "repeats",
+             "compute_median_s", "total_median_s", "verified", "status", "message"]}"""
+
+
+def test_files_of_schema_2_without_the_columns_types_and_units_open(tmp_path):
+    (tmp_path / "old2.json").write_text(SCHEMA_2_JSON)
+    (tmp_path / "old2.csv").write_text(SCHEMA_2_CSV)
+    (tmp_path / "old2.meta.json").write_text(SCHEMA_2_SIDECAR)
+    js = open_results(tmp_path / "old2.json")
+    assert js.schema == 2 and js.host == "lab1" and js.environment == {"cpu": "Test CPU"}
+    assert list(js.frame.columns) == list(results.COLUMNS)          # every column of today, filled
+    assert js.frame["status"].tolist() == ["ok", "wrong"] and js.frame["max_rel_error"].iloc[1] == math.inf
+    assert js.frame["compute_median_s"].iloc[0] == 1.5e-6 and math.isnan(js.frame["compute_median_s"].iloc[1])
+    assert js.frame["gbps"].isna().all() and js.frame["rounds"].eq("").all()
+    for path in (tmp_path / "old2.csv", tmp_path / "old2.meta.json"):
+        csv_set = open_results(path)
+        assert csv_set.schema == 2 and csv_set.environment == {"cpu": "Test CPU"}
+        assert csv_set.frame["size"].tolist() == [1024] and bool(csv_set.frame["verified"].iloc[0])
+
+
+def test_files_of_today_name_each_columns_type_and_unit_as_the_row_declares_them(tmp_path):
+    """Schema 3: the types and units in the header are the row's declaration, not a second list."""
+    data = json.loads(result_files.save(sample_frame(), tmp_path / "r.json", ENV).read_text())
+    assert data["schema"] == 3 == result_files.SCHEMA
+    assert data["types"] == {c.name: c.type_name for c in results.DECLARED}
+    assert data["units"]["compute_median_s"] == "s" and data["units"]["peak_device_bytes"] == "B"
+    assert data["units"]["gbps"] == "GB/s" and "status" not in data["units"]
+    assert data["types"]["size"] == "integer" and data["types"]["verified"] == "bool"
+    assert data["types"]["message"] == "text" and data["types"]["gflops"] == "float"
+
+
+def test_a_row_is_one_frozen_value_whose_declaration_gives_every_column():
+    row = results.Row.of(results.empty_row(workload="w", backend="numpy", size=8, status="ok", gbps=2.0))
+    assert tuple(row) == results.COLUMNS and row["gbps"] == 2.0 and row.get("noisy") == ""
+    assert math.isnan(row["compute_median_s"])
+    with pytest.raises(AttributeError):
+        row.status = "wrong"                     # frozen: the table, a chart and a file share it
+    assert results.Row.of(dict(row)) == row      # NaN (not measured) equals NaN
+    assert results.Row.of({**dict(row), "from_the_future": 1}) == row    # a later version's column
+    assert results.Row.of({"workload": "w", "size": 8.0})["size"] == 8   # a journal's number
+    frame = results.to_frame([row, dict(row)])
+    assert list(frame.columns) == list(results.COLUMNS) and frame["size"].tolist() == [8, 8]
+    assert results.cell_text("compute_median_s", 1.5e-6) == "1.5 µs"
+    assert results.cell_text("peak_host_bytes", 2048.0) == "2.0 KiB" and results.cell_text("gbps", math.nan) == "-"
+
+
 def test_the_h200_results_in_docs_open():
     """A real file of the first version, written by the command line on another machine."""
     back = open_results(REPO / "docs/h200/crossover.csv")

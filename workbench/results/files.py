@@ -1,18 +1,21 @@
 """Result files: what is written, and everything that may be handed back to be read.
 
-Written (schema 2):
+Written (schema 3):
 
 - ``NAME.csv``: one header line and one row per point, nothing else, so that
   ``pandas.read_csv`` and any spreadsheet open it as it is; a text cell that a spreadsheet would
   run as a formula (``=``, ``+``, ``-``, ``@``, tab or CR first) carries a ``'`` in front, which
   :func:`open_results` takes off again;
 - ``NAME.meta.json`` beside it (the sidecar): format name, schema, when (UTC) and on which
-  host it was written, the environment record, the sweep's settings, the CSV's file name;
+  host it was written, the environment record, the sweep's settings, the CSV's file name, and
+  the columns as ``workbench.results.rows.Row`` declares them (their names, ``types`` and
+  ``units``: what schema 3 adds to schema 2);
 - ``NAME.json``: the same header with the rows, one object per point.
 
 Read by :func:`open_results`: all of the above (a sidecar opens the CSV it names), a CSV
 without its sidecar, and the files of schema 1 (a CSV with the environment as ``# key: json``
-lines on top; JSON ``{"environment", "results"}``). Everything else (a newer schema, a
+lines on top; JSON ``{"environment", "results"}``), and those of schema 2 (the same as 3, without
+the columns' types and units). Everything else (a newer schema, a
 truncated file, a file that is not ours, values of the wrong type) raises
 :class:`ResultsFileError`, whose message is one line that names the file and the reason.
 """
@@ -35,19 +38,18 @@ from typing import Any, Mapping
 import pandas as pd
 
 from workbench.core import atomic
-from workbench.results.rows import COLUMNS, JSON_ONLY, to_frame
+from workbench.results import rows as row_schema
+from workbench.results.rows import BOOL_COLUMNS, COLUMNS, INTEGER_COLUMNS, JSON_ONLY, TEXT_COLUMNS, to_frame
 
 log = logging.getLogger(__name__)
 
 FORMAT = "gpu-workbench-results"
-SCHEMA = 2
+#: 3: the header names each column's type and unit, as ``workbench.results.rows.Row`` declares them;
+#: 2: the same without them; 1: no format marker (see the module's doc). Every one of them is read.
+SCHEMA = 3
 SIDECAR_SUFFIX = ".meta.json"
-#: Column kinds; every column of ``COLUMNS`` not named here holds a float, so new measured
-#: columns need no change here.
-TEXT_COLUMNS = frozenset({"workload", "backend", "device", "dtype", "variant", "host_memory", "status", "message",
-                          "stages", "throttle", "noisy", "samples", "rounds", "place", "worker"})
-INTEGER_COLUMNS = frozenset({"size", "repeats", "dropped"})
-BOOL_COLUMNS = frozenset({"verified", "converged"})
+#: The column kinds (TEXT_COLUMNS, INTEGER_COLUMNS, BOOL_COLUMNS, imported above) come from the row's
+#: declaration; every other column of ``COLUMNS`` holds a float.
 #: Without these a table is not a result table; any other column may be missing (a file
 #: from before that column existed) and is filled with NaN, "", 0 or False.
 REQUIRED_COLUMNS = ("workload", "backend", "size", "dtype", "status")
@@ -133,7 +135,7 @@ def write(rs: ResultSet, path: str | Path) -> Path:
         atomic.write_text(path, json.dumps(document(rs), indent=1, allow_nan=False))
     else:
         # The sidecar first: a reader that finds the CSV finds its environment too.
-        atomic.write_text(sidecar_path(path), json.dumps({**_head(rs), "data": path.name}, indent=1, allow_nan=False))
+        atomic.write_text(sidecar_path(path), json.dumps({**head(rs), "data": path.name}, indent=1, allow_nan=False))
         frame = rs.frame.drop(columns=[c for c in JSON_ONLY if c in rs.frame.columns])
         frame = _formulas_neutralised(frame)
         # Python's csv quotes a field holding "\n" but not one holding a lone "\r", which then ends the
@@ -166,13 +168,17 @@ def _formula_restored(text: str) -> str:
 def document(rs: ResultSet) -> dict[str, Any]:
     """The set as the JSON format holds it, strict JSON (a saved session holds these too)."""
     rows = [{k: strict_json(v) for k, v in r.items()} for r in rs.frame.to_dict("records")]
-    return {**_head(rs), "rows": rows}
+    return {**head(rs), "rows": rows}
 
 
-def _head(rs: ResultSet) -> dict[str, Any]:
+def head(rs: ResultSet) -> dict[str, Any]:
+    """What a file says besides its rows (the JSON file's keys but ``rows``; the sidecar's but ``data``)."""
+    columns = list(rs.frame.columns)
     return {"format": FORMAT, "schema": SCHEMA, "written": rs.written or utc_now(), "host": rs.host,
             "environment": strict_json(dict(rs.environment)), "settings": strict_json(dict(rs.settings)),
-            "columns": list(rs.frame.columns)}
+            "columns": columns,
+            "types": {c: row_schema.INFO[c].type_name for c in columns if c in row_schema.INFO},
+            "units": {c: row_schema.INFO[c].unit for c in columns if c in row_schema.INFO and row_schema.INFO[c].unit}}
 
 
 def strict_json(value: Any) -> Any:

@@ -1,59 +1,232 @@
-"""The result table: one row per measured point; its files are written and read in ``workbench.results.files``.
+"""One measured point: :class:`Row`, a frozen dataclass whose fields declare the result columns.
 
-Every view (the terminal table, the plots, the table widget, the exports)
-reads the same pandas DataFrame whose columns are named here; the names are
-the file format.
+Each field says its name, its type and its unit once (nvbench's ``hint``: a duration, a byte
+count, a rate...); every other description of a row is derived from it: :data:`COLUMNS` (the
+order of the columns in every file and table), :data:`JSON_ONLY` (what a CSV leaves out), the
+kinds the file reader checks each cell against (``workbench.results.files``), the units a results
+file of schema 3 carries, and how the table widget writes each cell (:func:`cell_text`).
+
+Every view (the terminal table, the plots, the table widget, the exports) reads the same pandas
+DataFrame (:func:`to_frame`) whose columns are named here; the names are the file format.
 """
 from __future__ import annotations
 
 import json
 import math
-from typing import Any, Iterable, Mapping
+from collections.abc import Mapping
+from dataclasses import MISSING, dataclass, field, fields
+from typing import Any, Iterable, Iterator
 
 import pandas as pd
 
 from workbench.core import units
 
-#: The columns of a result row, in file order.
-COLUMNS = (
-    "workload", "backend", "device", "size", "dtype", "variant", "host_memory", "repeats",
-    "first_call_s", "compute_median_s", "compute_min_s", "compute_max_s", "compute_q1_s",
-    "compute_q3_s", "host_issue_s", "h2d_s", "d2h_s", "total_median_s", "total_q1_s", "total_q3_s",
+NAN = float("nan")
+
+
+def _column(default: Any, kind: type, hint: str, unit: str = "", csv: bool = True) -> Any:
+    """A field of :class:`Row`: its default, and what a column of it holds (``kind``: str, int,
+    bool or float; ``hint``: how it is written for a person; ``unit``; whether CSV files hold it)."""
+    return field(default=default, metadata={"kind": kind, "hint": hint, "unit": unit, "csv": csv})
+
+
+def _text(default: str = "") -> Any:
+    return _column(default, str, "text")
+
+
+def _seconds() -> Any:
+    return _column(NAN, float, "duration", "s")
+
+
+def _number(hint: str, unit: str = "") -> Any:
+    return _column(NAN, float, hint, unit)
+
+
+@dataclass(frozen=True)
+class Row(Mapping):
+    """One measured point, as the engine reports it and every file and view keeps it.
+
+    A mapping too (``row["status"]``, ``row.get("noisy")``, ``dict(row)``), so that code reading a
+    row needs not know whether it holds a Row or a dict from an older file or the engine's pipe.
+    Frozen: a row shown in the table, drawn in a chart and appended to a file is one value, which
+    none of them can change under the others."""
+
+    workload: str = _text()
+    backend: str = _text()
+    device: str = _text()
+    size: int = _column(0, int, "count", "size")        # in the workload's own unit (its size_unit)
+    dtype: str = _text()
+    variant: str = _text()
+    host_memory: str = _text()                          # "pageable" or "pinned" on a GPU row, "" on a CPU one
+    repeats: int = _column(0, int, "count", "samples")
+    first_call_s: float = _seconds()
+    compute_median_s: float = _seconds()
+    compute_min_s: float = _seconds()
+    compute_max_s: float = _seconds()
+    compute_q1_s: float = _seconds()
+    compute_q3_s: float = _seconds()
+    host_issue_s: float = _seconds()
+    h2d_s: float = _seconds()
+    d2h_s: float = _seconds()
+    total_median_s: float = _seconds()
+    total_q1_s: float = _seconds()
+    total_q3_s: float = _seconds()
     # The noise (workbench.core.stats): the 95 % intervals of both medians, the compute samples' relative
     # spread, and whether the stopping rule's target was met before the point's time cap.
-    "compute_ci_lo_s", "compute_ci_hi_s", "total_ci_lo_s", "total_ci_hi_s", "noise", "converged",
+    compute_ci_lo_s: float = _seconds()
+    compute_ci_hi_s: float = _seconds()
+    total_ci_lo_s: float = _seconds()
+    total_ci_hi_s: float = _seconds()
+    noise: float = _number("fraction")
+    converged: bool = _column(True, bool, "flag")
     # GPU figures beside the warm one (compute_*): after an L2 flush, and a Python call with its wait.
-    "cold_median_s", "call_median_s",
-    # The machine's state while the point ran (workbench.measure.load, workbench.measure.gpu.clocks); ``noisy`` says
-    # why a point cannot be trusted for a verdict ('' when the machine was quiet).
-    "others_cores", "canary_s", "sm_clock_mhz", "mem_clock_mhz", "throttle", "dropped", "noisy",
-    "peak_host_bytes", "peak_device_bytes", "gflops", "gbps", "gbps_limit", "gflops_limit",
-    "max_rel_error", "verified", "status", "message",
-    "stages",
+    cold_median_s: float = _seconds()
+    call_median_s: float = _seconds()
+    # The machine's state while the point ran (workbench.measure.load, workbench.measure.gpu.clocks); ``noisy``
+    # says why a point cannot be trusted for a verdict ('' when the machine was quiet).
+    others_cores: float = _number("number", "cores")
+    canary_s: float = _seconds()
+    sm_clock_mhz: float = _number("number", "MHz")
+    mem_clock_mhz: float = _number("number", "MHz")
+    throttle: str = _text()
+    dropped: int = _column(0, int, "count", "samples")
+    noisy: str = _text()
+    peak_host_bytes: float = _number("bytes", "B")
+    peak_device_bytes: float = _number("bytes", "B")
+    gflops: float = _number("rate", "GFLOP/s")
+    gbps: float = _number("rate", "GB/s")
+    gbps_limit: float = _number("rate", "GB/s")
+    gflops_limit: float = _number("rate", "GFLOP/s")
+    max_rel_error: float = _number("ratio")
+    verified: bool = _column(False, bool, "flag")
+    status: str = _text("error")                        # one of STATUSES
+    message: str = _text()
+    stages: str = _column("", str, "json")              # {stage: seconds} in the order they ran (encode_stages)
     # Where a point ran on a Dask cluster (workbench.cluster): the device, 'node2:GPU1' or 'node2:CPU',
     # and the worker's address ('' for a point measured by this machine's own engine).
-    "place", "worker",
-    "samples",      # the raw samples as compact JSON {figure: [seconds, ...]}: in JSON files, not in CSV
+    place: str = _text()
+    worker: str = _text()
+    # The raw samples as compact JSON {figure: [seconds, ...]}: in JSON files, not in CSV.
+    samples: str = _column("", str, "json", csv=False)
     # Each round's median, by round ({"group": id, "compute": [...], "total": [...]}): the points of
     # one size ran their rounds interleaved (workbench.measure.point), so two of them pair round by round.
-    "rounds",
-)
+    rounds: str = _column("", str, "json")
+
+    @classmethod
+    def of(cls, values: Mapping[str, Any]) -> "Row":
+        """A row from a mapping of its columns (the engine's dict, a journal's line, a row of a
+        frame): columns it lacks take their defaults, names that are no column are left out (a
+        journal written by a later version), NaN, None and missing mean 'not measured'."""
+        if isinstance(values, Row):
+            return values
+        known = {k: v for k, v in values.items() if k in _FIELD_SET}
+        for name in ("size", "repeats", "dropped"):       # a frame's int64, a journal's float
+            if name in known and known[name] is not None and not isinstance(known[name], bool):
+                try:
+                    known[name] = int(known[name])
+                except (TypeError, ValueError, OverflowError):
+                    pass
+        for name, value in list(known.items()):
+            if value is None:
+                del known[name]
+        return cls(**known)
+
+    def replace(self, **values: Any) -> "Row":
+        from dataclasses import replace
+        return replace(self, **values)
+
+    # The mapping: read-only, by column name.
+    def __getitem__(self, name: str) -> Any:
+        if name not in _FIELD_SET:
+            raise KeyError(name)
+        return getattr(self, name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_FIELDS)
+
+    def __len__(self) -> int:
+        return len(_FIELDS)
+
+    def __contains__(self, name: object) -> bool:
+        return name in _FIELD_SET
+
+    def __eq__(self, other: object) -> bool:
+        """Field by field, a figure not measured (NaN) equal to another not measured."""
+        if other.__class__ is not Row:
+            return NotImplemented
+        return all(_same(getattr(self, n), getattr(other, n)) for n in _FIELDS)
+
+    # Unhashable, as a dict is: NaN hashes by identity, so two equal rows could hash apart.
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _same(a: Any, b: Any) -> bool:
+    return a == b or (isinstance(a, float) and isinstance(b, float) and a != a and b != b)
+
+
+_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Row))
+_FIELD_SET = frozenset(_FIELDS)
+
+
+@dataclass(frozen=True)
+class ColumnInfo:
+    """What :class:`Row` declares of one column."""
+
+    name: str
+    kind: type               # str, int, bool or float
+    hint: str                # text, json, count, duration, bytes, rate, ratio, fraction, number, flag
+    unit: str                # "s", "B", "GB/s", ... ("" where a column has none)
+    csv: bool                # whether CSV files hold it (the raw samples are JSON's)
+    default: Any
+
+    @property
+    def type_name(self) -> str:
+        return {str: "text", int: "integer", bool: "bool", float: "float"}[self.kind]
+
+
+#: Every column, as :class:`Row` declares it, in file order.
+DECLARED: tuple[ColumnInfo, ...] = tuple(
+    ColumnInfo(f.name, f.metadata["kind"], f.metadata["hint"], f.metadata["unit"], f.metadata["csv"],
+               f.default if f.default is not MISSING else None) for f in fields(Row))
+INFO = {c.name: c for c in DECLARED}
+#: The columns of a result row, in file order.
+COLUMNS = tuple(c.name for c in DECLARED)
 #: Columns a CSV file leaves out (they belong to the JSON format only).
-JSON_ONLY = ("samples",)
+JSON_ONLY = tuple(c.name for c in DECLARED if not c.csv)
+TEXT_COLUMNS = frozenset(c.name for c in DECLARED if c.kind is str)
+INTEGER_COLUMNS = frozenset(c.name for c in DECLARED if c.kind is int)
+BOOL_COLUMNS = frozenset(c.name for c in DECLARED if c.kind is bool)
 #: ``implausible``: a figure beyond what the device can do (workbench.measure.limits): the timing is wrong.
 STATUSES = ("ok", "wrong", "implausible", "error", "cancelled")
 
 
 def empty_row(**values: Any) -> dict[str, Any]:
-    """A row with every column present (NaN where nothing was measured)."""
-    row: dict[str, Any] = dict.fromkeys(COLUMNS, float("nan"))
-    row.update(variant="", host_memory="", repeats=0, verified=False, status="error", message="", stages="",
-               converged=True, throttle="", dropped=0, noisy="", samples="", rounds="", place="", worker="")
+    """A row with every column present, as a dict (the engine's form on its pipe): the
+    defaults of :class:`Row` (NaN where nothing was measured) and ``values``."""
     unknown = set(values) - set(COLUMNS)
     if unknown:
         raise KeyError(f"not result columns: {sorted(unknown)}")
+    row = {c.name: c.default for c in DECLARED}
     row.update(values)
     return row
+
+
+def cell_text(name: str, value: Any) -> str:
+    """A cell as the table shows it, by its column's declared hint: times and byte counts with
+    their units (``workbench.core.units``), rates to 4 digits, errors in scientific notation."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    info = INFO.get(name)
+    hint = info.hint if info is not None else ("duration" if name.endswith("_s") else "")
+    if hint == "duration":
+        return human_seconds(value)
+    if hint == "bytes":
+        return human_bytes(value)
+    if hint == "rate":
+        return f"{value:.4g}"
+    if hint == "ratio":
+        return f"{value:.2e}"
+    return str(value)
 
 
 #: How a row that ran out of device memory begins its message (the device memory cap raises it).
@@ -61,7 +234,9 @@ OUT_OF_DEVICE_MEMORY = "out of device memory"
 
 
 def to_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
-    frame = pd.DataFrame(list(rows), columns=list(COLUMNS))
+    """The result table of ``rows`` (Rows or dicts): one row each, every column of COLUMNS."""
+    rows = list(rows)
+    frame = pd.DataFrame({c: [r.get(c, NAN) for r in rows] for c in COLUMNS}, columns=list(COLUMNS))
     return frame.astype({"size": "int64", "repeats": "int64", "dropped": "int64", "verified": "bool",
                          "converged": "bool"})
 
