@@ -53,6 +53,10 @@ WRONG_WAY = [
      "workbench.views.summary -> workbench.lessons"),
     ("workbench/cli/commands.py", "import panels.window",
      "workbench.cli.commands -> panels.window"),
+    ("workbench/workspace/session.py", "from workbench.cli import commands",
+     "workbench.workspace.session -> workbench.cli.commands"),
+    ("workbench/views/summary.py", "from workbench.workspace import session",
+     "workbench.views.summary -> workbench.workspace.session"),
 ]
 
 

@@ -318,3 +318,144 @@ def test_the_journal_is_never_begun_through_a_link_and_a_failed_append_stops_not
         j.append({"size": 16})                                    # says so, raises nothing
         assert any("journal" in r.getMessage() and "No space left" in r.getMessage() for r in caplog.records)
         j.end()
+
+
+# Saving after each point: appended, never the whole file again ----------------------------------------
+
+def _row(size: int, status: str = "ok", **values):
+    from workbench.results import rows as results
+    return results.Row.of(results.empty_row(workload="source_terms", backend="numpy", device="CPU", size=size,
+                                            dtype="float32", repeats=3, compute_median_s=1e-6 * size,
+                                            total_median_s=1e-6 * size, status=status, **values))
+
+
+def _sizes(path) -> list[int]:
+    from workbench.results.files import open_results
+    return open_results(path).frame["size"].tolist()
+
+
+ENV, SETTINGS = {"cpu": "Test CPU"}, {"workload": "source_terms"}
+
+
+def test_a_csv_gets_each_point_appended_to_the_file_it_began(tmp_path):
+    from workbench.results.out import ResultsOut
+    out = ResultsOut(tmp_path / "r.csv")
+    out.lock()
+    out.begin(set())
+    assert not (tmp_path / "r.csv").exists()             # nothing written before the first point
+    sizes_seen, inodes, lengths = [], set(), []
+    for size in (8, 16, 32, 64):
+        assert out.add(_row(size, message="a, \"quoted\"\nmessage" if size == 16 else ""), ENV, SETTINGS) == ""
+        sizes_seen.append(_sizes(tmp_path / "r.csv"))     # a whole results file after every point
+        inodes.add(os.stat(tmp_path / "r.csv").st_ino)
+        lengths.append(os.path.getsize(tmp_path / "r.csv"))
+    assert sizes_seen == [[8], [8, 16], [8, 16, 32], [8, 16, 32, 64]]
+    assert len(inodes) == 1 and lengths == sorted(lengths)  # one file, grown: appended, not replaced
+    before = (tmp_path / "r.csv").read_bytes()
+    assert out.finish({**ENV, "limits": [1]}, SETTINGS) == ""
+    out.unlock()
+    assert (tmp_path / "r.csv").read_bytes() == before     # the rows were all there already
+    meta = json.loads((tmp_path / "r.meta.json").read_text())
+    assert meta["environment"]["limits"] == [1]            # the record the sweep ended with
+    from workbench.results.files import open_results
+    assert open_results(tmp_path / "r.csv").frame["message"].tolist()[1] == "a, \"quoted\"\nmessage"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.csv", "r.meta.json"]
+
+
+def test_a_json_file_gets_a_journal_line_per_point_and_is_written_whole_at_the_end(tmp_path):
+    from workbench.results.out import ResultsOut, journal_path
+    path = tmp_path / "r.json"
+    out = ResultsOut(path)
+    out.lock()
+    out.begin(set())
+    for n, size in enumerate((8, 16, 32), start=1):
+        assert out.add(_row(size), ENV, SETTINGS) == ""
+        lines = journal_path(path).read_text().splitlines()
+        assert [json.loads(line)["size"] for line in lines] == [8, 16, 32][:n]
+        assert not path.exists()                            # the document is written once, at the end
+    assert out.finish(ENV, SETTINGS) == ""
+    out.unlock()
+    assert _sizes(path) == [8, 16, 32] and not journal_path(path).exists()
+    assert json.loads(path.read_text())["environment"] == ENV
+
+
+def test_a_json_sweep_killed_before_its_end_is_resumed_from_its_journal(tmp_path):
+    """What a SIGKILL of the command leaves: the journal, no document. --resume goes on from it;
+    without --resume or --force the name is refused, as for a file that holds results."""
+    from workbench.results.out import Refused, ResultsOut, journal_path
+    path = tmp_path / "r.json"
+    out = ResultsOut(path)
+    out.begin(set())
+    out.add(_row(8), ENV, SETTINGS)
+    out.add(_row(16, status="error"), ENV, SETTINGS)
+    out._close_target()                                     # killed: nothing more happens
+    with pytest.raises(Refused, match="interrupted sweep left them"):
+        ResultsOut(path)
+    again = ResultsOut(path, resume=True)
+    assert [(r["size"], r["status"]) for r in again.previous] == [(8, "ok"), (16, "error")]
+    assert again.done() == {("source_terms", "numpy", 8, "float32", "")}
+    planned = {("source_terms", "numpy", n, "float32", "") for n in (8, 16, 32)}
+    again.begin(planned)                                    # 16 failed: measured again, 8 kept
+    again.add(_row(16), ENV, SETTINGS)
+    again.add(_row(32), ENV, SETTINGS)
+    assert again.finish(ENV, SETTINGS) == ""
+    frame = __import__("workbench.results.files", fromlist=["x"]).open_results(path).frame
+    assert frame["size"].tolist() == [8, 16, 32] and (frame["status"] == "ok").all()
+    assert not journal_path(path).exists()
+
+
+def test_an_append_cut_short_by_a_full_disk_is_cut_back_and_written_by_the_next_save(tmp_path, monkeypatch):
+    from workbench.results import out as out_module
+    from workbench.results.out import ResultsOut
+    path = tmp_path / "r.csv"
+    out = ResultsOut(path)
+    out.begin(set())
+    assert out.add(_row(8), ENV, SETTINGS) == ""
+    whole = path.read_bytes()
+    real_write = os.write
+
+    def full(fd, data):                # half the row reaches the disk, then it is full
+        real_write(fd, bytes(data[: len(data) // 2]))
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(out_module.os, "write", full)
+    problem = out.add(_row(16), ENV, SETTINGS)
+    assert problem.startswith(f"cannot write {path}: No space left")
+    assert path.read_bytes() == whole                       # cut back to its last whole row
+    monkeypatch.setattr(out_module.os, "write", real_write)
+    assert out.add(_row(32), ENV, SETTINGS) == ""            # room again: the point kept waiting comes too
+    assert _sizes(path) == [8, 16, 32]
+    assert out.finish(ENV, SETTINGS) == ""
+
+
+def test_a_link_planted_at_the_file_mid_sweep_is_replaced_and_what_it_points_to_is_untouched(tmp_path):
+    from workbench.results.out import ResultsOut
+    path = tmp_path / "r.csv"
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    out = ResultsOut(path)
+    out.begin(set())
+    out.add(_row(8), ENV, SETTINGS)
+    path.unlink()
+    path.symlink_to(victim)
+    assert out.add(_row(16), ENV, SETTINGS) == ""          # not ours any more: written whole, atomically
+    assert victim.read_text() == "precious" and not path.is_symlink()
+    assert _sizes(path) == [8, 16]
+    out.add(_row(32), ENV, SETTINGS)                         # and appended to again
+    assert _sizes(path) == [8, 16, 32] and out.finish(ENV, SETTINGS) == ""
+
+
+def test_a_csv_whose_last_row_was_cut_by_a_kill_is_resumed_without_it(tmp_path):
+    from workbench.results.files import ResultsFileError, open_results
+    from workbench.results.out import ResultsOut
+    path = tmp_path / "r.csv"
+    out = ResultsOut(path)
+    out.begin(set())
+    out.add(_row(8), ENV, SETTINGS)
+    out.add(_row(16, message="two\nlines"), ENV, SETTINGS)
+    out._close_target()
+    text = path.read_text()
+    path.write_text(text[: text.index("two\nlines") + 2])    # killed inside the quoted message
+    with pytest.raises(ResultsFileError, match="truncated"):
+        open_results(path)                                    # refused as it is...
+    again = ResultsOut(path, resume=True)                     # ...but resumed without the row cut
+    assert [r["size"] for r in again.previous] == [8]

@@ -11,11 +11,11 @@ from __future__ import annotations
 import argparse
 import errno
 import math
-import dataclasses
 import logging
 import os
 import sys
 import textwrap
+from functools import partial
 from pathlib import Path
 from typing import Sequence
 
@@ -289,61 +289,50 @@ def cmd_info() -> int:
     return EXIT_OK
 
 
+#: The command line's name for each setting an experiment's check can name (``workbench.workspace``).
+OPTION_OF = {"sizes": "--sizes", "device_memory_limit": "--device-memory-limit"}
+
+
+def _experiment(args: argparse.Namespace):
+    """``run``'s options as the workspace's Experiment: plain values as typed."""
+    from workbench.workspace import Experiment
+    # Given but empty ("-b ''") is refused by the check, not taken as "all".
+    backends = tuple(args.backends.split(",")) if args.backends is not None else None
+    variants = tuple(v.strip() for v in args.variants.split(",")) if args.variants is not None else ()
+    return Experiment(workload=args.workload, backends=backends, sizes=args.sizes, dtype=args.dtype,
+                      variants=variants, host_memory="pinned" if args.pinned else "pageable",
+                      repeats=args.repeats, budget_s=args.budget, noise=args.noise, min_time_s=args.min_time,
+                      device_memory_limit=args.device_memory_limit)
+
+
 def _plan(args: argparse.Namespace):
-    """Turn the arguments into a validated SweepSpec, or raise UsageError."""
-    from workbench.measure import engine
-    from workbench.catalog.backends import probe
-    from workbench.catalog.registry import REGISTRY
-    from workbench.core.sizes import parse_bytes, parse_sizes
-    try:
-        workload = REGISTRY.get(args.workload)
-    except KeyError as exc:
-        raise UsageError(exc.args[0]) from None
-    try:
-        sizes = tuple(parse_sizes(args.sizes)) if args.sizes is not None else workload.default_sizes
-    except ValueError as exc:
-        raise UsageError(f"--sizes: {exc}") from None
+    """Turn the arguments into a checked SweepSpec (the workspace's one check), or raise UsageError."""
+    from workbench.catalog.backends import Availability, probe
+    from workbench.cluster.places import backend_of
+    from workbench.workspace import check
     on_cluster = _cluster_target(args) is not None
-    if args.backends is not None:     # given but empty ("-b ''") is refused below, not taken as "all"
-        names = tuple(b.strip() for b in args.backends.split(",") if b.strip())
-    elif on_cluster:
+    if on_cluster and args.backends is None:
         raise UsageError("with --cluster, name the backends (--backends): what the workers can run is asked of "
                          "them when the sweep starts, not of this machine")
-    else:
-        names = tuple(b for b in workload.backends if probe(b).usable)
-    variants = tuple(v.strip() for v in args.variants.split(",")) if args.variants is not None else ()
-    try:
-        limit = parse_bytes(args.device_memory_limit) if args.device_memory_limit is not None else 0
-    except ValueError as exc:
-        raise UsageError(f"--device-memory-limit: {exc}") from None     # exc names the text, shortened
-    spec = engine.SweepSpec(
-        workload=workload.name, backends=names, sizes=sizes, dtype=args.dtype, variants=variants,
-        host_memory="pinned" if args.pinned else "pageable",
-        min_repeats=args.repeats if args.repeats is not None else engine.DEFAULT_MIN_REPEATS,
-        budget_s=args.budget if args.budget is not None else engine.DEFAULT_BUDGET_S,
-        noise=args.noise if args.noise is not None else engine.DEFAULT_NOISE,
-        min_time_s=args.min_time if args.min_time is not None else engine.DEFAULT_MIN_TIME_S,
-        device_memory_limit=limit)
-    spec = dataclasses.replace(spec, max_repeats=max(spec.max_repeats, spec.min_repeats))
-    try:
-        engine.validate(spec)
-    except engine.PlanError as exc:
-        raise UsageError(str(exc)) from None
+    # On a cluster, each worker is asked what it can run instead of this machine.
+    checked = check(_experiment(args), (lambda name: Availability(True)) if on_cluster else probe)
+    if checked.problems:
+        problem = checked.problems[0]
+        option = OPTION_OF.get(problem.setting)
+        raise UsageError(f"{option}: {problem.text}" if option else problem.text)
+    spec = checked.spec
     _check_out(args)
-    from workbench.cluster.places import backend_of
-    if args.baseline and backend_of(args.baseline).partition("@")[0].strip() not in names:
-        raise UsageError(f"--baseline {args.baseline}: not among the backends of this sweep ({', '.join(names)})")
-    for name in () if on_cluster else names:      # on a cluster, each worker is asked instead
-        a = probe(name)
-        if not a.usable:
-            raise UsageError(f"backend {name} is not usable here: {a.reason}")
+    if args.baseline and backend_of(args.baseline).partition("@")[0].strip() not in spec.backends:
+        raise UsageError(f"--baseline {args.baseline}: not among the backends of this sweep "
+                         f"({', '.join(spec.backends)})")
     return spec
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from workbench.workspace.experiment import memory_notes
     spec = _plan(args)
     chart = _chart_plan(args) if args.chart else None
-    for note in _memory_notes(spec):       # announced, never refused: the wall may be the point
+    for note in memory_notes(spec):       # announced, never refused: the wall may be the point
         print(f"gpu-workbench: note: {note}", file=sys.stderr)
     out = _results_out(args)
     try:
@@ -354,48 +343,44 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, spec, chart, out) -> int:
-    """``run``'s sweep, with ``--out`` checked and locked (``out``, a ResultsOut, or None); a file
-    that could not be written makes the exit status 1, as a failed point does."""
+    """``run``'s sweep, with ``--out`` checked and locked (``out``, a ResultsOut, or None), through
+    the workspace, which collects the rows and appends each to the file; a file that could not be
+    written makes the exit status 1, as a failed point does."""
     from workbench.measure import engine
     from workbench.results import rows as results
     from workbench.measure.environment import record
-    settings = engine.settings_of(spec)
-    env = record() if args.out or chart else {}
+    from workbench.workspace import Workspace
     runner = _runner(args)
-    rows: list[dict] = []
+    ws = Workspace(out=out, environment=record() if args.out or chart else {})
     points = [(spec.workload, b, n, spec.dtype, v) for n, v, b in engine.plan(spec, engine.validate(spec))]
     done = out.done() if out is not None else set()
     skip = [i for i, point in enumerate(points) if point in done]
-
-    def keep(row: dict) -> None:
-        rows.append(row)
-        if out is not None:      # a valid file after every point: an interrupted sweep loses nothing measured
-            _save(out, results.to_frame(out.rows(rows, set(points))), env, settings)
-
     with _StopOnSignals(runner) as signals:
+        _Progress(ws, args.quiet, already=len(skip))
         try:
-            cancelled = _sweep(runner, spec, keep, args.quiet, env, skip)
+            ws.run(spec, skip=skip)
+            ws.drive(runner)
         finally:
             runner.close()
-    frame = results.to_frame(rows)
+    frame = ws.table.frame()
     if out is not None and out.previous:
-        print(f"resumed {args.out}: {len(skip)} point(s) kept from it, {len(rows)} measured now")
+        print(f"resumed {args.out}: {len(skip)} point(s) kept from it, {len(ws.rows)} measured now")
     capped = f", device memory capped at {results.human_bytes(spec.device_memory_limit)}"
     print(f"{spec.workload}, {spec.dtype}" + (", pinned host memory" if spec.host_memory == "pinned" else "")
           + (capped if spec.device_memory_limit else ""))
     print(results.summary_table(frame))
-    full = results.to_frame(out.rows(rows, set(points))) if out is not None else frame   # with a resumed file's
-    if out is not None and not _save(out, full, env, settings, final=True):
+    full = results.to_frame(out.all_rows()) if out is not None else frame   # with a resumed file's
+    if out is not None and not out.failed:
         print(f"\nwrote {args.out}")
     unsaved = out is not None and bool(out.failed)
-    if chart and rows:
+    if chart and len(ws.rows):
         from workbench.results.files import live
-        unsaved = not _write_charts(args, chart, [live(full, env, settings)]) or unsaved
+        unsaved = not _write_charts(args, chart, [live(full, ws.environment, ws.settings)]) or unsaved
     if signals.received:
-        print(f"gpu-workbench: interrupted by {signals.received}: {len(rows)} point(s) measured"
+        print(f"gpu-workbench: interrupted by {signals.received}: {len(ws.rows)} point(s) measured"
               + (f", written to {args.out}" if out is not None and not out.failed else ""), file=sys.stderr)
         return signals.status
-    failed = cancelled or bool((frame["status"] != "ok").any()) or unsaved
+    failed = ws.cancelled or bool((frame["status"] != "ok").any()) or unsaved
     if getattr(runner, "lost", ""):       # the scheduler went away (said in one line): what was measured is kept
         return EXIT_USAGE
     return EXIT_FAILED if failed else EXIT_OK
@@ -425,58 +410,64 @@ def _cluster_target(args: argparse.Namespace):
         raise UsageError(str(exc)) from None
 
 
-def _sweep(runner, spec, keep, quiet: bool, env: dict | None = None, skip: Sequence[int] = ()) -> bool:
-    """Run one sweep through ``runner``, a progress bar on stderr, each finished row handed to ``keep``;
-    True when it was cancelled. A plan the engine refuses is a UsageError. ``env``, the environment
-    record the results are saved with, takes the engine's record when it comes: the hardware limits
-    the points were checked against were measured there, in another process than this one."""
-    from tqdm import tqdm
+class _Progress:
+    """What the terminal shows of a workspace's sweep: a progress bar on stderr, the engine's
+    warnings, a save that failed; a sweep the engine refused is a UsageError."""
 
-    from workbench.measure import protocol
+    def __init__(self, ws, quiet: bool, already: int = 0) -> None:
+        from workbench.measure import protocol
+        from workbench.workspace import events as ev
+        self.quiet, self.already, self.bar = quiet, already, None
+        self.handlers = {ev.SweepPlanned: self.planned, ev.PointBegan: self.point_began,
+                         ev.PointAdded: self.point_added, ev.SweepEnded: self.ended, ev.SweepBegan: self.ended,
+                         ev.Trouble: self.trouble, ev.SaveFailed: self.save_failed, protocol.LogLine: self.log_line,
+                         protocol.ClusterLost: self.cluster_lost}
+        self.dispatch = protocol.dispatch
+        ws.listen(self.on_event)
 
-    state = {"bar": None, "cancelled": False}
+    def on_event(self, event) -> None:
+        self.dispatch(self.handlers, event)
 
-    def started(m: protocol.SweepStarted) -> None:
-        state["bar"] = tqdm(total=m.total, initial=len(skip), unit="pt", disable=quiet, file=sys.stderr,
-                            leave=False)
+    def log_line(self, m) -> None:
+        from tqdm import tqdm
+        if m.level in ("WARNING", "ERROR", "CRITICAL"):
+            tqdm.write(f"gpu-workbench: {m.text}", file=sys.stderr)
 
-    def point_started(m: protocol.PointStarted) -> None:
-        if state["bar"] is not None:
-            state["bar"].set_description(f"{m.backend} {m.size}" + (f" {m.variant}" if m.variant else ""))
+    def planned(self, e) -> None:
+        from tqdm import tqdm
+        self.bar = tqdm(total=e.total, initial=self.already, unit="pt", disable=self.quiet, file=sys.stderr,
+                        leave=False)
+        self.already = 0
 
-    def point_finished(m: protocol.PointFinished) -> None:
-        keep(m.row)
-        if state["bar"] is not None:
-            state["bar"].update(1)
+    def point_began(self, e) -> None:
+        if self.bar is not None:
+            self.bar.set_description(f"{e.backend} {e.size}" + (f" {e.variant}" if e.variant else ""))
 
-    def finished(m: protocol.SweepFinished) -> None:
-        state["cancelled"] = m.cancelled
+    def point_added(self, e) -> None:
+        if self.bar is not None:
+            self.bar.update(1)
 
-    def error(m: protocol.SweepError) -> None:
-        raise UsageError(m.message)
+    def ended(self, e) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
 
-    def say(m) -> None:
-        text = m.message if hasattr(m, "message") else m.text
-        if isinstance(m, protocol.EngineDied) or getattr(m, "level", "") in ("WARNING", "ERROR", "CRITICAL"):
-            tqdm.write(f"gpu-workbench: {text}", file=sys.stderr)
+    def trouble(self, e) -> None:
+        from tqdm import tqdm
+        if e.refused:
+            raise UsageError(e.text)
+        if e.what == "died":
+            tqdm.write(f"gpu-workbench: {e.text}", file=sys.stderr)
 
-    def environment(m: protocol.Environment) -> None:
-        if env:            # only where a record is kept (an output file, a chart)
-            from workbench.measure.environment import merged
-            env.update(merged(env, m.record))
+    def cluster_lost(self, m) -> None:
+        from tqdm import tqdm
+        tqdm.write(f"gpu-workbench: error: {m.message}", file=sys.stderr)
 
-    handlers = {protocol.SweepStarted: started, protocol.PointStarted: point_started,
-                protocol.PointFinished: point_finished, protocol.SweepFinished: finished,
-                protocol.SweepError: error, protocol.EngineDied: say, protocol.EngineFailed: say,
-                protocol.LogLine: say, protocol.Environment: environment,
-                protocol.ClusterLost: lambda m: tqdm.write(f"gpu-workbench: error: {m.message}", file=sys.stderr)}
-    try:
-        for message in (runner.run(spec, skip) if skip else runner.run(spec)):
-            protocol.dispatch(handlers, message)
-    finally:
-        if state["bar"] is not None:
-            state["bar"].close()
-    return state["cancelled"]
+    def save_failed(self, e) -> None:
+        from tqdm import tqdm
+        tqdm.write(f"gpu-workbench: {'error: ' if e.final else ''}{e.text}"
+                   + (f" ({e.unsaved} point(s) measured are not saved)" if e.final
+                      else " (the points are kept; the next point's save tries again)"), file=sys.stderr)
 
 
 def cmd_lesson(args: argparse.Namespace) -> int:
@@ -514,54 +505,68 @@ def cmd_lesson(args: argparse.Namespace) -> int:
 
 
 def _lesson(args: argparse.Namespace, ls, p, chart, out) -> int:
-    """A lesson's sweeps and statement, with ``--out`` checked and locked (``out``, or None)."""
-    from workbench.measure import engine
+    """A lesson's sweeps and statement, with ``--out`` checked and locked (``out``, or None), through
+    the workspace (each point appended to the file; the statement in its settings)."""
     from workbench import lessons
+    from workbench.measure import protocol
     from workbench.results import rows as results
+    from workbench.workspace import Workspace
+    from workbench.workspace import events as ev
     print(f"Lesson: {ls.title}\n" + textwrap.fill(ls.claim, 100, initial_indent="  ", subsequent_indent="  "))
-    rows: list[dict] = []
     env: dict = {}
-    signals = None
     if p.specs:
         from workbench.measure.environment import record
         env = record() if args.out or chart else {}
+    ws = Workspace(out=out, environment=env)
+    signals = None
+    run = {"index": -1, "before": 0}
+
+    def run_began(e: ev.SweepBegan) -> None:
+        run_ended(e)
+        run["index"] += 1
+        index, spec = run["index"], e.spec
+        label = p.run_label(index)
+        print(("\n" + (f"Run {index + 1} of {len(p.specs)} ({label}): " if label else "")
+               + f"{spec.workload}, {spec.dtype}"
+               + (", pinned host memory" if spec.host_memory == "pinned" else "")), flush=True)
+        run["before"] = len(ws.rows)
+
+    def run_ended(e) -> None:          # the run before this one ended: its table
+        if run["index"] >= 0 and (isinstance(e, ev.SweepEnded) or not e.first):
+            print(results.summary_table(results.to_frame(ws.rows[run["before"]:])))
+
+    if p.specs:
         runner = _runner(args)
         if ls.fresh_engine:
             runner.renew()          # nothing compiled yet: the first call pays for it
         with _StopOnSignals(runner) as signals:
+            ws.listen(partial(protocol.dispatch, {ev.SweepBegan: run_began, ev.SweepEnded: run_ended}))
+            _Progress(ws, args.quiet)
             try:
-                for index, spec in enumerate(p.specs):
-                    label = p.run_label(index)
-                    print(("\n" + (f"Run {index + 1} of {len(p.specs)} ({label}): " if label else "")
-                           + f"{spec.workload}, {spec.dtype}"
-                           + (", pinned host memory" if spec.host_memory == "pinned" else "")), flush=True)
-                    before = len(rows)
-                    cancelled = _sweep(runner, spec, lambda row, i=index: rows.append(lessons.tag(row, p, i)),
-                                       args.quiet, env)
-                    print(results.summary_table(results.to_frame(rows[before:])))
-                    if cancelled or signals.received:
-                        break
+                ws.run_lesson(p)
+                ws.drive(runner)
             finally:
                 runner.close()
-    frame = results.to_frame(rows)
-    stopped = bool(signals and signals.received) or len(rows) < sum(_points(spec) for spec in p.specs)
-    statement = lessons.explain(p, frame, stopped=stopped)
+    else:
+        ws.run_lesson(p)
+    frame = ws.table.frame()
+    statement = ws.statement
     print(f"\n{statement.verdict}")
     for sentence in statement.sentences:
         print(textwrap.fill(sentence, 100, initial_indent="- ", subsequent_indent="  "))
-    settings = {**(engine.settings_of(p.specs[0]) if p.specs else {}), "lesson": statement.as_settings()}
-    if out is not None and rows and not _save(out, frame, env, settings, final=True):
+    if out is not None and len(ws.rows) and not out.failed:
         print(f"\nwrote {args.out}")
     unsaved = out is not None and bool(out.failed)
-    if chart and rows:
+    if chart and len(ws.rows):
         from workbench.results.files import live
         measured = set(frame.loc[frame["status"] == "ok", "backend"])
         if not args.baseline and ls.baseline in measured:
             args.baseline = ls.baseline
-        unsaved = not _write_charts(args, chart, [live(frame, env, settings)]) or unsaved
+        unsaved = not _write_charts(args, chart, [live(frame, ws.environment, ws.settings)]) or unsaved
     if signals is not None and signals.received:
-        print(f"gpu-workbench: interrupted by {signals.received}: {len(rows)} point(s) measured", file=sys.stderr)
+        print(f"gpu-workbench: interrupted by {signals.received}: {len(ws.rows)} point(s) measured", file=sys.stderr)
         return signals.status
+    stopped = ws.cancelled or len(ws.rows) < sum(_points(spec) for spec in p.specs)
     return EXIT_FAILED if stopped or unsaved or len(lessons.unexpected_failures(p, frame)) else EXIT_OK
 
 
@@ -569,15 +574,6 @@ def _points(spec) -> int:
     """How many points a sweep has (its sizes, variants and backends)."""
     from workbench.measure import engine
     return len(engine.plan(spec, engine.validate(spec)))
-
-
-def _memory_notes(spec) -> list[str]:
-    """What the sweep will meet on the device (sizes past the cap or the free memory), before it starts."""
-    from workbench.measure import engine
-    from workbench.catalog.backends import is_gpu
-    if spec.device_memory_limit and not any(is_gpu(b) for b in spec.backends):
-        return ["--device-memory-limit caps GPU backends only, and this sweep runs none"]
-    return engine.device_memory_notes(spec)
 
 
 class _StopOnSignals:
@@ -653,18 +649,6 @@ def _results_out(args: argparse.Namespace):
     except Refused as exc:
         raise UsageError(str(exc)) from None
     return out
-
-
-def _save(out, frame, env: dict, settings: dict, final: bool = False) -> str:
-    """Write the results; a failure is one line on stderr and the sweep goes on (the next save
-    tries again). The failure, or ""."""
-    problem = out.save(frame, env, settings)
-    if problem:
-        from tqdm import tqdm
-        tqdm.write(f"gpu-workbench: {'error: ' if final else ''}{problem}"
-                   + (f" ({len(frame)} point(s) measured are not saved)" if final
-                      else " (the points are kept; the next point's save tries again)"), file=sys.stderr)
-    return problem
 
 
 def check_writable(path: Path, what: str) -> None:

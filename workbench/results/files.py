@@ -136,14 +136,20 @@ def write(rs: ResultSet, path: str | Path) -> Path:
     else:
         # The sidecar first: a reader that finds the CSV finds its environment too.
         atomic.write_text(sidecar_path(path), json.dumps({**head(rs), "data": path.name}, indent=1, allow_nan=False))
-        frame = rs.frame.drop(columns=[c for c in JSON_ONLY if c in rs.frame.columns])
-        frame = _formulas_neutralised(frame)
-        # Python's csv quotes a field holding "\n" but not one holding a lone "\r", which then ends the
-        # row for every reader: such a file quotes each text field.
-        cr = any(isinstance(v, str) and "\r" in v for c in TEXT_COLUMNS & set(frame.columns) for v in frame[c])
-        atomic.write_text(path, frame.to_csv(index=False, lineterminator="\n",
-                                        quoting=csv.QUOTE_NONNUMERIC if cr else csv.QUOTE_MINIMAL))
+        atomic.write_text(path, csv_text(rs.frame))
     return path
+
+
+def csv_text(frame: pd.DataFrame, header: bool = True) -> str:
+    """The CSV lines of a result table, each ending in "\\n" (the header line too, unless left out):
+    a whole file's, or the rows a sweep appends to one (``workbench.results.out``), written alike."""
+    frame = frame.drop(columns=[c for c in JSON_ONLY if c in frame.columns])
+    frame = _formulas_neutralised(frame)
+    # Python's csv quotes a field holding "\n" but not one holding a lone "\r", which then ends the
+    # row for every reader: such rows quote each text field.
+    cr = any(isinstance(v, str) and "\r" in v for c in TEXT_COLUMNS & set(frame.columns) for v in frame[c])
+    return frame.to_csv(index=False, header=header, lineterminator="\n",
+                        quoting=csv.QUOTE_NONNUMERIC if cr else csv.QUOTE_MINIMAL)
 
 
 #: A text cell a spreadsheet would run as a formula (OWASP's CSV injection rule): it starts with one
@@ -206,8 +212,11 @@ def load(path: str | Path) -> tuple[pd.DataFrame, dict[str, Any]]:
     return opened.frame, opened.environment
 
 
-def open_results(path: str | Path) -> ResultSet:
-    """Read any results file we wrote, now or in schema 1; :class:`ResultsFileError` otherwise."""
+def open_results(path: str | Path, cut_row: bool = False) -> ResultSet:
+    """Read any results file we wrote, now or in schema 1; :class:`ResultsFileError` otherwise.
+
+    ``cut_row``: a CSV whose last row was cut short (a sweep killed while it appended that row)
+    opens without it, rather than being refused: what ``--resume`` needs to go on with it."""
     path = Path(path)
     text = _read_text(path)
     if text.lstrip().startswith("{"):
@@ -216,10 +225,11 @@ def open_results(path: str | Path) -> ResultSet:
         if "data" in data and "rows" not in data:      # a sidecar: open the CSV it describes
             if not isinstance(data["data"], str) or not data["data"]:
                 raise ResultsFileError(path, "the sidecar does not name its CSV file")
-            return _from_csv(path.with_name(Path(data["data"]).name), (schema, header))
+            return _from_csv(path.with_name(Path(data["data"]).name), (schema, header), cut_row)
         return _from_rows(path, data, (schema, header))
     sidecar = sidecar_path(path)
-    return _from_csv(path, _header(sidecar, _parse_json(sidecar, _read_text(sidecar))) if sidecar.is_file() else None)
+    return _from_csv(path, _header(sidecar, _parse_json(sidecar, _read_text(sidecar))) if sidecar.is_file() else None,
+                     cut_row)
 
 
 def read_json(path: str | Path) -> dict:
@@ -351,7 +361,7 @@ def check_schema(path: Path, schema: Any, what: str, oldest: int, newest: int) -
     return schema
 
 
-def _from_csv(path: Path, meta: tuple[int, dict[str, Any]] | None) -> ResultSet:
+def _from_csv(path: Path, meta: tuple[int, dict[str, Any]] | None, cut_row: bool = False) -> ResultSet:
     """A CSV of ours: plain (with ``meta`` from its sidecar), or of schema 1 with ``#`` lines on top."""
     text = _read_text(path)
     comments, body = _split_comments(text)
@@ -359,12 +369,19 @@ def _from_csv(path: Path, meta: tuple[int, dict[str, Any]] | None) -> ResultSet:
         schema, header = meta
     else:
         schema, header = (1 if comments else SCHEMA), {"environment": _legacy_environment(comments)}
+    records: list[list[str]] = []
     try:
-        records = list(csv.reader(io.StringIO(body), strict=True))
+        for record in csv.reader(io.StringIO(body), strict=True):
+            records.append(record)
     except csv.Error as exc:
-        reason = "the CSV is truncated (inside a quoted field)" if "unexpected end" in str(exc) \
-            else f"not a GPU Workbench results file (bad CSV: {exc})"
-        raise ResultsFileError(path, reason) from None
+        # Every row a sweep appends ends its line: a file that does not end so was cut in its last row.
+        if not (cut_row and not body.endswith("\n") and "unexpected end" in str(exc)):
+            reason = "the CSV is truncated (inside a quoted field)" if "unexpected end" in str(exc) \
+                else f"not a GPU Workbench results file (bad CSV: {exc})"
+            raise ResultsFileError(path, reason) from None
+    else:
+        if cut_row and records and not body.endswith("\n") and len(records) > 1:
+            records.pop()                  # the row being appended when the sweep was killed
     if not records:
         raise ResultsFileError(path, "not a GPU Workbench results file (no header line)")
     names, rows = records[0], [r for r in records[1:] if r]

@@ -1,4 +1,5 @@
-"""The results file a sweep on the command line writes (``--out``): one writer, nothing lost.
+"""The results file a sweep on the command line writes (``--out``): one writer, nothing lost, and
+each point added to what is on disk rather than the whole file written again.
 
 - An existing file is never replaced silently: :class:`ResultsOut` refuses it (one line)
   unless the caller says ``force`` (replace it) or ``resume`` (keep its points measured ok,
@@ -6,18 +7,35 @@
   ``force``, even with ``resume``.
 - One sweep writes a file at a time: a lock (``fcntl.flock``, non-blocking) on ``.NAME.lock``
   beside it; a second writer is refused at once.
-- A save that fails (a full disk, the folder deleted mid-sweep) never stops the sweep:
-  :meth:`ResultsOut.save` returns the failure as one line, and the next save tries again.
+- After each point (:meth:`ResultsOut.add`) the point is on disk, synced:
+
+  - a CSV gets its row appended: the file's first write (its sidecar, its header, the rows a
+    resumed file kept, the first point) is whole (``workbench.core.atomic``), each later point
+    one line added to it;
+  - a JSON file is one document that a line cannot be added to: its points go to a journal
+    beside it, ``.NAME.rows.jsonl``, one JSON line each, and :meth:`ResultsOut.finish` writes the
+    document whole (atomically) at the end and removes the journal. A sweep killed before
+    that leaves the journal: ``--resume`` reads it with the file, and without ``--resume`` or
+    ``--force`` the name is refused as for a file that holds results.
+
+- A save that fails (a full disk, the folder deleted mid-sweep) never stops the sweep: it
+  returns the failure as one line, and the next save tries again. A file that is no longer the
+  one this sweep appends to (deleted with its folder, replaced, a link planted at its name) is
+  written whole again, every point in it, atomically; an append cut short by a full disk is
+  cut back to the last whole row.
 """
 from __future__ import annotations
 
+import errno
 import fcntl
+import json
 import os
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from workbench.core import atomic
 from workbench.results import files as result_files
+from workbench.results.rows import to_frame
 
 
 class Refused(Exception):
@@ -29,29 +47,49 @@ def key(row: Mapping[str, Any]) -> tuple:
     return (str(row["workload"]), str(row["backend"]), int(row["size"]), str(row["dtype"]), str(row["variant"] or ""))
 
 
+def journal_path(path: str | Path) -> Path:
+    """Where the points of a JSON file wait until it is written whole: ``.NAME.rows.jsonl`` beside it."""
+    path = Path(path)
+    return path.with_name(f".{path.name}.rows.jsonl")
+
+
 class ResultsOut:
-    """``--out PATH``, checked at once; :meth:`lock` before the sweep, :meth:`save` after each point."""
+    """``--out PATH``, checked at once; :meth:`lock` before the sweep, :meth:`begin` as it starts,
+    :meth:`add` after each point, :meth:`finish` at the end (or :meth:`save`: a whole table at once)."""
 
     def __init__(self, path: str | Path, *, force: bool = False, resume: bool = False) -> None:
         self.path = Path(path)
+        self.json = self.path.suffix.lower() == ".json"
         self.previous: list[dict] = []       # the rows of the file resumed
         self.failed = ""                     # the last save's failure; "" once one succeeds
         self._lock_fd: int | None = None
-        others = [result_files.sidecar_path(self.path)] if self.path.suffix.lower() == ".csv" else []
-        there = [p for p in (self.path, *others) if os.path.lexists(p)]
+        self._planned: set[tuple] = set()
+        self._rows: list[Mapping[str, Any]] = []    # what the file holds once every save is done
+        self._on_disk = 0                    # how many of _rows the file (a JSON file's journal) holds
+        self._target: _Appended | None = None
+        self._written_whole = False          # a JSON file: the document itself is written
+        leftover = journal_path(self.path) if self.json and os.path.lexists(journal_path(self.path)) else None
+        others = [result_files.sidecar_path(self.path)] if not self.json else []
+        there = [p for p in (self.path, *others, *([leftover] if leftover else [])) if os.path.lexists(p)]
         if not there or (force and not resume):
             return
-        try:
-            rs = result_files.open_results(self.path)
-        except result_files.ResultsFileError:
-            if force:
-                return
-            raise Refused(f"--out {there[0]}: the file exists and is not a GPU Workbench results file: "
-                          "--force replaces it") from None
+        rows: list[dict] = []
+        if os.path.lexists(self.path) or others and os.path.lexists(others[0]):
+            try:
+                rows = result_files.open_results(self.path, cut_row=resume).frame.to_dict("records")
+            except result_files.ResultsFileError:
+                if force:
+                    return
+                raise Refused(f"--out {there[0]}: the file exists and is not a GPU Workbench results file: "
+                              "--force replaces it") from None
+        if leftover is not None:
+            rows = _merged(rows, _journal_rows(leftover))
         if not resume:
-            raise Refused(f"--out {self.path}: the file exists and holds results: --resume adds to them, "
+            held = "holds results" if leftover is None else \
+                f"holds results (an interrupted sweep left them in {leftover.name})"
+            raise Refused(f"--out {self.path}: the file exists and {held}: --resume adds to them, "
                           "--force replaces them")
-        self.previous = rs.frame.to_dict("records")
+        self.previous = rows
 
     def done(self) -> set[tuple]:
         """The points the resumed file measured ok."""
@@ -60,9 +98,11 @@ class ResultsOut:
     def rows(self, new: Iterable[Mapping[str, Any]], planned: set[tuple]) -> list[dict]:
         """What the file holds: the resumed file's rows (less those this sweep measures again, its
         failures), then the new ones."""
+        return self._kept(planned) + [dict(r) for r in new]
+
+    def _kept(self, planned: set[tuple]) -> list[dict]:
         ok = self.done()
-        kept = [r for r in self.previous if key(r) in ok or key(r) not in planned]
-        return kept + [dict(r) for r in new]
+        return [r for r in self.previous if key(r) in ok or key(r) not in planned]
 
     def lock(self) -> None:
         """Hold ``.NAME.lock`` beside the file while the sweep writes it; Refused if another does."""
@@ -91,6 +131,7 @@ class ResultsOut:
             os.close(fd)
 
     def unlock(self) -> None:
+        self._close_target()
         if self._lock_fd is not None:
             try:
                 os.unlink(self._lock_path)       # while held: see lock()
@@ -99,8 +140,39 @@ class ResultsOut:
             os.close(self._lock_fd)
             self._lock_fd = None
 
+    # --- a sweep's points, one at a time ---------------------------------------------------------
+
+    def begin(self, planned: set[tuple]) -> None:
+        """The sweep's points are ``planned``: the resumed file's rows it keeps are known. Nothing
+        is written before the first point (an existing file stays as it was until then)."""
+        self._planned = set(planned)
+        self._rows = list(self._kept(self._planned))
+        self._on_disk = 0
+        self._close_target()
+
+    def add(self, row: Mapping[str, Any], environment: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
+        """One more point, on disk and synced before this returns: "" when it is, else the
+        failure in one line (the point is kept, and the next save writes it)."""
+        self._rows.append(row)
+        return self._flush(environment, settings)
+
+    def finish(self, environment: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
+        """The sweep is over: every point is on disk, with the environment the sweep ended with
+        (the engine's record, which came during it); a JSON file is written whole now. "" or the
+        failure in one line."""
+        problem = self._flush(environment, settings)
+        if not problem:
+            problem = self._finish_whole(environment, settings)
+        self.failed = problem
+        self._close_target()
+        return problem
+
+    def all_rows(self) -> list[Mapping[str, Any]]:
+        """Every row the file holds once written: the kept ones, then this sweep's."""
+        return list(self._rows)
+
     def save(self, frame, environment: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
-        """Write ``frame``; "" when written, else the failure in one line (the sweep goes on)."""
+        """Write ``frame`` whole; "" when written, else the failure in one line (the sweep goes on)."""
         try:
             result_files.save(frame, self.path, environment, settings)
         except OSError as exc:
@@ -108,3 +180,152 @@ class ResultsOut:
             return self.failed
         self.failed = ""
         return ""
+
+    # --- how -------------------------------------------------------------------------------------
+
+    def _flush(self, environment: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
+        """Put the rows not yet on disk there: appended to the file this sweep wrote, or, where that
+        file is gone or no longer ours, every row written whole again."""
+        try:
+            if self._target is not None and self._target.still_ours():
+                if self._on_disk < len(self._rows):
+                    self._target.append(self._lines(self._rows[self._on_disk:]))
+                    self._on_disk = len(self._rows)
+            elif self._rows or not self.json:
+                self._write_whole(environment, settings)
+        except OSError as exc:
+            self._close_target()
+            self.failed = atomic.why(_naming(exc, self._where()))
+            return self.failed
+        self.failed = ""
+        return ""
+
+    def _where(self) -> Path:
+        return journal_path(self.path) if self.json else self.path
+
+    def _lines(self, rows: list[Mapping[str, Any]]) -> bytes:
+        if self.json:
+            return "".join(json.dumps(result_files.strict_json(dict(r)), allow_nan=False) + "\n"
+                           for r in rows).encode("utf-8")
+        return result_files.csv_text(to_frame(rows), header=False).encode("utf-8")
+
+    def _write_whole(self, environment: Mapping[str, Any], settings: Mapping[str, Any]) -> None:
+        """Every row at once, atomically (a CSV with its sidecar; a JSON file's journal), then
+        held open to append the next ones to."""
+        self._close_target()
+        if self.json:
+            atomic.write_bytes(self._where(), self._lines(self._rows))
+        else:
+            result_files.save(to_frame(self._rows), self.path, environment, settings)
+        self._on_disk = len(self._rows)
+        self._target = _Appended.open(self._where())
+
+    def _finish_whole(self, environment: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
+        try:
+            if self.json:
+                result_files.save(to_frame(self._rows), self.path, environment, settings)
+                self._close_target()
+                journal_path(self.path).unlink(missing_ok=True)
+            elif self._rows or os.path.lexists(self.path):
+                # The sidecar again: the environment the sweep ended with (the engine's record).
+                rs = result_files.live(to_frame([]), environment, settings)
+                atomic.write_text(result_files.sidecar_path(self.path),
+                                  json.dumps({**result_files.head(rs), "data": self.path.name}, indent=1,
+                                             allow_nan=False))
+        except OSError as exc:
+            return atomic.why(exc)
+        return ""
+
+    def _close_target(self) -> None:
+        if self._target is not None:
+            self._target.close()
+            self._target = None
+
+
+class _Appended:
+    """The file a sweep appends to, held open: rows go at its end, synced; it is ours as long as
+    its name still names this very file (the folder not deleted, no file or link put in its place)
+    and it has the length our own writes gave it."""
+
+    def __init__(self, path: Path, fd: int) -> None:
+        self.path, self.fd = path, fd
+        st = os.fstat(fd)
+        self.identity, self.size = (st.st_dev, st.st_ino), st.st_size
+
+    @classmethod
+    def open(cls, path: Path) -> "_Appended":
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError as exc:
+            raise _naming(exc, path) from None
+        return cls(path, fd)
+
+    def still_ours(self) -> bool:
+        try:
+            named = os.stat(self.path, follow_symlinks=False)
+        except OSError:
+            return False
+        mine = os.fstat(self.fd)
+        return ((named.st_dev, named.st_ino) == self.identity == (mine.st_dev, mine.st_ino)
+                and mine.st_size == self.size)
+
+    def append(self, data: bytes) -> None:
+        """``data`` at the end, synced; on a failure the file is cut back to its last whole row."""
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(self.fd, view)
+                view = view[written:]
+            os.fsync(self.fd)
+        except OSError as exc:
+            try:
+                os.ftruncate(self.fd, self.size)
+            except OSError:
+                pass
+            raise _naming(exc, self.path) from None
+        self.size += len(data)
+
+    def close(self) -> None:
+        try:
+            os.close(self.fd)
+        except OSError:
+            pass
+
+
+def _naming(exc: OSError, path: Path) -> OSError:
+    """The error naming the file the user asked for (or its journal), not a temporary one."""
+    if exc.filename and str(exc.filename) == str(path):
+        return exc
+    return OSError(exc.errno or errno.EIO, exc.strerror or str(exc), str(path))
+
+
+def _journal_rows(path: Path) -> list[dict]:
+    """The rows a JSON file's journal holds; a line cut short by a kill is left out."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return []
+    rows = []
+    for line in lines:
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(row, dict) and all(k in row for k in ("workload", "backend", "size", "dtype", "variant", "status")):
+            rows.append(row)
+    if not rows:
+        return []
+    try:        # each value checked as a file's is (a journal is read back like any file)
+        return result_files.from_document(path, {"format": result_files.FORMAT, "schema": result_files.SCHEMA,
+                                                 "rows": rows}).frame.to_dict("records")
+    except result_files.ResultsFileError:
+        return []
+
+
+def _merged(older: list[dict], newer: list[dict]) -> list[dict]:
+    """The rows of a file and of the journal a later sweep left beside it: for a point both hold,
+    the journal's (measured later), in the file's order, then the journal's other points."""
+    later = {key(r): r for r in newer}
+    out = [later.pop(key(r), r) for r in older]
+    seen = {key(r) for r in out}
+    return out + [r for r in newer if key(r) not in seen and not seen.add(key(r))]

@@ -1,0 +1,60 @@
+"""The result table of a set being measured: its rows as they arrive, and the DataFrame they make.
+
+A live window asks for the table a few times a second while points arrive. Built from every row
+each time, it grew with the sweep (10 ms and more of the GUI thread at 500 points, every 150 ms);
+here the rows already in the table stay there, and only the new ones are turned into a frame and
+joined to it.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Iterator, Mapping, Any
+
+import pandas as pd
+
+from workbench.results.rows import Row, to_frame
+
+
+class RowTable:
+    """Rows (:class:`~workbench.results.rows.Row`) in the order they were measured, and their table.
+
+    ``rows`` is the one list they live in: the table widget's model reads it in place."""
+
+    def __init__(self, rows: Iterable[Mapping[str, Any]] = ()) -> None:
+        self.rows: list[Row] = [Row.of(r) for r in rows]
+        self._frame: pd.DataFrame | None = None
+        self._framed = 0                 # how many of rows the cached frame holds
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __iter__(self) -> Iterator[Row]:
+        return iter(self.rows)
+
+    def __getitem__(self, index: int) -> Row:
+        return self.rows[index]
+
+    def append(self, row: Mapping[str, Any]) -> Row:
+        row = Row.of(row)
+        self.rows.append(row)
+        return row
+
+    def replace(self, rows: Iterable[Mapping[str, Any]], frame: pd.DataFrame | None = None) -> None:
+        """Other rows in place of these (in the same list, which the views hold); ``frame``: their
+        table, where it is at hand (a file read is one already)."""
+        self.rows[:] = [Row.of(r) for r in rows]
+        self._frame, self._framed = (frame, len(self.rows)) if frame is not None else (None, 0)
+
+    def clear(self) -> None:
+        self.replace(())
+
+    def frame(self) -> pd.DataFrame:
+        """The rows as a result table (``workbench.results.rows.to_frame``); the rows it already
+        held are not converted again."""
+        n = len(self.rows)
+        if self._frame is None or self._framed > n:
+            self._frame, self._framed = to_frame(self.rows), n
+        elif self._framed < n:
+            new = to_frame(self.rows[self._framed:])
+            self._frame = pd.concat([self._frame, new], ignore_index=True) if self._framed else new
+            self._framed = n
+        return self._frame
