@@ -19,10 +19,12 @@ from PySide6.QtWidgets import (QApplication, QComboBox, QDoubleSpinBox, QFormLay
 
 from panels import style
 from workbench.measure import engine
-from workbench.catalog.backends import BACKENDS, Availability, is_gpu, probe_all
+from workbench.catalog.backends import BACKENDS, Availability, probe_all
 from workbench.core import driver
 from workbench.catalog.registry import KINDS, REGISTRY
 from workbench.core.sizes import fmt_size, parse_bytes, parse_int, steps
+from workbench.workspace import Checked, Experiment, check
+from workbench.workspace.experiment import memory_notes
 
 log = logging.getLogger(__name__)
 ERROR_STYLE = "color: #b00020;"
@@ -39,6 +41,7 @@ class ExperimentPanel(QWidget):
         super().__init__(parent)
         self.availability: dict[str, Availability] = {}
         self._problem = ""
+        self._checked: Checked | None = None     # the last check's result (validate)
         self._locked = False
 
         self.workloadList = QTreeWidget(objectName="workloadList")
@@ -233,19 +236,22 @@ class ExperimentPanel(QWidget):
         text = self.deviceMemoryLimit.text().strip()
         return parse_bytes(text) if text else 0
 
+    def experiment(self) -> Experiment:
+        """What is chosen, as the workspace's Experiment (checked by ``workbench.workspace.check``)."""
+        return Experiment.from_panel(self.settings())
+
     def spec(self) -> engine.SweepSpec | None:
+        """The sweep the panel describes, as the workspace's check made it; None where it has a problem."""
         if self._problem or self.workload_name() is None:
             return None
-        return self._spec()
+        # Checked again: the repeats, the noise target and the time cap change no validity, so a
+        # change of theirs does not validate the form.
+        return check(self.experiment(), self._usable).spec
 
-    def _spec(self) -> engine.SweepSpec:
-        return engine.SweepSpec(
-            workload=self.workload_name(), backends=tuple(self.checked_backends()), sizes=tuple(self.sizes()),
-            dtype=self.dtypeCombo.currentText(), host_memory=self.hostMemoryCombo.currentText(),
-            min_repeats=self.repeatsSpin.value(), budget_s=self.budgetSpin.value(),
-            noise=self.noiseSpin.value() / 100,
-            max_repeats=max(engine.DEFAULT_MAX_REPEATS, self.repeatsSpin.value()),
-            device_memory_limit=self.device_memory_limit())
+    def _usable(self, name: str) -> Availability:
+        """What the probes found of a backend; one still being probed counts as usable here (it is
+        only ticked once it is enabled, and the engine refuses it if it cannot run after all)."""
+        return self.availability.get(name) or Availability(True)
 
     def free_device_memory(self) -> int | None:
         """The device memory free now, read from the driver at most every few seconds (every key
@@ -258,13 +264,10 @@ class ExperimentPanel(QWidget):
     def memory_notes(self, spec: engine.SweepSpec | None = None) -> list[str]:
         """Sizes of ``spec`` (by default the sweep as the panel stands) whose device footprint passes
         the cap or the free device memory."""
-        try:
-            spec = spec or self._spec()
-        except ValueError:
+        spec = spec or self.spec()
+        if spec is None:
             return []
-        if spec.device_memory_limit and not any(is_gpu(b) for b in spec.backends):
-            return ["The GPU memory cap applies to GPU backends only; none is chosen."]
-        return engine.device_memory_notes(spec, free=self.free_device_memory())
+        return memory_notes(spec, free=self.free_device_memory())
 
     # --- availability, from the worker's probes --------------------------------------------------
 
@@ -319,27 +322,18 @@ class ExperimentPanel(QWidget):
         self._fill_backends(keep=keep)
 
     def validate(self, *_) -> bool:
-        """Check every field; show the first problem next to its field; emit validityChanged."""
-        size_problem = form_problem = ""
-        name = self.workload_name()
-        preview = ""
-        if name is None:
-            form_problem = "Choose a workload."
-        else:
-            try:
-                sizes = self.sizes()
-                preview = "Sizes: " + ", ".join(fmt_size(s) for s in sizes)
-                engine.check_memory(REGISTRY.get(name), max(sizes), self.dtypeCombo.currentText())
-            except (ValueError, engine.PlanError) as exc:
-                size_problem = str(exc)
-            if not self.checked_backends():
-                form_problem = "Choose at least one usable backend."
-            try:
-                self.device_memory_limit()
-            except ValueError as exc:
-                form_problem = form_problem or f"GPU memory cap: {exc}"
+        """Check every field (the workspace's one check); show each problem next to its field;
+        emit validityChanged."""
+        checked = self._checked = check(self.experiment(), self._usable)
+        size_problem = checked.about("sizes")
+        others = [p for p in checked.problems if p.setting != "sizes"]
+        form_problem = ""
+        if others:
+            p = others[0]
+            form_problem = f"GPU memory cap: {p.text}" if p.setting == "device_memory_limit" else p.text
+        preview = "Sizes: " + ", ".join(fmt_size(s) for s in checked.sizes) if checked.sizes else ""
         # Announced, never refused: a size past the cap is how the wall is reached on purpose.
-        notes = self.memory_notes() if name is not None and not (size_problem or form_problem) else []
+        notes = self.memory_notes(checked.spec) if checked.spec is not None else []
         self.deviceMemoryNote.setText("\n".join(notes))
         self.deviceMemoryNote.setVisible(bool(notes))
         self.sizePreview.setText(preview if not size_problem else "")

@@ -32,12 +32,17 @@ def status_color(status: str) -> QColor | None:
 
 
 class ResultsModel(QAbstractTableModel):
-    """The main set's rows, appended as they arrive (plain dicts from the worker), then the rows
-    of the sets compared with it; a first column, ``set``, names each row's set when there are several."""
+    """The main set's rows, then the rows of the sets compared with it; a first column, ``set``,
+    names each row's set when there are several.
+
+    The main set's rows are read in place from the list they live in (the window's workspace:
+    :meth:`attach`), never copied: a point that arrives is announced (:meth:`appended`) and shown
+    as one more row, the others left as they are."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.rows: list[dict] = []                  # the main set's: the live sweep's, or the file opened
+        self.rows: list = []                        # the main set's: the live sweep's, or the file opened
+        self._shown = 0                             # how many of them the views know of
         self.others: list[tuple[int, dict]] = []    # (its set's index, row) of every compared set
         self.labels: list[str] = []                 # each set's label; [] for a single set
 
@@ -45,7 +50,7 @@ class ResultsModel(QAbstractTableModel):
         return (("set",) if self.labels else ()) + SHOWN
 
     def rowCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.rows) + len(self.others)
+        return 0 if parent.isValid() else self._shown + len(self.others)
 
     def columnCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.columns())
@@ -57,7 +62,7 @@ class ResultsModel(QAbstractTableModel):
 
     def row_of(self, n: int) -> tuple[int, dict]:
         """(set index, row) of the table's ``n``-th row."""
-        return (0, self.rows[n]) if n < len(self.rows) else self.others[n - len(self.rows)]
+        return (0, self.rows[n]) if n < self._shown else self.others[n - self._shown]
 
     def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
@@ -90,30 +95,44 @@ class ResultsModel(QAbstractTableModel):
             return f"<p style='white-space:pre-wrap'>{escape(str(row['status']))}: {escape(str(row['message']))}</p>"
         return None
 
-    def append(self, row: dict) -> None:
-        """A point of the main set (the live sweep's): after its others, before the compared sets'."""
-        n = len(self.rows)
-        self.beginInsertRows(QModelIndex(), n, n)
-        self.rows.append(row)
-        self.endInsertRows()
-
-    def set_rows(self, rows: list[dict]) -> None:
-        """The main set's rows, all at once; compared sets stay."""
+    def attach(self, rows: list) -> None:
+        """Show ``rows`` (a list owned elsewhere, read in place) as the main set's; compared sets stay."""
         self.beginResetModel()
-        self.rows = list(rows)
+        self.rows, self._shown = rows, len(rows)
         self.endResetModel()
 
-    def clear(self) -> None:
-        """The main set's rows go; compared sets stay."""
-        if self.rows:
-            self.beginRemoveRows(QModelIndex(), 0, len(self.rows) - 1)
-            self.rows = []
-            self.endRemoveRows()
+    def appended(self) -> None:
+        """Rows were added at the end of the main set's list: shown after the others, before the
+        compared sets'."""
+        n = len(self.rows)
+        if n > self._shown:
+            self.beginInsertRows(QModelIndex(), self._shown, n - 1)
+            self._shown = n
+            self.endInsertRows()
 
-    def show_sets(self, rows: list[dict], others: list[list[dict]], labels: list[str]) -> None:
-        """Every row at once: the main set's, and each compared set's (``labels``: one per set, or [])."""
+    def append(self, row) -> None:
+        """A point of the main set, for a model that owns its list (a table on its own)."""
+        self.rows.append(row)
+        self.appended()
+
+    def set_rows(self, rows: list) -> None:
+        """The main set's rows, all at once (a copy the model owns); compared sets stay."""
+        self.attach(list(rows))
+
+    def clear(self) -> None:
+        """The main set's rows go (a list of its own from now on); compared sets stay."""
+        if self._shown:
+            self.beginRemoveRows(QModelIndex(), 0, self._shown - 1)
+            self.rows, self._shown = [], 0
+            self.endRemoveRows()
+        else:
+            self.rows = []
+
+    def show_sets(self, rows: list, others: list[list[dict]], labels: list[str]) -> None:
+        """Every row at once: the main set's (read in place), and each compared set's (``labels``:
+        one per set, or [])."""
         self.beginResetModel()
-        self.rows = list(rows)
+        self.rows, self._shown = rows, len(rows)
         self.others = [(i, r) for i, set_rows in enumerate(others, start=1) for r in set_rows]
         self.labels = list(labels) if others else []
         self.endResetModel()

@@ -1,14 +1,14 @@
 """The workbench window: the experiment panel, live plots, results, environment and log.
 
-The window only describes sweeps and shows results; the sweep runs in the
-worker thread of ``panels.worker`` and arrives here as signals carrying plain
-data. Plot updates are coalesced by a timer so that fast points never flood
-the GUI thread.
+The window shows a workspace (``workbench.workspace.Workspace``) and sends it commands: the
+session itself (the sweep's settings and rows, the sets compared, the journal, the run state,
+a lesson in progress) is held there, without Qt, as the command line holds its own. The sweep
+runs in the worker thread of ``panels.worker``; its messages arrive here as signals carrying
+plain data and go to the workspace, whose events this window turns into what is on screen.
+Plot updates are coalesced by a timer so that fast points never flood the GUI thread.
 
-What is on screen is held here once: the main set's rows (the live sweep's, or
-the file opened) with where they come from, and the sets compared with it.
-Plots, table and every export read ``result_sets()``; the File menu
-(``panels.files``) opens and writes them.
+Plots, table and every export read ``result_sets()``; the File menu (``panels.files``) opens
+and writes them.
 """
 from __future__ import annotations
 
@@ -44,12 +44,12 @@ from workbench import lessons
 from workbench.measure import protocol
 from workbench.views import provenance
 from workbench.results import files as result_files
-from workbench.results import rows as results
 from workbench.catalog.backends import is_gpu, probe_all
-from workbench.measure.environment import merged
 from workbench.results.files import ResultSet
 from workbench.results.session_file import EXPERIMENT_FIELDS
 from workbench.core.sizes import fmt_bytes_exact, fmt_size
+from workbench.workspace import RunState, Workspace
+from workbench.workspace import events as ev
 
 log = logging.getLogger(__name__)
 PLOT_REFRESH_MS = 150   # coalesce plot updates: a few per second however fast points arrive
@@ -72,31 +72,22 @@ class MainWindow(QMainWindow):
         # shown: after a kill, the next start offers it back. What killed sessions left is read
         # before this one's journal exists; another window's live journal is locked and left alone.
         folder = Path(self.settings.fileName()).parent
-        self.journals = journal.Journals(folder / "journals",
-                                         legacy=(folder / "journal.jsonl", folder / "journal.previous.jsonl"))
-        self._orphans = self.journals.orphans()
-        self.journal = self.journals.new()
+        # The session: held by the workspace, which this window shows and sends commands to. The
+        # engine is started and stopped through the controller below (the worker's thread).
+        self.workspace = Workspace(
+            start=self._start_engine, stop=self._stop_engine,
+            journals=journal.Journals(folder / "journals",
+                                      legacy=(folder / "journal.jsonl", folder / "journal.previous.jsonl")))
         self.confirm_close = self._ask_to_stop      # tests put an answer in its place
-        self.controller = SweepController(self, plugins, self.journal)   # the engine loads the plug-ins too
-        # Where the main rows come from: None for a sweep measured here (this machine's record and
-        # the sweep's settings), else the header of the file or session they were read from.
-        self.origin: ResultSet | None = None
-        self.sweep_settings: dict = {}     # the live sweep's, as files keep them
-        self.compared: list[ResultSet] = []   # the sets overlaid on the main one
+        # The worker's supervisor journals every point (in the worker's thread) before it is shown.
+        self.controller = SweepController(self, plugins, self.workspace.journal)   # the engine loads the plug-ins too
         self._wanted_backends: list[str] = []   # ticked again once the deep probe says which can run
-        self._troubles: list[str] = []     # what went wrong during the sweep (engine refused, died, failed)
         self._ready = False
-        self.total = 0
         self.t_start = 0.0
         self.current = ""
-        self._cancelled = False
-        self._finishing = False
-        self._run_start = 0
-        # A lesson in progress: its plan and the run being measured; then the statement shown.
-        self._lesson: lessons.Plan | None = None
-        self._lesson_run = 0
-        self._lesson_t0 = 0.0
-        self.lesson_statement: lessons.Statement | None = None
+        self._finishing = False         # the last points are being drawn: Run waits for them
+        self._measuring = False         # the progress bar and buttons show a sweep (SweepBegan came)
+        self._spec = None
         #: Instead of a lesson's own sizes, repeats or budget (a quick try, a test): plan()'s keywords.
         self.lesson_overrides: dict = {}
 
@@ -168,15 +159,19 @@ class MainWindow(QMainWindow):
         self._make_actions()
 
         # Signals: worker -> bound slots of this GUI-thread object (never lambdas) ------------------
-        # Everything the worker reports is one signal of protocol messages; this is its one table.
+        # Everything the worker reports is one signal of protocol messages, handed to the workspace;
+        # what it makes of them (and the messages it keeps nothing of) comes back as its events,
+        # dispatched by this one table.
         self.handlers = {
-            protocol.SweepStarted: self.on_sweep_started, protocol.PointStarted: self.on_point_started,
-            protocol.PointFinished: self.on_point_finished, protocol.SweepFinished: self.on_sweep_finished,
-            protocol.SweepError: self.on_trouble, protocol.EngineDied: self.on_trouble,
-            protocol.EngineFailed: self.on_trouble, protocol.LogLine: self.on_log_line,
-            protocol.ProbeResults: self.on_backends_probed, protocol.Environment: self.on_environment,
-            protocol.ClusterLost: self.on_cluster_lost,
+            ev.SweepBegan: self.on_sweep_began, ev.SweepPlanned: self.on_sweep_planned,
+            ev.PointBegan: self.on_point_began, ev.PointAdded: self.on_point_added,
+            ev.SweepEnded: self.on_sweep_ended, ev.StateChanged: self.on_state_changed,
+            ev.Trouble: self.on_trouble, ev.SetsShown: self.on_sets_shown,
+            ev.EnvironmentRead: self.on_environment, protocol.LogLine: self.on_log_line,
+            protocol.ProbeResults: self.on_backends_probed,
         }
+        self.workspace.listen(self.on_event)
+        self.resultsTable.results.attach(self.workspace.rows)
         self.controller.worker.message.connect(self.on_message)
         self.runButton.clicked.connect(self.run)
         self.stopButton.clicked.connect(self.stop)
@@ -270,19 +265,52 @@ class MainWindow(QMainWindow):
         self.runButton.setToolTip(problem or "Run the sweep (Ctrl+R)")
 
     @property
-    def rows(self) -> list[dict]:
-        """The main set's rows (the live sweep's, or the file opened): the table's own list, the one
-        place they live; what the plots, the exports and the journal read."""
-        return self.resultsTable.results.rows
+    def rows(self) -> list:
+        """The main set's rows (the live sweep's, or the file opened): the workspace's list, the one
+        place they live; the table's model reads it in place."""
+        return self.workspace.rows
 
-    @rows.setter
-    def rows(self, rows: list[dict]) -> None:
-        self.resultsTable.results.set_rows(rows)
+    # What the workspace holds, by the names this window's callers know.
+    @property
+    def origin(self) -> ResultSet | None:
+        return self.workspace.origin
+
+    @property
+    def compared(self) -> list[ResultSet]:
+        return self.workspace.compared
+
+    @property
+    def sweep_settings(self) -> dict:
+        return self.workspace.settings
+
+    @property
+    def total(self) -> int:
+        return self.workspace.total
+
+    @property
+    def journal(self):
+        return self.workspace.journal
+
+    @property
+    def journals(self):
+        return self.workspace.journals
+
+    @property
+    def _orphans(self) -> list:
+        return self.workspace.orphans
+
+    @property
+    def _cancelled(self) -> bool:
+        return self.workspace.cancelled
+
+    @property
+    def lesson_statement(self) -> lessons.Statement | None:
+        return self.workspace.statement
 
     @property
     def busy(self) -> bool:
         """A sweep runs, or its last points are still being drawn: Run waits for both."""
-        return self.controller.running or self._finishing
+        return self.workspace.busy or self._finishing
 
     @Slot()
     def run(self) -> None:
@@ -291,19 +319,30 @@ class MainWindow(QMainWindow):
         spec = self.experiment.spec()
         if spec is None:
             return
-        self._lesson = None
-        self._start(spec)
+        self.workspace.run(spec)
 
-    def _start(self, spec, first: bool = True, journal_settings: dict | None = None) -> None:
-        """Start a sweep; ``first`` False: the next run of a lesson, whose rows join the last run's."""
-        if first:
-            self.rows = []
-            self.origin = None                 # measured here: compared sets stay, the main set is this sweep
-            self.sweep_settings = engine.settings_of(spec)
-            self._troubles = []
-            self.lesson_statement = None
+    def _start_engine(self, spec) -> None:
+        """The workspace starts a sweep: the worker's thread runs it."""
+        self.controller.start(spec)
+
+    def _stop_engine(self) -> None:
+        self.controller.stop()
+
+    @Slot(object)
+    def on_message(self, message) -> None:
+        """Every message of the worker, to the workspace (its events come back to on_event)."""
+        self.workspace.handle(message)
+
+    def on_event(self, event) -> None:
+        protocol.dispatch(self.handlers, event)
+
+    def on_sweep_began(self, e: ev.SweepBegan) -> None:
+        """A sweep is handed to the engine (``first`` False: a lesson's next run, whose rows join
+        the last run's)."""
+        spec = e.spec
+        if e.first:
             self.exportLessonAction.setEnabled(False)
-            self.resultsTable.results.clear()
+            self.resultsTable.results.attach(self.workspace.rows)
             self.plots.clear()
             if self.compared:                  # they stay on screen while the new set is measured
                 self._schedule()
@@ -311,8 +350,10 @@ class MainWindow(QMainWindow):
             self.restoreBar.hide()             # a new sweep: the old session's points are not this one's
             self.notice.hide()
             self._show_environments(self.compared, provenance.labels(self.result_sets())[1:])
-            self.journal.sweep(journal_settings or self.sweep_settings)
-        self._run_start = len(self.rows)       # a lesson's later runs add to its earlier rows
+        else:
+            self.experiment.dtypeCombo.setCurrentText(spec.dtype)
+            self.experiment.hostMemoryCombo.setCurrentText(spec.host_memory)
+        self._measuring = True
         # The experiment is fixed while it runs: a workload switch now would be half-applied
         # (new sizes and unit on screen, the old sweep's points arriving), so it is refused.
         self.experiment.set_locked(True)
@@ -329,13 +370,12 @@ class MainWindow(QMainWindow):
         self.t_start = time.perf_counter()
         log.info("sweep: %s on %s, sizes %s, %s", spec.workload, ", ".join(spec.backends),
                  list(spec.sizes), spec.dtype)
-        notes = self.experiment.memory_notes(spec)     # the wall, announced: the sweep still runs every size
-        for note in notes:
+        for note in e.notes:                  # the wall, announced: the sweep still runs every size
             log.warning("%s", note)
-        if notes:
-            self.status.showMessage(short(notes[0]))
-        self.controller.start(spec)
-        self.busyChanged.emit(True)
+        if e.notes:
+            self.status.showMessage(short(e.notes[0]))
+        if e.first:
+            self.busyChanged.emit(True)
 
     # --- lessons -----------------------------------------------------------------------------------
 
@@ -353,19 +393,12 @@ class MainWindow(QMainWindow):
         availability = self.experiment.availability or probe_all(deep=False)
         plan = lessons.plan(ls, availability, **self.lesson_overrides)
         self._show_plan(plan)
-        self._lesson, self._lesson_run, self._lesson_t0 = plan, 0, time.perf_counter()
         log.info("lesson %s: %d sweep(s)%s", name, len(plan.specs),
                  "".join(f"; {b} not run: {why}" for b, why in plan.skipped))
-        if not plan.specs:                     # nothing of it runs here: say what a GPU would show
-            self.rows = []
-            self._cancelled = False
-            self.resultsTable.results.clear()
-            self.plots.clear()
-            self._finish_lesson()
-            return True
-        if ls.fresh_engine:
+        if ls.fresh_engine and plan.specs:
             self.controller.worker.engine.renew()
-        self._start(plan.specs[0], journal_settings={**engine.settings_of(plan.specs[0]), "lesson": name})
+        # Nothing of it runs here: the workspace ends it at once, with what a GPU would show.
+        self.workspace.run_lesson(plan)
         return True
 
     def _show_plan(self, plan: lessons.Plan) -> None:
@@ -387,35 +420,17 @@ class MainWindow(QMainWindow):
             e.deviceMemoryLimit.setText(fmt_bytes_exact(spec.device_memory_limit) if spec.device_memory_limit else "")
 
     def _lesson_prefix(self) -> str:
-        p = self._lesson
-        if p is None:
+        lesson = self.workspace.lesson
+        if lesson is None:
             return ""
-        label = p.run_label(self._lesson_run)
-        return f"Lesson {p.lesson.title}" + (f", run {self._lesson_run + 1} of {len(p.specs)} ({label})"
+        p, run = lesson.plan, lesson.run
+        label = p.run_label(run)
+        return f"Lesson {p.lesson.title}" + (f", run {run + 1} of {len(p.specs)} ({label})"
                                              if label else "") + ": "
 
-    def _next_lesson_run(self) -> bool:
-        """Start the lesson's next sweep, if it has one; the rows so far stay."""
-        p = self._lesson
-        if p is None or self._lesson_run + 1 >= len(p.specs):
-            return False
-        self._lesson_run += 1
-        spec = p.specs[self._lesson_run]
-        self.experiment.dtypeCombo.setCurrentText(spec.dtype)
-        self.experiment.hostMemoryCombo.setCurrentText(spec.host_memory)
-        self._start(spec, first=False)
-        return True
-
-    def _finish_lesson(self) -> None:
+    def _show_statement(self, statement: lessons.Statement) -> None:
         """The lesson's statement, with the numbers just measured, above the summary; its marks on
         the plots; ``lessonCompleted`` for whoever waits on it."""
-        p = self._lesson
-        self._lesson = None
-        frame = results.to_frame(self.rows)
-        statement = lessons.explain(p, frame, stopped=self._cancelled)
-        self.lesson_statement = statement
-        # In the sweep's settings, every export of this set (results, charts, report) carries it.
-        self.sweep_settings = dict(self.sweep_settings, lesson=statement.as_settings())
         verdict = {True: "#1b7a1b", False: "#b00020"}.get(statement.holds, "#666")
         html = (f"<b>Lesson: {escape(statement.title)}</b><br><span style='color: {verdict}'><b>"
                 f"{escape(statement.verdict)}</b></span><br>"
@@ -428,32 +443,28 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def stop(self) -> None:
-        if self.controller.running:
-            self.controller.stop()
+        self.workspace.stop()
+
+    def on_state_changed(self, e: ev.StateChanged) -> None:
+        if e.state is RunState.STOPPING:
             self.progressBar.setFormat("stopping after the current repeat...")
             self.stopButton.setEnabled(False)
             self.stopAction.setEnabled(False)
 
-    @Slot(object)
-    def on_message(self, message) -> None:
-        protocol.dispatch(self.handlers, message)
-
-    def on_sweep_started(self, message: protocol.SweepStarted) -> None:
-        self._spec = message.spec
-        total = self.total = message.total
-        self.progressBar.setRange(0, total)
+    def on_sweep_planned(self, e: ev.SweepPlanned) -> None:
+        self._spec = e.spec
+        self.progressBar.setRange(0, e.total)
         self.progressBar.setValue(0)
-        self.progressBar.setFormat(f"0 / {total} points")
+        self.progressBar.setFormat(f"0 / {e.total} points")
 
-    def on_point_started(self, event: protocol.PointStarted) -> None:
-        self.current = f"{event.backend} at {fmt_size(event.size)}" + (f", {event.variant}" if event.variant else "")
-        done = len(self.rows) - self._run_start
-        self.progressBar.setFormat(f"{done} / {self.total} points")
+    def on_point_began(self, e: ev.PointBegan) -> None:
+        self.current = f"{e.backend} at {fmt_size(e.size)}" + (f", {e.variant}" if e.variant else "")
+        self.progressBar.setFormat(f"{e.done} / {e.total} points")
         self.progressLabel.setText(f"{self._lesson_prefix()}Measuring {self.current}")
-        self.etaLabel.setText(self._eta(done))
+        self.etaLabel.setText(self._eta(e.done))
 
     def _eta(self, done: int) -> str:
-        spec = getattr(self, "_spec", None)
+        spec = self._spec
         if self.total == 0 or spec is None:
             return "estimating..."
         left, ceiling = engine.time_left(spec, done, self.total, time.perf_counter() - self.t_start)
@@ -461,14 +472,11 @@ class MainWindow(QMainWindow):
             return f"at most about {ceiling:.0f} s of samples left" if ceiling >= 1 else "estimating..."
         return f"about {left:.0f} s left" if left >= 1 else "under a second left"
 
-    def on_point_finished(self, message: protocol.PointFinished) -> None:
-        row = message.row
-        if self._lesson is not None:      # a lesson's runs are series of their own
-            row = lessons.tag(row, self._lesson, self._lesson_run)
-        self.resultsTable.results.append(row)           # self.rows is that list: the rows live once
-        done = len(self.rows) - self._run_start
-        self.progressBar.setValue(done)
-        self.progressBar.setFormat(f"{done} / {self.total} points")
+    def on_point_added(self, e: ev.PointAdded) -> None:
+        row = e.row
+        self.resultsTable.results.appended()        # the model reads the workspace's rows in place
+        self.progressBar.setValue(e.done)
+        self.progressBar.setFormat(f"{e.done} / {e.total} points")
         if row["status"] != "ok":
             self.status.showMessage(short(f"{row['backend']} at size {row['size']:,}: {row['status']}: {row['message']}"))
             log.warning("%s at size %s: %s: %s", row["backend"], row["size"], row["status"], row["message"])
@@ -485,29 +493,32 @@ class MainWindow(QMainWindow):
         self.plots.schedule(self.result_sets())
         self.resultsTable.results.set_labels(list(self.plots.overlay.labels))
 
-    def on_sweep_finished(self, message: protocol.SweepFinished) -> None:
-        cancelled, elapsed = message.cancelled, message.elapsed_s
-        if not cancelled and self._next_lesson_run():
-            return                        # the lesson goes on: the window stays busy
-        what = "Sweep"
-        if self._lesson is not None:      # (gone once the last points are drawn: read it now)
-            what, elapsed = f"Lesson {self._lesson.lesson.title!r}", time.perf_counter() - self._lesson_t0
+    def on_sweep_ended(self, e: ev.SweepEnded) -> None:
+        if not self._measuring:               # a lesson of which nothing runs here: its statement only
+            self.resultsTable.results.attach(self.workspace.rows)
+            self.plots.clear()
+            if e.lesson is not None:
+                self._show_statement(e.lesson)
+            return
+        self._measuring = False
+        cancelled, elapsed = e.cancelled, e.elapsed_s
+        what = f"Lesson {e.lesson.title!r}" if e.lesson is not None else "Sweep"
         self.refresh_timer.stop()
-        self._cancelled = cancelled
         self._finishing = True
+        self._ended = e
         if self.rows:
             self.plots.updated.connect(self._plots_final, Qt.ConnectionType.SingleShotConnection)
             self._schedule()
         else:
             self._plots_final()
         failed = sum(r["status"] != "ok" for r in self.rows)
+        troubles = e.troubles
         # Never "done" over a sweep that could not run or whose engine died: say what happened.
-        word = "stopped" if cancelled else ("failed" if self._troubles and not self.rows else
-                                            "done with problems" if self._troubles else "done")
-        self.progressBar.setRange(0, max(self.total, 1))
-        done = len(self.rows) - self._run_start
-        self.progressBar.setValue(done)
-        self.progressBar.setFormat(f"{word}: {done} / {self.total} points")
+        word = "stopped" if cancelled else ("failed" if troubles and not self.rows else
+                                            "done with problems" if troubles else "done")
+        self.progressBar.setRange(0, max(e.total, 1))
+        self.progressBar.setValue(e.done)
+        self.progressBar.setFormat(f"{word}: {e.done} / {e.total} points")
         self.progressLabel.setText(f"{what} {word} in {elapsed:.1f} s" + (f"; {failed} point(s) failed" if failed else ""))
         self.etaLabel.setText("")
         self.stopButton.setEnabled(False)
@@ -521,26 +532,23 @@ class MainWindow(QMainWindow):
         self.experiment.set_locked(False)
         self.runOn.setEnabled(True)
         self.on_validity(self.experiment.validate(), self.experiment.problem)
-        if self._lesson is not None:
-            self._finish_lesson()
+        ended = self._ended
+        if ended.lesson is not None:
+            self._show_statement(ended.lesson)
         self.busyChanged.emit(False)
-        self.sweepCompleted.emit(self._cancelled)
+        self.sweepCompleted.emit(ended.cancelled)
 
-    def on_trouble(self, message) -> None:
-        """A sweep the engine refused, an engine that died, a request that failed in it."""
-        text = message.message
-        self._troubles.append(text)
-        self.status.showMessage(short(text))
-        if isinstance(message, protocol.EngineFailed) and message.traceback:
-            log.error("%s\n%s", text, message.traceback)
+    def on_trouble(self, e: ev.Trouble) -> None:
+        """A sweep the engine refused, an engine that died, a request that failed in it, a Dask
+        scheduler lost (said where the user looks too; the points measured before are on screen
+        and journalled)."""
+        self.status.showMessage(short(e.text))
+        if e.traceback:
+            log.error("%s\n%s", e.text, e.traceback)
         else:
-            log.error("%s", text)
-
-    def on_cluster_lost(self, message: protocol.ClusterLost) -> None:
-        """The Dask scheduler could not be reached, or went away: said where the user looks; the
-        points measured before are on screen and journalled."""
-        self.on_trouble(message)
-        self.notice.show_problem(message.message)
+            log.error("%s", e.text)
+        if e.what == "lost":
+            self.notice.show_problem(e.text)
 
     @Slot()
     def on_run_on(self) -> None:
@@ -553,10 +561,10 @@ class MainWindow(QMainWindow):
     def on_log_line(self, message: protocol.LogLine) -> None:
         logging.getLogger("engine").log(logging.getLevelName(message.level), message.text)
 
-    def on_environment(self, message: protocol.Environment) -> None:
-        # Merged, not replaced: a sweep with cudf-pandas ends in its own engine, whose record lacks
-        # the limits the shared engine measured for the other backends' points.
-        self.environment.show_record(merged(self.environment.record, message.record))
+    def on_environment(self, e: ev.EnvironmentRead) -> None:
+        # The workspace merged it (a sweep with cudf-pandas ends in its own engine, whose record
+        # lacks the limits the shared engine measured for the other backends' points).
+        self.environment.show_record(e.record)
         if self._ready:
             return                      # the record again after a sweep, with the limits it measured
         self._ready = True
@@ -586,28 +594,27 @@ class MainWindow(QMainWindow):
 
     def result_sets(self) -> list[ResultSet]:
         """Every set on screen, the main one first: what the plots, the table and every export show."""
-        if not self.rows and self.origin is None and not self.compared:
-            return []
-        frame = results.to_frame(self.rows)
-        if self.origin is None:        # measured here: this machine's record, the sweep's settings
-            main = result_files.live(frame, self.environment.record, self.sweep_settings)
-        else:
-            main = dataclasses.replace(self.origin, frame=frame)
-        return [main] + self.compared
+        return self.workspace.result_sets()
 
     def show_sets(self, sets: list[ResultSet]) -> None:
         """Show result sets as if they had just been measured: the first is the main set (its rows in
         the table and the plots as a sweep's), the others compared with it."""
         if self.busy or not sets:
             return
-        main, self.compared = sets[0], list(sets[1:])
-        self.rows = main.frame.to_dict("records")
-        self.origin = main                 # its header: environment, settings, host, time, file
+        self.workspace.show_sets(sets)
+
+    def on_sets_shown(self, e: ev.SetsShown) -> None:
+        sets = self.result_sets()
+        if e.restored:              # the interrupted session's points, beside the sets compared
+            self.resultsTable.results.attach(self.workspace.rows)
+            self.plots.update_from(sets)
+            return
+        main = sets[0]
         self.plots.clear()
-        self.plots.update_from(self.result_sets())
+        self.plots.update_from(sets)
         labels = list(self.plots.overlay.labels)
-        self.resultsTable.results.show_sets(self.rows, [rs.frame.to_dict("records") for rs in self.compared],
-                                            labels)
+        self.resultsTable.results.show_sets(self.workspace.rows,
+                                            [rs.frame.to_dict("records") for rs in self.compared], labels)
         self.resultsTable.resizeColumnsToContents()
         self._show_environments(sets, labels)
         self.progressBar.setRange(0, 1)
@@ -622,7 +629,7 @@ class MainWindow(QMainWindow):
         """The records the sets were measured with, where they are not this machine's."""
         self.environment.show_sources([(f"{label or 'Results'} ({_where(rs)})", rs.environment)
                                        for rs, label in zip(sets, labels)
-                                       if rs.environment != self.environment.record])
+                                       if rs.environment != self.workspace.environment])
 
     def show_session(self, experiment: dict, sets: list[ResultSet], view: dict) -> list[str]:
         """A saved session as it was: the experiment's settings, its sets, the baseline; what could not
@@ -654,7 +661,7 @@ class MainWindow(QMainWindow):
         text = folder / "lesson.txt"
         atomic.write_text(text, f"{st.caption()}\n")
         ls = lessons.get(st.lesson)
-        rs = result_files.live(results.to_frame(self.rows), self.environment.record, {"lesson": st.as_settings()})
+        rs = result_files.live(self.workspace.table.frame(), self.workspace.environment, {"lesson": st.as_settings()})
         measured = set(rs.frame.loc[rs.frame["status"] == "ok", "backend"])
         baseline = ls.baseline if ls.baseline in measured else None
         chart = self.files.job.child.run("workbench.views.matplotlib_charts:export", [rs], folder / "lesson.png", ls.chart,
@@ -734,39 +741,32 @@ class MainWindow(QMainWindow):
     @property
     def _restorable(self) -> tuple[dict, list[dict]] | None:
         """(settings, rows) of the killed session on offer, or None."""
-        return (self._orphans[0].settings, self._orphans[0].rows) if self._orphans else None
+        orphans = self.workspace.orphans
+        return (orphans[0].settings, orphans[0].rows) if orphans else None
 
     def _offer_next(self) -> None:
-        if self._orphans:
+        if self._restorable is not None:
             self.restoreBar.offer(*self._restorable)
         else:
             self.restoreBar.hide()
 
     @Slot()
     def restore_interrupted(self) -> None:
-        """Show the interrupted session's points as if its sweep had just ended; they go into this
-        session's journal first, so that a kill now loses them no more than before."""
+        """Show the interrupted session's points as if its sweep had just ended (the workspace puts
+        them into this session's journal first, so that a kill now loses them no more than before)."""
         if self._restorable is None or self.busy:
             return
-        settings, rows = self._restorable
+        settings, _ = self._restorable
         if settings.get("workload"):
             self.experiment.select_workload(str(settings["workload"]))
-        frame = results.to_frame(rows)
-        self.rows = frame.to_dict("records")
-        self.origin, self.sweep_settings = None, dict(settings)
-        self.journal.sweep(dict(settings))
-        for row in rows:
-            self.journal.append(row)
-        self.journals.settle(self._orphans.pop(0))
-        self.plots.update_from(self.result_sets())
+        n = self.workspace.restore()
         self._offer_next()
-        self.status.showMessage(f"Restored {len(self.rows)} point(s) of the interrupted session")
-        self.restored.emit(len(self.rows))
+        self.status.showMessage(f"Restored {n} point(s) of the interrupted session")
+        self.restored.emit(n)
 
     @Slot()
     def discard_interrupted(self) -> None:
-        if self._orphans:
-            self.journals.settle(self._orphans.pop(0))
+        self.workspace.discard()
         self._offer_next()
 
     def _ask_to_stop(self) -> bool:
@@ -781,7 +781,7 @@ class MainWindow(QMainWindow):
         if self.busy and not self.confirm_close():
             event.ignore()                 # the sweep goes on; nothing was stopped or saved
             return
-        self.journal.close()               # ended normally: nothing to offer next time
+        self.workspace.close()             # ended normally: nothing to offer next time
         self.save_settings()
         self.refresh_timer.stop()
         self.plots.stagger.stop()

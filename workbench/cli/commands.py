@@ -420,8 +420,7 @@ class _Progress:
         self.quiet, self.already, self.bar = quiet, already, None
         self.handlers = {ev.SweepPlanned: self.planned, ev.PointBegan: self.point_began,
                          ev.PointAdded: self.point_added, ev.SweepEnded: self.ended, ev.SweepBegan: self.ended,
-                         ev.Trouble: self.trouble, ev.SaveFailed: self.save_failed, protocol.LogLine: self.log_line,
-                         protocol.ClusterLost: self.cluster_lost}
+                         ev.Trouble: self.trouble, ev.SaveFailed: self.save_failed, protocol.LogLine: self.log_line}
         self.dispatch = protocol.dispatch
         ws.listen(self.on_event)
 
@@ -458,10 +457,8 @@ class _Progress:
             raise UsageError(e.text)
         if e.what == "died":
             tqdm.write(f"gpu-workbench: {e.text}", file=sys.stderr)
-
-    def cluster_lost(self, m) -> None:
-        from tqdm import tqdm
-        tqdm.write(f"gpu-workbench: error: {m.message}", file=sys.stderr)
+        elif e.what == "lost":          # the Dask scheduler went away: what was measured is kept
+            tqdm.write(f"gpu-workbench: error: {e.text}", file=sys.stderr)
 
     def save_failed(self, e) -> None:
         from tqdm import tqdm

@@ -77,7 +77,8 @@ class Trouble:
 
     text: str
     traceback: str = ""
-    what: str = "failed"                 # "refused" (the sweep, before any point), "died" (the engine), "failed"
+    # "refused" (the sweep, before any point), "died" (the engine), "lost" (a Dask scheduler), "failed"
+    what: str = "failed"
 
     @property
     def refused(self) -> bool:

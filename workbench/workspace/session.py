@@ -85,7 +85,8 @@ class Workspace:
             protocol.SweepStarted: self._sweep_started, protocol.PointStarted: self._point_started,
             protocol.PointFinished: self._point_finished, protocol.SweepFinished: self._sweep_finished,
             protocol.SweepError: self._trouble, protocol.EngineDied: self._trouble,
-            protocol.EngineFailed: self._trouble, protocol.Environment: self._environment,
+            protocol.EngineFailed: self._trouble, protocol.ClusterLost: self._trouble,
+            protocol.Environment: self._environment,
         }
 
     # --- what it holds -------------------------------------------------------------------------
@@ -253,8 +254,8 @@ class Workspace:
     def _trouble(self, m: Any) -> None:
         text = m.message
         self.troubles.append(text)
-        what = "refused" if isinstance(m, protocol.SweepError) else "died" if isinstance(m, protocol.EngineDied) \
-            else "failed"
+        what = {protocol.SweepError: "refused", protocol.EngineDied: "died",
+                protocol.ClusterLost: "lost"}.get(type(m), "failed")
         self.listeners.emit(ev.Trouble(text, getattr(m, "traceback", ""), what))
 
     def _environment(self, m: protocol.Environment) -> None:
