@@ -410,7 +410,7 @@ class SpeedupChart(Chart):
     def draw_all(self, overlay: Overlay) -> None:
         if not self.choice.backend:
             return
-        for s, g in speedups(overlay.sets, self.choice, overlay.labels):
+        for s, g in speedups(overlay.sets, self.choice, overlay.labels, overlay.series):
             # On a CPU backend compute is end-to-end: one line (the exported chart draws one too).
             for figure, role, dashed in (("compute", "compute", False), ("total", "total", True))[:1 + s.moves_data]:
                 y = positive(g[f"{figure}_median_s_base"].to_numpy() / g[f"{figure}_median_s"].to_numpy())

@@ -51,7 +51,7 @@ class TransferChart(Titled, pg.PlotWidget):
         self.data = pd.DataFrame()
         self.describe = lambda row, set_index: ""
         self.kind = "transfer"
-        self._rows: list[dict] = []
+        self._rows = pd.DataFrame()           # each bar's row, in the order of _x
         self._x = np.array([])
         self._width = 0.0
         self.scene().sigMouseMoved.connect(self._mouse_moved)
@@ -88,7 +88,9 @@ class TransferChart(Titled, pg.PlotWidget):
                                    for b, i in zip(ok["backend"], ok["set_index"])])
         self.data = pd.DataFrame({"series": key.to_numpy(), "size": ok["size"].to_numpy(), "h2d_pct": parts[0],
                                   "compute_pct": parts[1], "d2h_pct": parts[2]})
-        self._rows, self._x, self._width = ok.drop(columns="series").to_dict("records"), x, width
+        # A frame, each bar's row made a dict only when hovered: dicts of every row at every update
+        # were half this chart's time in a live sweep.
+        self._rows, self._x, self._width = ok.drop(columns="series").reset_index(drop=True), x, width
         self.getAxis("bottom").set_format(*axes.size_format(ok["size"].to_numpy(), self._unit))
         self.setXRange(distinct[0] - gap / 2, distinct[-1] + gap / 2, padding=0)
 
@@ -107,17 +109,17 @@ class TransferChart(Titled, pg.PlotWidget):
             item.setOpts(x=[], height=[], y0=[])
         self.outline.setOpts(x=[], height=[], y0=[], pens=None)
         self.data = pd.DataFrame()
-        self._rows, self._x = [], np.array([])
+        self._rows, self._x = pd.DataFrame(), np.array([])
 
     def hover_text(self, scene_pos: QPointF) -> str:
         """The phases of the bar under the pointer."""
-        if not self._rows:
+        if self._rows.empty:
             return ""
         p = self.getViewBox().mapSceneToView(scene_pos)
         hit = np.flatnonzero((np.abs(self._x - p.x()) <= self._width * 0.45) & (p.y() >= 0) & (p.y() <= 100))
         if not len(hit):
             return ""
-        r = self._rows[int(hit[0])]
+        r = self._rows.iloc[int(hit[0])].to_dict()
         total = r["h2d_s"] + r["compute_median_s"] + r["d2h_s"]
         shares = ", ".join(f"{style.PHASE_LABELS[ph]} {100 * r[c] / total:.0f} % ({human_seconds(r[c])})"
                            for ph, c in zip(PHASES, ("h2d_s", "compute_median_s", "d2h_s")))

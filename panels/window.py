@@ -155,6 +155,10 @@ class MainWindow(QMainWindow):
 
         self.refresh_timer = QTimer(self, singleShot=True, interval=PLOT_REFRESH_MS)
         self.refresh_timer.timeout.connect(self.refresh_plots)
+        # The next refresh waits for the charts to have drawn the last one: a refresh that came while
+        # they were still drawing started them over (the summary and the last charts lagged behind)
+        # and its own work landed between two of theirs, one long stall of the GUI thread.
+        self.plots.updated.connect(self._plots_drawn)
 
         self._make_actions()
 
@@ -480,7 +484,7 @@ class MainWindow(QMainWindow):
         if row["status"] != "ok":
             self.status.showMessage(short(f"{row['backend']} at size {row['size']:,}: {row['status']}: {row['message']}"))
             log.warning("%s at size %s: %s: %s", row["backend"], row["size"], row["status"], row["message"])
-        if not self.refresh_timer.isActive():
+        if not self.refresh_timer.isActive() and not self.plots.stagger.isActive():
             self.refresh_timer.start()
         self.pointAdded.emit(row)
 
@@ -488,6 +492,12 @@ class MainWindow(QMainWindow):
     def refresh_plots(self) -> None:
         if self.rows:
             self._schedule()
+
+    @Slot()
+    def _plots_drawn(self) -> None:
+        """The charts show the last refresh: points that came meanwhile get the next one."""
+        if self._measuring and not self._finishing and self.workspace.table.frame_is_behind():
+            self.refresh_timer.start()
 
     def _schedule(self) -> None:
         self.plots.schedule(self.result_sets())
@@ -523,7 +533,7 @@ class MainWindow(QMainWindow):
         self.etaLabel.setText("")
         self.stopButton.setEnabled(False)
         self.stopAction.setEnabled(False)
-        self.resultsTable.resizeColumnsToContents()
+        self.resultsTable.fit_columns()
 
     @Slot()
     def _plots_final(self) -> None:
@@ -615,7 +625,7 @@ class MainWindow(QMainWindow):
         labels = list(self.plots.overlay.labels)
         self.resultsTable.results.show_sets(self.workspace.rows,
                                             [rs.frame.to_dict("records") for rs in self.compared], labels)
-        self.resultsTable.resizeColumnsToContents()
+        self.resultsTable.fit_columns()
         self._show_environments(sets, labels)
         self.progressBar.setRange(0, 1)
         self.progressBar.setValue(1 if self.rows else 0)
@@ -785,6 +795,7 @@ class MainWindow(QMainWindow):
         self.save_settings()
         self.refresh_timer.stop()
         self.plots.stagger.stop()
+        self.resultsTable.stop_fitting()
         self.files.job.wait()              # an export being written finishes first
         self.controller.shutdown()
         logging.getLogger().removeHandler(self.log_handler)

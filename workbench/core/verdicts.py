@@ -12,7 +12,6 @@ import json
 import math
 from typing import Any, Mapping, Sequence
 
-import numpy as np
 import pandas as pd
 
 from workbench.core import stats
@@ -80,38 +79,40 @@ def compare_frames(new: pd.DataFrame, base: pd.DataFrame, column: str = "total_m
     A live chart asks again for the verdicts of every point each time a point arrives: each one is
     kept (by the values it is decided from), so that an update decides only the points that are new,
     rather than hundreds of them in the GUI thread between two frames."""
+    return compare_frames_by(new, base, (column,), min_effect, base_suffix)[column]
+
+
+def compare_frames_by(new: pd.DataFrame, base: pd.DataFrame, columns: Sequence[str],
+                      min_effect: float = stats.DEFAULT_MIN_EFFECT, base_suffix: str = ""
+                      ) -> dict[str, list[stats.Verdict]]:
+    """:func:`compare_frames` for several figures at once (the rows' keys are read once)."""
     names = tuple(c for c in READS if c in new.columns and f"{c}{base_suffix}" in base.columns)
-    keys_new, keys_base = _keys(new, names, ""), _keys(base, names, base_suffix)
-    return [_decided(column, min_effect, names, a, b) for a, b in zip(keys_new, keys_base)]
+    mine = [new[c].tolist() for c in names]
+    theirs = [base[f"{c}{base_suffix}"].tolist() for c in names]
+    pairs = [(_key(a), _key(b)) for a, b in zip(zip(*mine) if names else [()] * len(new),
+                                                 zip(*theirs) if names else [()] * len(new))]
+    return {column: [_decided(column, min_effect, names, a, b) for a, b in pairs] for column in columns}
 
 
-def _keys(frame: pd.DataFrame, names: tuple, suffix: str) -> list[tuple]:
-    """Each row's values of ``names`` as a hashable key: numbers by their bits (NaN is unequal to
-    itself, so a key holding one would never be found again), text as text."""
-    if not names:
-        return [()] * len(frame)
-    columns = []
-    for name in names:
-        values = frame[f"{name}{suffix}"]
-        if name in _TEXT_READS:
-            columns.append(values.to_numpy(dtype=object, na_value="").tolist())
-        else:
-            columns.append(np.ascontiguousarray(pd.to_numeric(values, errors="coerce").to_numpy(float, na_value=np.nan))
-                           .view(np.int64).tolist())
-    return list(zip(*columns))
+def compare_records(new: Sequence[Mapping[str, Any]], base: Sequence[Mapping[str, Any]],
+                    column: str = "total_median_s", min_effect: float = stats.DEFAULT_MIN_EFFECT
+                    ) -> list[stats.Verdict]:
+    """:func:`compare_frames` for rows as mappings: each of ``new`` against the one of ``base`` in
+    the same place, each verdict kept."""
+    names = tuple(c for c in READS if new and c in new[0] and base and c in base[0])
+    return [_decided(column, min_effect, names, _key([n.get(c) for c in names]), _key([b.get(c) for c in names]))
+            for n, b in zip(new, base)]
 
 
-_TEXT_READS = frozenset({"noisy", "rounds", "device"})
+def _key(values) -> tuple:
+    """The values a verdict reads as a key: NaN as None, for NaN is unequal to itself and a key
+    holding one would never be found again (every reader here takes None as 'not measured')."""
+    return tuple([None if v != v else v for v in values])      # only NaN differs from itself
 
 
 @functools.lru_cache(maxsize=16_384)
 def _decided(column: str, min_effect: float, names: tuple, new: tuple, base: tuple) -> stats.Verdict:
-    return compare_rows(_row(names, new), _row(names, base), column, min_effect)
-
-
-def _row(names: tuple, key: tuple) -> dict[str, Any]:
-    """The values a key of :func:`_keys` holds, as a row."""
-    return {n: (v if n in _TEXT_READS else float(np.int64(v).view(np.float64))) for n, v in zip(names, key)}
+    return compare_rows(dict(zip(names, new)), dict(zip(names, base)), column, min_effect)
 
 
 def _pairs(new: Mapping[str, Any], base: Mapping[str, Any], column: str) -> list[float] | None:

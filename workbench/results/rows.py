@@ -237,8 +237,11 @@ def to_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     """The result table of ``rows`` (Rows or dicts): one row each, every column of COLUMNS."""
     rows = list(rows)
     frame = pd.DataFrame({c: [r.get(c, NAN) for r in rows] for c in COLUMNS}, columns=list(COLUMNS))
-    return frame.astype({"size": "int64", "repeats": "int64", "dropped": "int64", "verified": "bool",
-                         "converged": "bool"})
+    frame = frame.astype({"size": "int64", "repeats": "int64", "dropped": "int64", "verified": "bool",
+                          "converged": "bool"})
+    # One block per dtype, not per column: every filter, join and copy a view makes of the table
+    # then works on a few arrays instead of fifty.
+    return frame.copy()
 
 
 def memory_walls(frame: pd.DataFrame) -> dict[tuple[str, str], int]:

@@ -47,6 +47,10 @@ class RowTable:
     def clear(self) -> None:
         self.replace(())
 
+    def frame_is_behind(self) -> bool:
+        """Rows came since the last :meth:`frame`: what was drawn from it lacks them."""
+        return self._framed < len(self.rows)
+
     def frame(self) -> pd.DataFrame:
         """The rows as a result table (``workbench.results.rows.to_frame``); the rows it already
         held are not converted again."""
@@ -55,6 +59,7 @@ class RowTable:
             self._frame, self._framed = to_frame(self.rows), n
         elif self._framed < n:
             new = to_frame(self.rows[self._framed:])
-            self._frame = pd.concat([self._frame, new], ignore_index=True) if self._framed else new
+            # copy(): the joined table in one block per dtype again (to_frame's).
+            self._frame = pd.concat([self._frame, new], ignore_index=True).copy() if self._framed else new
             self._framed = n
         return self._frame

@@ -178,17 +178,18 @@ RINGED = ("same", "undecided")
 NO_INTERVAL = stats.NO_INTERVAL
 
 
-def speedups(sets: Sequence[ResultSet], b: Baseline, labels: Sequence[str] | None = None
-             ) -> Iterator[tuple[Series, pd.DataFrame]]:
+def speedups(sets: Sequence[ResultSet], b: Baseline, labels: Sequence[str] | None = None,
+             of: Sequence[Series] | None = None) -> Iterator[tuple[Series, pd.DataFrame]]:
     """Each series joined with its baseline on (size, variant): its columns, the baseline's figures
     that a verdict reads (``workbench.core.verdicts.READS``) as ``<column>_base``
     (``total_median_s_base``, ``compute_median_s_base``, ...), and the verdict of each figure against
     the baseline's, decided with both intervals (``workbench.core.verdicts``): ``verdict_total`` and
     ``verdict_compute``. A ratio of 1.04 says nothing by itself; the verdict says whether the noise
     allows it to be told from 1. The baseline itself is included (its ratios are 1, its verdicts
-    ``same``): a chart may draw it or leave it out."""
+    ``same``): a chart may draw it or leave it out. ``of``: the sets' series where the caller has them
+    already (an Overlay's), rather than grouped again."""
     refs: dict[int, pd.DataFrame | None] = {}      # each set's baseline rows, found once per call
-    for s in series(sets, labels):
+    for s in (of if of is not None else series(sets, labels)):
         if s.set_index not in refs:
             ref = baseline_rows(sets, b, s.set_index)
             # Only what is read of the baseline: a join of every column (the samples' text among
@@ -198,22 +199,36 @@ def speedups(sets: Sequence[ResultSet], b: Baseline, labels: Sequence[str] | Non
         ref = refs[s.set_index]
         if ref is None:
             continue
-        joined = s.rows.merge(ref, on=["size", "variant"], suffixes=("", "_base")).sort_values("size")
+        joined = _joined(s.rows, ref)
         if joined.empty:
             continue
-        joined = joined.reset_index(drop=True)
+        found = _verdicts(joined, is_baseline(s, b))
         for figure, column in (("total", "total_median_s"), ("compute", "compute_median_s")):
-            joined[f"verdict_{figure}"] = _verdicts(joined, column, is_baseline(s, b))
+            joined[f"verdict_{figure}"] = found[column]
         yield s, joined
 
 
-def _verdicts(joined: pd.DataFrame, column: str, itself: bool) -> list[str]:
+def _joined(rows: pd.DataFrame, ref: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` (sorted by size) with the baseline's row of the same size and variant beside each,
+    its columns named ``<column>_base``; rows the baseline did not measure are left out. By position,
+    not a pandas merge: this runs for every series at every update of a live chart."""
+    where = {(v, sz): i for i, (sz, v) in enumerate(zip(ref["size"].tolist(), ref["variant"].tolist()))}
+    pos = [where.get((v, sz), -1) for sz, v in zip(rows["size"].tolist(), rows["variant"].tolist())]
+    keep = [i for i, j in enumerate(pos) if j >= 0]
+    mine = rows.iloc[keep].reset_index(drop=True)
+    theirs = ref.iloc[[pos[i] for i in keep]].drop(columns=["size", "variant"]).add_suffix("_base")
+    return pd.concat([mine, theirs.reset_index(drop=True)], axis=1)
+
+
+def _verdicts(joined: pd.DataFrame, itself: bool) -> dict[str, list[str]]:
+    """Each point's verdict against its baseline, end-to-end and compute, by median column."""
+    columns = ("total_median_s", "compute_median_s")
     if itself:
-        return ["same"] * len(joined)
-    # Each point's verdict is kept from one update to the next (verdicts.compare_frames).
-    found = verdicts.compare_frames(joined, joined, column, base_suffix="_base")
+        return {c: ["same"] * len(joined) for c in columns}
+    # Each point's verdict is kept from one update to the next (verdicts.compare_frames_by).
+    found = verdicts.compare_frames_by(joined, joined, columns, base_suffix="_base")
     # A file from before intervals were kept: nothing is known of its noise, so nothing is ringed.
-    return ["no interval" if v.why == NO_INTERVAL else v.verdict for v in found]
+    return {c: ["no interval" if v.why == NO_INTERVAL else v.verdict for v in vs] for c, vs in found.items()}
 
 
 def within_noise(joined: pd.DataFrame, figure: str):

@@ -101,37 +101,56 @@ def comparisons(frame: pd.DataFrame, baseline: str, column: str = "total_median_
     """Each backend against ``baseline`` on the sizes both measured (ok points only), decided with
     the intervals (``workbench.core.verdicts``), never by comparing two medians."""
     ok = frame[frame["status"] == "ok"]
-    # Only what a verdict reads (verdicts.READS): a live window asks this after every few points.
-    reads = ["size", "variant", *(c for c in verdicts.READS if c in ok.columns)]
-    base = ok.loc[ok["backend"] == baseline, reads].drop_duplicates(["variant", "size"], keep="last")
+    reads = [c for c in verdicts.READS if c in ok.columns]
+    # Plain lists, not a join per backend: a live window asks this after every few points, and a
+    # pandas merge of a few columns cost more than deciding every point anew once verdicts are kept.
+    cols = {c: ok[c].tolist() for c in ("backend", "variant", "size", *reads)}
+    records = [dict(zip(cols, values)) for values in zip(*cols.values())]
+    base = {(r["variant"], int(r["size"])): r for r in records if r["backend"] == baseline}
+    groups: dict[tuple[str, str], dict[int, dict]] = {}
+    for r in records:
+        if r["backend"] != baseline:
+            groups.setdefault((r["backend"], r["variant"]), {})[int(r["size"])] = r
     out = []
-    for (backend, variant), g in ok.groupby(["backend", "variant"], sort=False):
-        if backend == baseline:
+    for (backend, variant), rows in groups.items():
+        pairs = [(size, rows[size], base[(variant, size)]) for size in sorted(rows) if (variant, size) in base]
+        pairs = [(size, r, b) for size, r, b in pairs if _is_finite(r[column]) and _is_finite(b[column])]
+        if not pairs:
             continue
-        mine = g[reads].drop_duplicates("size", keep="last").sort_values("size")
-        joined = mine.merge(base, on=["variant", "size"], suffixes=("", "_base"))
-        joined = joined[np.isfinite(joined[column].astype(float)) & np.isfinite(joined[f"{column}_base"].astype(float))]
-        if joined.empty:
-            continue
-        found = verdicts.compare_frames(joined, joined, column, min_effect, base_suffix="_base")
-        out.append(Comparison(backend, variant, baseline, tuple(int(s) for s in joined["size"]),
+        found = verdicts.compare_records([r for _, r, _ in pairs], [b for _, _, b in pairs], column, min_effect)
+        out.append(Comparison(backend, variant, baseline, tuple(size for size, _, _ in pairs),
                               tuple(v.verdict for v in found), tuple(v.ratio for v in found)))
     return out
+
+
+def _is_finite(value) -> bool:
+    try:
+        return math.isfinite(float(value))
+    except (TypeError, ValueError):
+        return False
 
 
 def _plain(text: str) -> str:
     return text
 
 
+#: The columns the sentences read (``verdicts.READS``: what a verdict between two rows reads).
+_READ = ("workload", "backend", "variant", "size", "dtype", "status", "message", "host_memory", "h2d_s", "d2h_s",
+         "first_call_s", *verdicts.READS)
+
+
 def sentences(frame: pd.DataFrame, baseline: str, strong: Callable[[str], str] = _plain) -> list[str]:
     """The summary of one result set against ``baseline``; ``strong`` marks the figures to stress."""
     if frame.empty:
         return []
-    bad = frame[frame["status"] != "ok"]
+    status = frame["status"]
+    bad = status[status != "ok"]
     lines = [f"{strong(str(len(frame)))} points, {strong(str(len(bad)))} not ok"
-             + (" (" + ", ".join(f"{n} {s}" for s, n in bad["status"].value_counts().items()) + ")."
+             + (" (" + ", ".join(f"{n} {s}" for s, n in bad.value_counts().items()) + ")."
                 if len(bad) else ".")]
-    ok = frame[frame["status"] == "ok"]
+    # Only the columns read below: a live window asks for these sentences after every few points,
+    # and each filter of the whole table copies its fifty columns (the samples' text among them).
+    ok = frame.loc[status == "ok", [c for c in _READ if c in frame.columns]]
     if ok.empty:
         return lines
     largest = ok["size"].max()
@@ -147,7 +166,7 @@ def sentences(frame: pd.DataFrame, baseline: str, strong: Callable[[str], str] =
                         f"{second['backend']} ({human_seconds(second['total_median_s'])}"
                         + (f"; {v.why}" if v.why else "") + ")")
     lines.append(fastest + ".")
-    lines += [c.sentence() for c in comparisons(frame, baseline)]
+    lines += [c.sentence() for c in comparisons(ok, baseline)]
     lines += accelerator_sentences(ok)
     dev = ok[ok["host_memory"] != ""]
     if not dev.empty:
