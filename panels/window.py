@@ -12,7 +12,6 @@ and writes them.
 """
 from __future__ import annotations
 
-import dataclasses
 import gc
 import logging
 import sys

@@ -346,13 +346,13 @@ def _run(args: argparse.Namespace, spec, chart, out) -> int:
     """``run``'s sweep, with ``--out`` checked and locked (``out``, a ResultsOut, or None), through
     the workspace, which collects the rows and appends each to the file; a file that could not be
     written makes the exit status 1, as a failed point does."""
-    from workbench.measure import engine
     from workbench.results import rows as results
     from workbench.measure.environment import record
     from workbench.workspace import Workspace
+    from workbench.workspace.session import points_of
     runner = _runner(args)
     ws = Workspace(out=out, environment=record() if args.out or chart else {})
-    points = [(spec.workload, b, n, spec.dtype, v) for n, v, b in engine.plan(spec, engine.validate(spec))]
+    points = points_of(spec)
     done = out.done() if out is not None else set()
     skip = [i for i, point in enumerate(points) if point in done]
     with _StopOnSignals(runner) as signals:
@@ -569,8 +569,8 @@ def _lesson(args: argparse.Namespace, ls, p, chart, out) -> int:
 
 def _points(spec) -> int:
     """How many points a sweep has (its sizes, variants and backends)."""
-    from workbench.measure import engine
-    return len(engine.plan(spec, engine.validate(spec)))
+    from workbench.workspace.session import points_of
+    return len(points_of(spec))
 
 
 class _StopOnSignals:

@@ -20,9 +20,10 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from workbench import lessons
+from workbench.catalog.registry import REGISTRY
 from workbench.measure import engine, protocol
 from workbench.measure.environment import merged
 from workbench.results import files as result_files
@@ -36,6 +37,13 @@ from workbench.workspace.events import RunState
 from workbench.workspace.experiment import Checked, Experiment, check, memory_notes
 
 log = logging.getLogger(__name__)
+
+
+def points_of(spec: Any) -> list[tuple]:
+    """The points of a checked sweep as results files key them (workload, backend, size, dtype,
+    variant), in the order they run: planned, not checked again (``experiment.check`` did)."""
+    workload = REGISTRY.get(spec.workload)
+    return [(spec.workload, b, n, spec.dtype, v) for n, v, b in engine.plan(spec, workload)]
 
 
 class Busy(RuntimeError):
@@ -144,8 +152,7 @@ class Workspace:
         if self.journal is not None:
             self.journal.sweep(dict(journal_settings or self.settings))
         if self.out is not None:
-            points = [(spec.workload, b, n, spec.dtype, v) for n, v, b in engine.plan(spec, engine.validate(spec))]
-            self.out.begin(set(points))
+            self.out.begin(set(points_of(spec)))
         self._begin(spec, first=True, skip=skip)
 
     def run_lesson(self, plan: lessons.Plan) -> None:
@@ -237,7 +244,7 @@ class Workspace:
         if p is not None:
             frame = self.table.frame()
             # Stopped, or short of points (an engine that died took some): the statement says so.
-            planned = sum(len(engine.plan(spec, engine.validate(spec))) for spec in p.plan.specs)
+            planned = sum(len(points_of(spec)) for spec in p.plan.specs)
             self.statement = lessons.explain(p.plan, frame, stopped=self.cancelled or len(frame) < planned)
             # In the sweep's settings, every export of this set (results, charts, report) carries it.
             self.settings = dict(self.settings, lesson=self.statement.as_settings())
