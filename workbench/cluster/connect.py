@@ -33,11 +33,11 @@ class Target:
         """Refuse what cannot work before anything is started (ValueError, one line)."""
         if not self.address.strip():
             raise ValueError("give a scheduler's address (tcp://HOST:8786, tls://HOST:8786) or 'local'")
-        scheme = self.address.split("://", 1)[0] if "://" in self.address else ""
-        if scheme not in ("", "tcp", "tls", "ucx", "inproc", "ws", "wss") or (
-                not scheme and self.address != LOCAL and ":" not in self.address):
-            raise ValueError(f"{self.address!r} is not a scheduler address: write tcp://HOST:PORT, "
-                             "tls://HOST:PORT or 'local'")
+        if self.address != LOCAL:
+            problem = address_problem(self.address)
+            if problem:
+                raise ValueError(f"{self.address!r} is not a scheduler address ({problem}): write "
+                                 "tcp://HOST:PORT, tls://HOST:PORT or 'local'")
         files = [f for f in (self.tls_ca_file, self.tls_cert, self.tls_key) if f]
         if files and not (self.tls_ca_file and self.tls_cert):
             raise ValueError("TLS needs --tls-ca-file and --tls-cert (and --tls-key unless the certificate "
@@ -51,6 +51,39 @@ class Target:
     @property
     def tls(self) -> bool:
         return self.address.startswith("tls://") or bool(self.tls_ca_file)
+
+
+#: The schemes of a scheduler another process can reach (``inproc://`` lives in one process).
+SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
+
+
+def address_problem(address: str) -> str:
+    """What keeps ``address`` from naming a scheduler ('' : nothing), found before Dask sees it:
+    Dask takes ``tcp://host:abc`` or ``tcp://`` as far as its connection attempt, which fails with a
+    traceback of its own as the half-made client is collected, seconds later."""
+    scheme, sep, rest = address.partition("://")
+    if not sep:
+        scheme, rest = "", address
+    if scheme in ("http", "https"):
+        return "that is a web address, perhaps the dashboard's (:8787); the scheduler's is tcp://HOST:8786"
+    if scheme and scheme not in SCHEMES:
+        return f"{scheme}:// is not a scheme a scheduler listens on"
+    if rest.startswith("["):                 # IPv6: [::1]:8786
+        host, bracket, port = rest[1:].partition("]")
+        if not bracket or (port and not port.startswith(":")):
+            return "an IPv6 address is written [ADDRESS]:PORT"
+        port = port[1:]
+    else:
+        host, colon, port = rest.rpartition(":")
+        if not colon:
+            return "no port"
+        if ":" in host:
+            return "an IPv6 address is written in brackets, [ADDRESS]:PORT"
+    if not host:
+        return "no host"
+    if not port.isdigit() or not 0 < int(port) < 65536:
+        return f"the port must be a number from 1 to 65535, not {port!r}" if port else "no port"
+    return ""
 
 
 def security(target: Target) -> Any:

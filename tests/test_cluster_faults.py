@@ -1,0 +1,136 @@
+"""What a lab's cluster does to a sweep when things go wrong: a mistyped address, a port held by
+something that is not a scheduler, Ctrl-C while the scheduler is being reached, a worker that
+hangs. The cluster is started the way a lab starts one (``test_cluster.Lab``: a ``dask scheduler``
+and ``dask worker --nthreads 1`` processes), shared by the tests of this module.
+"""
+from __future__ import annotations
+
+import http.server
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+pytest.importorskip("distributed", reason="the cluster extra is not installed (pip install -e '.[cluster]')")
+
+from test_cluster import ROOT, Lab  # noqa: E402
+
+from workbench.cluster.connect import Target  # noqa: E402
+
+RUN = ["run", "-w", "source_terms", "-b", "numpy", "-s", "1024", "--budget", "0.01", "-q"]
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    pids = tmp_path_factory.mktemp("pids")
+    lab = Lab(2, pids)
+    lab.pids = pids
+    yield lab
+    lab.stop()
+
+
+def cli(*args: str, timeout: float = 60) -> tuple[subprocess.CompletedProcess, float]:
+    t0 = time.monotonic()
+    out = subprocess.run([sys.executable, "-m", "workbench", *args], capture_output=True, text=True,
+                         timeout=timeout, cwd=str(ROOT))
+    return out, time.monotonic() - t0
+
+
+def one_line(out: subprocess.CompletedProcess) -> str:
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1, out.stderr
+    return lines[0]
+
+
+class Squatter:
+    """A port held by something that is not a Dask scheduler: ``web`` answers as a web server
+    (the dashboard's port given by mistake), ``silent`` takes connections and never says a word
+    (a tunnel whose far end is down). ``accepted`` counts the connections it took."""
+
+    def __init__(self, kind: str) -> None:
+        self.accepted = 0
+        squatter = self
+        if kind == "web":
+            class Server(http.server.ThreadingHTTPServer):
+                daemon_threads = True
+
+                def process_request(self, request, client_address):
+                    squatter.accepted += 1
+                    super().process_request(request, client_address)
+            self.server = Server(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+            self.port = self.server.server_address[1]
+            self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+            self.close = self._close_web
+        else:
+            self.sock = socket.socket()
+            self.sock.bind(("127.0.0.1", 0))
+            self.sock.listen(16)
+            self.port = self.sock.getsockname()[1]
+            self.held: list[socket.socket] = []
+            self.thread = threading.Thread(target=self._take, daemon=True)
+            self.close = self._close_silent
+        self.thread.start()
+
+    def _take(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:           # closed: the test is over
+                return
+            self.held.append(conn)
+            self.accepted += 1
+
+    def _close_web(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def _close_silent(self) -> None:
+        self.sock.close()
+        for conn in self.held:
+            conn.close()
+
+
+@pytest.fixture(params=["web", "silent"])
+def squatter(request):
+    s = Squatter(request.param)
+    yield s
+    s.close()
+
+
+# Addresses ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("address, why", [
+    ("tcp://", "no port"), ("tcp://:8786", "no host"), ("tcp://127.0.0.1:abc", "port must be a number"),
+    ("tcp://127.0.0.1:99999", "port must be a number"), ("inproc://x", "not a scheme"),
+    ("http://127.0.0.1:8787/status", "dashboard"), ("::1:8786", "in brackets"), ("127.0.0.1", "no port"),
+])
+def test_an_address_that_names_no_scheduler_is_refused_before_any_connection(address, why):
+    with pytest.raises(ValueError, match="not a scheduler address") as refused:
+        Target(address).check()
+    assert why in str(refused.value)
+
+
+@pytest.mark.parametrize("address", ["tcp://127.0.0.1:8786", "tls://lab:8786", "[::1]:8786", "tcp://[::1]:8786",
+                                     "lab.example.org:8786", "local"])
+def test_the_addresses_a_lab_writes_are_taken(address):
+    Target(address).check()
+
+
+def test_a_malformed_address_is_one_line_before_any_connection_is_tried():
+    """Dask took 'tcp://127.0.0.1:abc' as far as its connection attempt: one line, then a traceback
+    of its own seconds later as the half-made client was collected."""
+    out, took = cli(*RUN, "--cluster", "tcp://127.0.0.1:abc", "--cluster-timeout", "5")
+    assert out.returncode == 2 and "the port must be a number" in one_line(out)
+    assert took < 5, took          # refused before the 5 s given to reach a scheduler
+
+
+def _until(condition, timeout: float, what: str) -> None:
+    """Poll ``condition`` (a real condition, not a guess at how long something takes)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no {what} after {timeout:g} s")
+        time.sleep(0.02)
