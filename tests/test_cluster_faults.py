@@ -6,6 +6,7 @@ and ``dask worker --nthreads 1`` processes), shared by the tests of this module.
 from __future__ import annotations
 
 import http.server
+import signal
 import socket
 import subprocess
 import sys
@@ -125,6 +126,35 @@ def test_a_malformed_address_is_one_line_before_any_connection_is_tried():
     out, took = cli(*RUN, "--cluster", "tcp://127.0.0.1:abc", "--cluster-timeout", "5")
     assert out.returncode == 2 and "the port must be a number" in one_line(out)
     assert took < 5, took          # refused before the 5 s given to reach a scheduler
+
+
+# A port that answers, but not as a scheduler ---------------------------------------------------
+
+def test_a_port_held_by_something_else_is_one_line_within_the_time_given(squatter):
+    """Dask's client waits for a scheduler's handshake with no limit: a web server or a silent
+    tunnel on the port kept the command waiting for ever, --cluster-timeout notwithstanding."""
+    out, took = cli(*RUN, "--cluster", f"tcp://127.0.0.1:{squatter.port}", "--cluster-timeout", "2", timeout=40)
+    assert out.returncode == 2 and out.stdout == ""
+    assert "did not answer as a Dask scheduler in 2 s" in one_line(out)
+    assert squatter.accepted >= 1 and took < 15, took
+
+
+def test_ctrl_c_while_the_scheduler_is_being_reached_ends_the_command_at_once():
+    squatter = Squatter("silent")
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "workbench", *RUN, "--cluster",
+                                 f"tcp://127.0.0.1:{squatter.port}", "--cluster-timeout", "60"],
+                                cwd=str(ROOT), text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        _until(lambda: squatter.accepted >= 1 or proc.poll() is not None, 30, "a connection to the port")
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=30)
+        took = time.monotonic() - sent
+    finally:
+        squatter.close()
+    assert proc.returncode == 130, stderr
+    assert took < 5, took
+    assert "interrupted by SIGINT: 0 point(s) measured" in stderr
 
 
 def _until(condition, timeout: float, what: str) -> None:

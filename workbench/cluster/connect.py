@@ -5,18 +5,25 @@ Every failure to reach one is a :class:`ClusterError` whose text is one line for
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 log = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT_S = 10.0
 LOCAL = "local"
+ANSWER_SLACK_S = 0.5     # past Dask's own time to connect, before a silent peer is taken for no scheduler
+POLL_S = 0.1             # how often a wait looks whether the sweep was stopped
 
 
 class ClusterError(Exception):
     """The cluster cannot be used; ``str()`` is one line."""
+
+
+class Interrupted(ClusterError):
+    """The sweep was stopped (Ctrl-C, the window's Stop) while the cluster was being reached."""
 
 
 @dataclass(frozen=True)
@@ -127,9 +134,10 @@ def _log_level() -> int:
     return logging.INFO if logging.getLogger().getEffectiveLevel() <= logging.INFO else logging.ERROR
 
 
-def connect(target: Target) -> tuple[Any, Any]:
+def connect(target: Target, stopped: Callable[[], bool] = lambda: False) -> tuple[Any, Any]:
     """(a Client, the local cluster it started or None); ClusterError when the scheduler cannot be
-    reached in ``timeout_s`` (refused, unreachable, a TLS handshake that fails), one line."""
+    reached in ``timeout_s`` (refused, unreachable, a TLS handshake that fails, a port that answers
+    but not as a scheduler), one line; :class:`Interrupted` as soon as ``stopped()``."""
     try:
         from distributed import Client
     except ImportError:
@@ -145,8 +153,9 @@ def connect(target: Target) -> tuple[Any, Any]:
         if target.address == LOCAL:
             cluster = start_local()
             return Client(cluster, set_as_default=False, timeout=target.timeout_s), cluster
-        return Client(target.address, security=security(target), set_as_default=False,
-                      timeout=target.timeout_s), None
+        sec = security(target)
+        reach(target, sec, stopped)
+        return Client(target.address, security=sec, set_as_default=False, timeout=target.timeout_s), None
     except ClusterError:
         raise
     except Exception as exc:  # noqa: BLE001 - OSError, TimeoutError, TLS errors, bad addresses: one line
@@ -155,6 +164,48 @@ def connect(target: Target) -> tuple[Any, Any]:
         what = "start a local Dask cluster" if target.address == LOCAL else \
             f"reach the Dask scheduler at {target.address}"
         raise ClusterError(f"could not {what}: {one_line(exc)}") from None
+
+
+def reach(target: Target, sec: Any, stopped: Callable[[], bool] = lambda: False) -> None:
+    """Open one connection to the scheduler and finish Dask's handshake on it, within ``timeout_s``.
+
+    Dask's client retries a refused connection until its time is up, but then waits for the
+    scheduler's handshake without any limit: a port held by something else (a web server, a tunnel
+    whose far end is down, a firewall that takes connections and drops them) kept ``run --cluster``
+    waiting for ever, deaf to Ctrl-C. Tried here first, on a loop of its own, the wait has an end,
+    and a Stop ends it at once."""
+    import asyncio
+
+    from distributed.comm import connect as open_comm
+
+    async def attempt() -> None:
+        comm = await open_comm(target.address, timeout=target.timeout_s, **sec.get_connection_args("client"))
+        await comm.close()
+
+    async def bounded() -> None:
+        job = asyncio.ensure_future(attempt())
+        deadline = time.monotonic() + target.timeout_s + ANSWER_SLACK_S
+        try:
+            while not job.done():
+                if stopped():
+                    raise Interrupted("stopped while reaching the Dask scheduler")
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise ClusterError(
+                        f"could not reach the Dask scheduler at {target.address}: something took the connection "
+                        f"but did not answer as a Dask scheduler in {target.timeout_s:g} s (another service on "
+                        "that port, or a tunnel whose far end is down?)")
+                await asyncio.wait({job}, timeout=min(POLL_S, left))
+            job.result()
+        finally:
+            job.cancel()
+            await asyncio.gather(job, return_exceptions=True)
+
+    loop = asyncio.new_event_loop()
+    try:
+        loop.run_until_complete(bounded())
+    finally:
+        loop.close()
 
 
 def one_line(exc: BaseException) -> str:

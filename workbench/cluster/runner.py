@@ -39,7 +39,7 @@ from typing import Any, Iterable, Iterator
 
 from workbench.measure import protocol
 from workbench.cluster import places
-from workbench.cluster.connect import DEFAULT_TIMEOUT_S, ClusterError, Target, connect, one_line
+from workbench.cluster.connect import DEFAULT_TIMEOUT_S, ClusterError, Interrupted, Target, connect, one_line
 from workbench.results.rows import empty_row
 
 log = logging.getLogger(__name__)
@@ -87,6 +87,7 @@ class ClusterRunner:
         self._armed = False
         self._closed = False
         self._renew = False
+        self._sweeping = False               # inside run(): a Stop counts
         self._spec: Any = None               # the sweep running now
         self._alive: set[str] = set()        # the workers alive when the scheduler was last asked
         self._empty_since: float | None = None     # since when it has had none
@@ -131,10 +132,17 @@ class ClusterRunner:
     def run(self, spec: Any, skip: Iterable[int] = ()) -> Iterator[Any]:
         """Every message of a sweep on the cluster, ending with exactly one SweepFinished; the
         points whose index is in ``skip`` are not run."""
-        from workbench.measure import engine
         if not self._armed:
             self.arm()
         self._armed = False
+        self._sweeping = True
+        try:
+            yield from self._run(spec, skip)
+        finally:
+            self._sweeping = False
+
+    def _run(self, spec: Any, skip: Iterable[int]) -> Iterator[Any]:
+        from workbench.measure import engine
         self.lost = ""
         t0 = time.monotonic()
         try:
@@ -151,7 +159,13 @@ class ClusterRunner:
             if self._renew:
                 from workbench.cluster import task
                 self._renew = False
-                self.client.run(task.forget_engines)
+                self._call(lambda: self.client._run(task.forget_engines, on_error="return"),  # noqa: SLF001
+                           self.target.timeout_s, "end the workers' engines")
+            if self._stopping():
+                raise Interrupted("stopped before the first point")
+        except Interrupted:          # stopped while the cluster was reached or surveyed: nothing ran
+            yield protocol.SweepFinished(True, time.monotonic() - t0)
+            return
         except ClusterError as exc:
             yield protocol.SweepError(str(exc))
             yield protocol.SweepFinished(False, time.monotonic() - t0)
@@ -170,7 +184,32 @@ class ClusterRunner:
             self.target.check()
         except ValueError as exc:
             raise ClusterError(str(exc)) from None
-        self.client, self.cluster = connect(self.target)
+        self.client, self.cluster = connect(self.target, self._stopping)
+
+    def _stopping(self) -> bool:
+        """Whether to give up waiting: closed, or a sweep running and asked to stop (a Stop of the
+        last sweep does not stop the window's question of which backends the workers have)."""
+        return self._closed or (self._sweeping and self._stop_at is not None)
+
+    def _call(self, make: Any, timeout_s: float, what: str) -> Any:
+        """The result of the coroutine ``make()`` run on the client's loop, waited for at most
+        ``timeout_s`` and given up at a Stop (:class:`Interrupted`): Dask's blocking calls wait on a
+        worker that does not answer (stopped, hung in a C call) as long as the scheduler keeps it."""
+        import asyncio
+        import concurrent.futures
+        job = asyncio.run_coroutine_threadsafe(make(), self.client.loop.asyncio_loop)
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                return job.result(timeout=POLL_S)
+            except concurrent.futures.TimeoutError:
+                if self._stopping():
+                    job.cancel()
+                    raise Interrupted(f"stopped while waiting to {what}") from None
+                if time.monotonic() > deadline:
+                    job.cancel()
+                    raise ClusterError(f"the Dask cluster at {self.address} did not answer in {timeout_s:g} s "
+                                       f"when asked to {what}") from None
 
     def probe(self) -> Iterator[Any]:
         """Which backends the cluster's workers can run, as ``Supervisor.probe`` says it of this
