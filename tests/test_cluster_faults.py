@@ -6,6 +6,7 @@ and ``dask worker --nthreads 1`` processes), shared by the tests of this module.
 from __future__ import annotations
 
 import http.server
+import os
 import signal
 import socket
 import subprocess
@@ -17,9 +18,10 @@ import pytest
 
 pytest.importorskip("distributed", reason="the cluster extra is not installed (pip install -e '.[cluster]')")
 
-from test_cluster import ROOT, Lab  # noqa: E402
+from test_cluster import PLUGIN, ROOT, Lab, spec_of  # noqa: E402
 
 from workbench.cluster.connect import Target  # noqa: E402
+from workbench.measure import protocol  # noqa: E402
 
 RUN = ["run", "-w", "source_terms", "-b", "numpy", "-s", "1024", "--budget", "0.01", "-q"]
 
@@ -155,6 +157,41 @@ def test_ctrl_c_while_the_scheduler_is_being_reached_ends_the_command_at_once():
     assert proc.returncode == 130, stderr
     assert took < 5, took
     assert "interrupted by SIGINT: 0 point(s) measured" in stderr
+
+
+# A worker that hangs ----------------------------------------------------------------------------
+
+def _worker_pids(lab) -> dict[str, int]:
+    from distributed import Client
+    with Client(lab.address, timeout=10, set_as_default=False) as client:
+        return client.run(os.getpid)
+
+
+def test_a_hung_worker_is_left_out_and_the_sweep_runs_on_the_others(lab, nap):
+    """A worker that does not answer (stopped, hung in a C call) kept every later sweep from
+    starting: Client.run waits for every worker. It is left out after its time, with its points."""
+    from workbench.cluster.connect import Target
+    from workbench.cluster.runner import ClusterRunner
+    pids = _worker_pids(lab)
+    hung, well = sorted(pids)
+    os.kill(pids[hung], signal.SIGSTOP)
+    r = ClusterRunner(Target(lab.address, timeout_s=10), plugins=(PLUGIN,), survey_timeout_s=2)
+    try:
+        msgs = list(r.run(spec_of(sizes=(1024, 2048, 4096))))
+    finally:
+        os.kill(pids[hung], signal.SIGCONT)
+        r.close()
+    rows = protocol.rows(msgs)
+    assert [w.address for w in r.workers] == [well]
+    assert sorted(row["size"] for row in rows) == [1024, 2048, 4096]
+    assert all(row["status"] == "ok" and row["worker"] == well for row in rows), rows
+    assert isinstance(msgs[-1], protocol.SweepFinished) and not msgs[-1].cancelled
+
+
+@pytest.fixture
+def nap(registry):
+    registry.load_file(PLUGIN)
+    return registry
 
 
 def _until(condition, timeout: float, what: str) -> None:

@@ -48,6 +48,7 @@ POLL_S = 0.05            # how long the loop waits for an event before it looks 
 CHECK_S = 0.25           # how often the scheduler is asked which workers are alive
 CHECK_TIMEOUT_S = 5.0    # how long it may take to answer before it is taken for gone
 STOP_WAIT_S = 1.5        # how long a stopped point may take to come back before it is given up
+SURVEY_TIMEOUT_S = 60.0  # how long a worker may take to say what it has (its first imports, a GPU library's check)
 DEFAULT_POINT_TIMEOUT_S = 300.0
 
 
@@ -71,16 +72,19 @@ class ClusterRunner:
 
     def __init__(self, target: Target | str, plugins: tuple[str, ...] = (),
                  point_timeout_s: float | None = DEFAULT_POINT_TIMEOUT_S, devices: tuple[str, ...] | None = None,
-                 journal: Any = None, stop_wait_s: float = STOP_WAIT_S) -> None:
+                 journal: Any = None, stop_wait_s: float = STOP_WAIT_S,
+                 survey_timeout_s: float = SURVEY_TIMEOUT_S) -> None:
         self.target = target if isinstance(target, Target) else Target(str(target))
         self.plugins = tuple(str(p) for p in plugins)
         self.point_timeout_s = point_timeout_s
         self.devices = devices
         self.journal = journal
         self.stop_wait_s = stop_wait_s
+        self.survey_timeout_s = survey_timeout_s
         self.client = None
         self.cluster = None                  # the local cluster this runner started, if any
         self.workers: list[places.WorkerInfo] = []
+        self.asked: set[str] = set()         # every worker the last survey asked, answering or not
         self.restarts = 0                    # workers lost under a point
         self.lost = ""                       # why the last sweep lost its scheduler ('' : it did not)
         self._stop_at: float | None = None
@@ -160,7 +164,7 @@ class ClusterRunner:
                 from workbench.cluster import task
                 self._renew = False
                 self._call(lambda: self.client._run(task.forget_engines, on_error="return"),  # noqa: SLF001
-                           self.target.timeout_s, "end the workers' engines")
+                           self.survey_timeout_s, "end the workers' engines")
             if self._stopping():
                 raise Interrupted("stopped before the first point")
         except Interrupted:          # stopped while the cluster was reached or surveyed: nothing ran
@@ -242,17 +246,46 @@ class ClusterRunner:
         return workers
 
     def _workers(self, backends: tuple[str, ...]) -> list[places.WorkerInfo]:
-        """Every worker that answers its survey (``backends``: the ones it is asked about)."""
+        """Every worker that answers its survey (``backends``: the ones it is asked about) within
+        ``survey_timeout_s``; one that does not is left out, and so are its points."""
+        import asyncio
+
         from workbench.cluster import task
+        client, deadline = self.client, time.monotonic() + self.target.timeout_s
         try:
-            self.client.wait_for_workers(1, timeout=self.target.timeout_s)
-        except Exception:  # noqa: BLE001 - TimeoutError, or the scheduler went away meanwhile
-            raise ClusterError(f"the Dask scheduler at {self.address} has no worker") from None
+            while not (addresses := sorted(client.nthreads(callback_timeout=CHECK_TIMEOUT_S))):
+                if self._stopping():
+                    raise Interrupted("stopped while waiting for a Dask worker")
+                if time.monotonic() > deadline:
+                    raise ClusterError(f"the Dask scheduler at {self.address} has no worker")
+                time.sleep(POLL_S)
+        except ClusterError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the scheduler went away meanwhile
+            raise ClusterError(f"the Dask scheduler at {self.address} went away: {one_line(exc)}") from None
+        limit = self.survey_timeout_s
+
+        async def each() -> dict:
+            # One request per worker, each with its time limit: Client.run waits for every worker, so
+            # one hung worker kept every later sweep of the cluster from starting.
+            async def one(address: str) -> Any:
+                try:
+                    got = await asyncio.wait_for(client._run(task.survey, backends, self.plugins,   # noqa: SLF001
+                                                             workers=[address], on_error="return"), limit)
+                    return got.get(address, LookupError("it left the cluster"))
+                except asyncio.TimeoutError:
+                    return TimeoutError(f"no answer in {limit:g} s (hung, or stopped?)")
+                except Exception as exc:  # noqa: BLE001 - reported with the worker
+                    return exc
+            return dict(zip(addresses, await asyncio.gather(*(one(a) for a in addresses))))
         try:
-            found = self.client.run(task.survey, backends, self.plugins, on_error="return")
+            found = self._call(each, limit + CHECK_TIMEOUT_S, "survey the Dask workers")
+        except ClusterError:
+            raise
         except Exception as exc:  # noqa: BLE001
             raise ClusterError(f"could not ask the Dask workers at {self.address} what they have: "
                                f"{one_line(exc)}") from None
+        self.asked = set(found)
         workers, broken = [], []
         for address, info in sorted(found.items()):
             if isinstance(info, BaseException):
@@ -279,7 +312,10 @@ class ClusterRunner:
                 if i in skip:
                     continue
                 able = tuple(w.address for w in self.workers if not w.usable.get(backend, "?"))
-                restrict = None if len(able) == len(self.workers) else able
+                # Unrestricted only when every worker asked can run it (a worker its nanny restarts
+                # under a new address may then take the points on): never a worker that failed its
+                # survey or did not answer it.
+                restrict = None if set(able) == self.asked else able
                 tasks.append(Task(i, i, backend, backend, size, variant, is_gpu(backend), "", restrict))
             return tasks
         unknown = places.unknown_devices(self.workers, self.devices)
