@@ -201,3 +201,83 @@ def _until(condition, timeout: float, what: str) -> None:
         if time.monotonic() > deadline:
             raise AssertionError(f"no {what} after {timeout:g} s")
         time.sleep(0.02)
+
+
+# Plug-ins on the workers ------------------------------------------------------------------------
+
+EDITED = '''
+import numpy as np
+from workbench.catalog.registry import Workload, register
+W = register(Workload(
+    name="edited", title="Edited", kind="kernels", description="a kernel its author changes between sweeps",
+    lesson="none", size_unit="elements", default_sizes=(1024,),
+    make_inputs=lambda n, dt, v, rng: (np.arange(n, dtype=dt),),
+    reference=lambda inp: inp[0].astype(np.float64) * 2,
+    flops=lambda n: float(n), bytes_moved=lambda n, isz: 2.0 * n * isz, footprint=lambda n, isz: 4.0 * n * isz,
+))
+FACTOR = {factor}
+
+@W.implement("numpy")
+def _numpy(inputs, ctx):
+    (x,) = inputs
+    out = np.empty_like(x)
+    return lambda: np.multiply(x, FACTOR, out=out)
+'''
+
+
+def _edited_rows(lab, path, factor: int, **kw):
+    from workbench.cluster.runner import ClusterRunner
+    path.write_text(EDITED.format(factor=factor))
+    r = ClusterRunner(Target(lab.address, timeout_s=10), plugins=(str(path),), **kw)
+    try:
+        return list(r.run(spec_of(workload="edited", sizes=(1024, 2048, 4096, 8192), budget_s=0.01, rounds=1)))
+    finally:
+        r.close()
+
+
+def test_a_plugin_edited_between_sweeps_is_measured_as_it_is_now(lab, registry, tmp_path):
+    """A worker outlives a sweep: it kept the plug-in it loaded first, and its engine too, so a
+    kernel fixed (or broken) and run again was measured as it was. Here the second version is wrong
+    (x*3 against a reference of x*2): its rows must say so, on every worker."""
+    path = tmp_path / "edited_plugin.py"
+    path.write_text(EDITED.format(factor=2))
+    registry.load_file(path)
+    first = protocol.rows(_edited_rows(lab, path, 2))
+    assert len(first) == 4 and all(r["status"] == "ok" for r in first), [r["message"] for r in first]
+    second = protocol.rows(_edited_rows(lab, path, 3))
+    assert len(second) == 4 and not [r for r in second if r["status"] == "ok"], [
+        (r["worker"], r["status"]) for r in second]
+
+
+def test_a_plugin_no_worker_has_is_one_line(lab, registry, tmp_path):
+    path = tmp_path / "gone_plugin.py"
+    path.write_text(EDITED.format(factor=2))
+    registry.load_file(path)          # here, as the command line loads it; then it is gone for the workers
+    path.unlink()
+    msgs = _edited_rows_without_writing(lab, path)
+    errors = [m for m in msgs if isinstance(m, protocol.SweepError)]
+    assert len(errors) == 1 and "is not on this worker" in errors[0].message, errors
+    assert not protocol.rows(msgs)
+
+
+def test_a_worker_whose_copy_of_a_plugin_differs_measures_none_of_its_points(lab, registry, tmp_path, monkeypatch):
+    """Another copy of the file on a worker's host, not the one the sweep was started with: that
+    worker would measure other code than asked."""
+    from workbench.cluster.runner import ClusterRunner
+    path = tmp_path / "copied_plugin.py"
+    path.write_text(EDITED.format(factor=2))
+    registry.load_file(path)
+    monkeypatch.setattr(ClusterRunner, "_digests", lambda self: {str(path): "0" * 64})
+    msgs = _edited_rows_without_writing(lab, path)
+    errors = [m for m in msgs if isinstance(m, protocol.SweepError)]
+    assert len(errors) == 1 and "their contents differ" in errors[0].message, errors
+    assert not protocol.rows(msgs)
+
+
+def _edited_rows_without_writing(lab, path):
+    from workbench.cluster.runner import ClusterRunner
+    r = ClusterRunner(Target(lab.address, timeout_s=10), plugins=(str(path),))
+    try:
+        return list(r.run(spec_of(workload="edited", sizes=(1024,))))
+    finally:
+        r.close()

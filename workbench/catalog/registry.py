@@ -251,7 +251,9 @@ class Registry:
             if isinstance(exc, PluginError):
                 raise PluginError(f"{path}: {exc}") from None
             raise PluginError(f"{path}: {type(exc).__name__} while loading it: {exc}") from None
-        added = set(self._workloads) - set(before)
+        # New names, and names this file declares again (a file loaded anew after an edit, by a
+        # process that outlives a sweep: a Dask worker).
+        added = {n for n, w in self._workloads.items() if before.get(n) is not w}
         if not added:
             raise PluginError(f"{path}: declares no workload (register(Workload(...)) at module level)")
         try:

@@ -264,6 +264,7 @@ class ClusterRunner:
         except Exception as exc:  # noqa: BLE001 - the scheduler went away meanwhile
             raise ClusterError(f"the Dask scheduler at {self.address} went away: {one_line(exc)}") from None
         limit = self.survey_timeout_s
+        expected = self._digests()
 
         async def each() -> dict:
             # One request per worker, each with its time limit: Client.run waits for every worker, so
@@ -271,7 +272,8 @@ class ClusterRunner:
             async def one(address: str) -> Any:
                 try:
                     got = await asyncio.wait_for(client._run(task.survey, backends, self.plugins,   # noqa: SLF001
-                                                             workers=[address], on_error="return"), limit)
+                                                             expected, workers=[address], on_error="return"),
+                                                 limit)
                     return got.get(address, LookupError("it left the cluster"))
                 except asyncio.TimeoutError:
                     return TimeoutError(f"no answer in {limit:g} s (hung, or stopped?)")
@@ -291,14 +293,22 @@ class ClusterRunner:
             if isinstance(info, BaseException):
                 broken.append(f"{address}: {type(info).__name__}: {one_line(info)}")
                 continue
+            if info.get("plugins"):         # it would measure none of the sweep's points, or other code
+                broken.append(f"{address}: {'; '.join(info['plugins'])}")
+                continue
             workers.append(places.WorkerInfo(address, info["host"], info["gpu"], info["pid"], info["usable"]))
         if not workers:
             hint = " (install gpu-workbench in the workers' environment)" if any(
-                "workbench" in b for b in broken) else ""
-            raise ClusterError(f"no Dask worker at {self.address} can run the workbench{hint}: {broken[0]}")
+                "No module named 'workbench" in b for b in broken) else ""
+            raise ClusterError(f"no Dask worker at {self.address} can run this sweep{hint}: {broken[0]}")
         for line in broken:
             log.warning("left out a worker that failed its survey: %s", line)
         return workers
+
+    def _digests(self) -> dict[str, str]:
+        """Each plug-in file's digest as the client has it: a worker measures only the same file."""
+        from workbench.cluster import task
+        return {path: task.digest(path) for path in self.plugins}
 
     @property
     def address(self) -> str:
@@ -348,10 +358,11 @@ class ClusterRunner:
         topic, stop_name = f"gpu-workbench-{sweep}", f"gpu-workbench-stop-{sweep}"
         events: queue.Queue = queue.Queue()
         client.subscribe_topic(topic, events.put)
+        expected = self._digests()
         futures = {}
         for t in tasks:
             f = client.submit(task_mod.run_point, spec, t.point, t.gpu, self.plugins, self.point_timeout_s,
-                              topic, stop_name, t.index, key=f"{topic}-{t.index}",
+                              topic, stop_name, t.index, expected, key=f"{topic}-{t.index}",
                               workers=list(t.workers) if t.workers is not None else None,
                               allow_other_workers=False, pure=False)
             futures[f] = t

@@ -13,11 +13,13 @@ would locally, within its grace time.
 """
 from __future__ import annotations
 
+import hashlib
 import logging
 import multiprocessing
 import multiprocessing.util
 import os
 import threading
+from pathlib import Path
 from typing import Any
 
 from workbench.cluster import places
@@ -28,33 +30,56 @@ WATCH_S = 0.1                 # how often a running point looks whether it was s
 _lock = threading.Lock()
 _idle: dict[tuple, list] = {}          # supervisors not in use, by (plugins, point time limit)
 _every: list = []                      # every supervisor of this worker, in use or not
-_loaded: set[str] = set()              # plug-in files loaded into this worker process
+_loaded: dict[str, str] = {}           # plug-in files loaded into this worker process: path -> content's digest
 _exit_hook = False
 
 
-def _load_plugins(plugins: tuple[str, ...]) -> list[str]:
+def digest(path: str) -> str:
+    """The SHA-256 of a plug-in file's content ('' where it cannot be read)."""
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return ""
+
+
+def _load_plugins(plugins: tuple[str, ...], expected: dict[str, str] | None = None) -> list[str]:
     """Load the sweep's plug-in files here too (the worker validates and plans the sweep as the
-    client did); a file missing here is said, and its points become error rows."""
+    client did); what keeps one from loading is said, and the worker measures none of its points.
+
+    A worker outlives a sweep: a file loaded once and then edited (the user changed a kernel and
+    ran again) is loaded again, else the worker and its kept engine measured the old code. A file
+    whose content is not the one the client started the sweep with (``expected``: path -> digest;
+    another copy on this host) is refused: this worker would measure other code than asked."""
     from workbench.catalog.registry import REGISTRY
     problems = []
     for path in plugins:
-        if path in _loaded:
+        have, want = digest(path), (expected or {}).get(path, "")
+        if not have:
+            problems.append(f"plug-in {path} is not on this worker (a plug-in must be at the same path on every "
+                            "worker, or installed there)")
+            continue
+        if want and have != want:
+            problems.append(f"plug-in {path} on this worker is not the file the sweep was started with (their "
+                            "contents differ): copy it here")
+            continue
+        if _loaded.get(path) == have:
             continue
         try:
             REGISTRY.load_file(path)
-            _loaded.add(path)
+            _loaded[path] = have
         except Exception as exc:  # noqa: BLE001 - reported with the point
             problems.append(f"plug-in {path} did not load on this worker: {exc}")
     return problems
 
 
-def survey(backends: tuple[str, ...], plugins: tuple[str, ...] = ()) -> dict:
-    """This worker's host, GPU and which of ``backends`` it can run (run on every worker by
-    ``Client.run`` before a sweep): plain data."""
+def survey(backends: tuple[str, ...], plugins: tuple[str, ...] = (), expected: dict[str, str] | None = None) -> dict:
+    """This worker's host, GPU, which of ``backends`` it can run, and what keeps it from loading the
+    sweep's plug-ins (run on every worker by ``Client.run`` before a sweep): plain data."""
     from workbench.measure import engine, supervisor  # noqa: F401 - imported now, not while a point measures
     from workbench.catalog.backends import BACKENDS, probe_all
     from workbench.core import driver
-    _load_plugins(plugins)
+    with _lock:
+        problems = _load_plugins(plugins, expected)
     info = driver.query()
     known = [name for name in backends if name in BACKENDS]
     found = probe_all(known) if known else {}     # side by side: a GPU library's check is a child process of seconds
@@ -62,10 +87,14 @@ def survey(backends: tuple[str, ...], plugins: tuple[str, ...] = ()) -> dict:
     usable.update({name: f"unknown backend {name} on this worker (a plug-in it lacks?)"
                    for name in backends if name not in BACKENDS})
     return {"host": places.host_name(), "gpu": places.this_gpu(0 if info.error else info.device_count),
-            "pid": os.getpid(), "usable": usable}
+            "pid": os.getpid(), "usable": usable, "plugins": problems}
 
 
 def _supervisor(key: tuple):
+    """An engine for ``key`` (plug-ins, their digests, the point time limit): the one this worker
+    kept, else a fresh one. Idle engines of other keys are ended: one of an older version of a
+    plug-in would measure old code, and each holds memory (on a GPU, a CUDA context) beside the
+    points measured now."""
     from workbench.measure.supervisor import Supervisor
     global _exit_hook
     with _lock:
@@ -75,10 +104,18 @@ def _supervisor(key: tuple):
             # the nanny kills the worker (8 s). Its finalizers run before that: this one ends them.
             multiprocessing.util.Finalize(None, _end_engines, exitpriority=10)
             _exit_hook = True
+        stale = [sup for other, free in _idle.items() if other != key for sup in free]
+        for other in [k for k in _idle if k != key]:
+            del _idle[other]
+        for sup in stale:
+            _every.remove(sup)
         free = _idle.setdefault(key, [])
-        if free:
-            return free.pop()
-    plugins, timeout = key
+        found = free.pop() if free else None
+    for sup in stale:
+        sup.close()
+    if found is not None:
+        return found
+    plugins, _, timeout = key
     sup = Supervisor(plugins=plugins, point_timeout_s=timeout)
     with _lock:
         _every.append(sup)
@@ -117,7 +154,7 @@ def _prepare_worker() -> None:
 
 
 def run_point(spec: Any, index: int, gpu_backend: bool, plugins: tuple[str, ...], point_timeout_s: float | None,
-              topic: str, stop_event: str, ident: int) -> dict:
+              topic: str, stop_event: str, ident: int, expected: dict[str, str] | None = None) -> dict:
     """Measure point ``index`` of ``spec`` here: its messages, and where it was measured."""
     from distributed import Event, get_worker
 
@@ -166,14 +203,17 @@ def run_point(spec: Any, index: int, gpu_backend: bool, plugins: tuple[str, ...]
     watcher = threading.Thread(target=watch, name="gpu-workbench-stop-watch", daemon=True)
     watcher.start()
     messages: list = []
-    engine_key = (tuple(plugins), point_timeout_s)
     try:
         with hostlock.alone(gpu, cancelled):
             if cancelled():
                 return {**where, "messages": messages, "stopped": True}
             # Whatever this worker still has to load, it loads holding the lock: never beside a point.
-            messages += [protocol.LogLine("WARNING", p) for p in _load_plugins(plugins)]
+            with _lock:
+                problems = _load_plugins(plugins, expected)
             worker.log_event(topic, {"task": ident, "state": "started", **where})
+            if problems:          # it would measure other code than asked, or none: an error row
+                return {**where, "messages": [protocol.SweepError("; ".join(problems))], "stopped": False}
+            engine_key = (tuple(plugins), tuple(_loaded.get(p, "") for p in plugins), point_timeout_s)
             _prepare_worker()
             sup = _supervisor(engine_key)
             sup.arm()
