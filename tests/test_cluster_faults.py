@@ -281,3 +281,24 @@ def _edited_rows_without_writing(lab, path):
         return list(r.run(spec_of(workload="edited", sizes=(1024,))))
     finally:
         r.close()
+
+
+# --cluster local ----------------------------------------------------------------------------------
+
+def test_two_local_clusters_at_once_start_quietly_on_this_machine_only(recwarn):
+    """Each scheduler serves HTTP (health, metrics) too: on port 8787 by default, so a second
+    'run --cluster local' (or a lab's scheduler on this host) printed Dask's 'Port 8787 is already
+    in use' warning into the command's output. Each takes a free port of 127.0.0.1 now."""
+    from workbench.cluster.connect import start_local
+    clusters = []
+    try:
+        for _ in range(2):
+            clusters.append(start_local())
+        for c in clusters:
+            assert c.scheduler_address.startswith("tcp://127.0.0.1:")
+            http = [s.getsockname() for s in c.scheduler.http_server._sockets.values()]
+            assert http and all(host == "127.0.0.1" and port != 8787 for host, port, *_ in http), http
+    finally:
+        for c in clusters:
+            c.close()
+    assert not [w for w in recwarn if "already in use" in str(w.message)], [str(w.message) for w in recwarn]

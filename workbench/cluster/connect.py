@@ -122,10 +122,16 @@ def start_local() -> Any:
                         "(pip install dask-cuda for one worker per GPU)")
         else:
             return LocalCUDACluster(host="127.0.0.1", threads_per_worker=1, dashboard_address=None,
-                                    silence_logs=_log_level())
+                                    scheduler_kwargs=_QUIET_HTTP, silence_logs=_log_level())
     from distributed import LocalCluster
     return LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
-                        dashboard_address=None, silence_logs=_log_level())
+                        dashboard_address=None, scheduler_kwargs=_QUIET_HTTP, silence_logs=_log_level())
+
+
+#: A scheduler serves HTTP (health, metrics) even without its dashboard, by default on port 8787:
+#: a second local cluster, or a lab's scheduler on this host, made Dask warn 'Port 8787 is already
+#: in use' into the command's output. A free port of 127.0.0.1 instead.
+_QUIET_HTTP = {"dashboard_address": "127.0.0.1:0"}
 
 
 def _log_level() -> int:
