@@ -302,3 +302,43 @@ def test_two_local_clusters_at_once_start_quietly_on_this_machine_only(recwarn):
         for c in clusters:
             c.close()
     assert not [w for w in recwarn if "already in use" in str(w.message)], [str(w.message) for w in recwarn]
+
+
+# The window ---------------------------------------------------------------------------------------
+
+def test_the_window_stops_at_once_while_it_waits_for_a_scheduler_that_does_not_answer(qtbot, tmp_path):
+    """'Run on' an address where nothing answers as a scheduler: the question of which backends the
+    workers have waits; Run queues behind it. Stop then ends both at once (it waited for the whole
+    time given to reach the scheduler, and for ever before that had an end), and going back to
+    'This machine' runs there without waiting on the cluster."""
+    from PySide6.QtCore import QSettings
+
+    from panels.window import MainWindow
+    from test_gui import check_backends, set_sizes
+    squatter = Squatter("silent")
+    w = MainWindow(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(w)
+    try:
+        with qtbot.waitSignal(w.ready, timeout=120_000):
+            w.show()
+        w.runOn.choice.setCurrentText("Dask scheduler at...")
+        w.runOn.address.setText(f"tcp://127.0.0.1:{squatter.port}")
+        w.runOn.address.editingFinished.emit()
+        assert w.experiment.select_workload("source_terms")
+        check_backends(w, ["numpy"])
+        set_sizes(w, "2^10", "2^12", 2)
+        w.experiment.budgetSpin.setValue(0.02)
+        w.run()
+        qtbot.waitUntil(lambda: squatter.accepted >= 1, timeout=10_000)
+        stopped = time.monotonic()
+        with qtbot.waitSignal(w.sweepCompleted, timeout=30_000) as done:
+            w.stop()
+        assert done.args == [True] and time.monotonic() - stopped < 3
+        assert not w.rows
+        w.runOn.choice.setCurrentText("This machine")
+        with qtbot.waitSignal(w.sweepCompleted, timeout=60_000) as done:
+            w.run()
+        assert done.args == [False] and len(w.rows) == 2 and all(r["status"] == "ok" for r in w.rows)
+    finally:
+        w.close()
+        squatter.close()

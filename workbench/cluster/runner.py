@@ -191,9 +191,10 @@ class ClusterRunner:
         self.client, self.cluster = connect(self.target, self._stopping)
 
     def _stopping(self) -> bool:
-        """Whether to give up waiting: closed, or a sweep running and asked to stop (a Stop of the
-        last sweep does not stop the window's question of which backends the workers have)."""
-        return self._closed or (self._sweeping and self._stop_at is not None)
+        """Whether to give up waiting: closed, or asked to stop while a sweep runs or waits to (the
+        window's Run queues its sweep behind the question of which backends the workers have: a
+        Stop then ends that question too). A Stop of a sweep that ended stops nothing more."""
+        return self._closed or (self._stop_at is not None and (self._sweeping or self._armed))
 
     def _call(self, make: Any, timeout_s: float, what: str) -> Any:
         """The result of the coroutine ``make()`` run on the client's loop, waited for at most
@@ -222,6 +223,8 @@ class ClusterRunner:
         try:
             self._ensure_client()
             workers = self._workers(tuple(BACKENDS))
+        except Interrupted:          # Stop, or another place to run on: nobody waits for the answer
+            return
         except ClusterError as exc:
             yield protocol.ClusterLost(str(exc))
             return
