@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -186,6 +187,47 @@ def test_a_hung_worker_is_left_out_and_the_sweep_runs_on_the_others(lab, nap):
     assert sorted(row["size"] for row in rows) == [1024, 2048, 4096]
     assert all(row["status"] == "ok" and row["worker"] == well for row in rows), rows
     assert isinstance(msgs[-1], protocol.SweepFinished) and not msgs[-1].cancelled
+
+
+def test_a_worker_that_hangs_mid_point_is_restarted_and_the_sweep_goes_on(lab, nap):
+    """A worker stopped while it measures holds its host's lock: its point never ends (the engine's
+    time limit is the worker's to enforce) and every other point of the host waits, until the
+    scheduler gives the worker up minutes later (8 minutes, seen). Past the longest a point can
+    last, the point is an error row and the worker is restarted through its nanny."""
+    from workbench.cluster.runner import ClusterRunner
+    r = ClusterRunner(Target(lab.address, timeout_s=10), plugins=(PLUGIN,), point_timeout_s=2, hung_grace_s=1)
+    msgs, hung = [], None
+    try:
+        for m in r.run(spec_of(sizes=(1024, 3, 2048, 4096))):
+            msgs.append(m)
+            if isinstance(m, protocol.PointStarted) and m.size == 3 and hung is None:
+                from test_cluster import _wait_for_file
+                pid_file = _wait_for_file(lab.pids, "*.pid")
+                hung = int(pid_file.read_text())
+                pid_file.unlink()
+                os.kill(hung, signal.SIGSTOP)
+    finally:
+        r.close()
+        if hung is not None:
+            try:
+                os.kill(hung, signal.SIGCONT)      # (its nanny has ended it: nothing to wake)
+            except ProcessLookupError:
+                pass
+    rows = protocol.rows(msgs)
+    assert hung is not None and sorted(row["size"] for row in rows) == [3, 1024, 2048, 4096]
+    errors = [row for row in rows if row["status"] != "ok"]
+    assert len(errors) == 1 and errors[0]["size"] == 3, [(row["size"], row["message"]) for row in rows]
+    assert "longer than a point can last: it hangs" in errors[0]["message"]
+    _until(lambda: not _alive(hung), 30, "end of the hung worker")     # its nanny ended it
+    lab.wait_for(2)                                                       # and started another
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return not Path(f"/proc/{pid}/status").read_text().count("State:\tZ")
 
 
 @pytest.fixture

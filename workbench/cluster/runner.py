@@ -49,6 +49,8 @@ CHECK_S = 0.25           # how often the scheduler is asked which workers are al
 CHECK_TIMEOUT_S = 5.0    # how long it may take to answer before it is taken for gone
 STOP_WAIT_S = 1.5        # how long a stopped point may take to come back before it is given up
 SURVEY_TIMEOUT_S = 60.0  # how long a worker may take to say what it has (its first imports, a GPU library's check)
+HUNG_GRACE_S = 60.0      # past a point's longest life (inputs and point, each up to its time limit): its worker hangs
+RESTART_S = 3.0          # how long a hung worker's nanny waits for it to close before it kills it (x 0.8)
 DEFAULT_POINT_TIMEOUT_S = 300.0
 
 
@@ -73,7 +75,7 @@ class ClusterRunner:
     def __init__(self, target: Target | str, plugins: tuple[str, ...] = (),
                  point_timeout_s: float | None = DEFAULT_POINT_TIMEOUT_S, devices: tuple[str, ...] | None = None,
                  journal: Any = None, stop_wait_s: float = STOP_WAIT_S,
-                 survey_timeout_s: float = SURVEY_TIMEOUT_S) -> None:
+                 survey_timeout_s: float = SURVEY_TIMEOUT_S, hung_grace_s: float = HUNG_GRACE_S) -> None:
         self.target = target if isinstance(target, Target) else Target(str(target))
         self.plugins = tuple(str(p) for p in plugins)
         self.point_timeout_s = point_timeout_s
@@ -81,6 +83,7 @@ class ClusterRunner:
         self.journal = journal
         self.stop_wait_s = stop_wait_s
         self.survey_timeout_s = survey_timeout_s
+        self.hung_grace_s = hung_grace_s
         self.client = None
         self.cluster = None                  # the local cluster this runner started, if any
         self.workers: list[places.WorkerInfo] = []
@@ -378,6 +381,10 @@ class ClusterRunner:
         envs: dict[str, dict] = {}
         delivered, cancelled, stop_sent, lost = 0, False, False, ""
         checked = 0.0
+        # A point's own engine ends it past its time limit, but only while its worker works: a worker
+        # stopped or hung in a C call holds its host's lock, and every point of the host waits,
+        # until the scheduler gives the worker up (worker-ttl: minutes).
+        hung_after = 2 * self.point_timeout_s + self.hung_grace_s if self.point_timeout_s else None
 
         def finish(t: Task, row: dict | None, where: dict | None = None) -> Iterator[Any]:
             nonlocal delivered
@@ -412,7 +419,7 @@ class ClusterRunner:
                             ours.add(t.index)
                             yield from self._lost_worker(t, before, by_index, finish)
                         else:
-                            running[t.index] = event
+                            running[t.index] = {**event, "since": time.monotonic()}
                             if t.index not in announced:
                                 announced.add(t.index)
                                 yield protocol.PointStarted(t.index, total, t.name, t.size, t.variant)
@@ -464,6 +471,9 @@ class ClusterRunner:
                         if i in open_ and where["worker"] not in alive:
                             ours.add(i)
                             yield from self._lost_worker(open_[i], where, by_index, finish)
+                        elif i in open_ and hung_after is not None and now - where["since"] > hung_after:
+                            ours.add(i)
+                            yield from self._lost_worker(open_[i], where, by_index, finish, hung_after)
                     for i, t in list(open_.items()):
                         if i not in running and t.workers is not None and not set(t.workers) & alive:
                             ours.add(i)
@@ -506,18 +516,43 @@ class ClusterRunner:
                     f"(none for {self.target.timeout_s:g} s)")
         return ""
 
-    def _lost_worker(self, t: Task, where: dict, by_index: dict, finish) -> Iterator[Any]:
-        """A worker went away under point ``t``: its error row, and no second try elsewhere."""
+    def _lost_worker(self, t: Task, where: dict, by_index: dict, finish, hung_s: float = 0.0) -> Iterator[Any]:
+        """A worker went away under point ``t`` (or hangs: ``hung_s``, how long it has measured it):
+        its error row, and no second try elsewhere. A hung worker is restarted through its nanny,
+        which frees its host for the points that wait for it."""
         self.restarts += 1
         try:
             self.client.cancel([by_index[t.index]])
         except Exception as exc:  # noqa: BLE001
             log.debug("cancelling %s: %s", t.name, exc)
         what = f"{t.name} at size {t.size:,}" + (f" ({t.variant})" if t.variant else "")
-        message = (f"the Dask worker {where['worker']} ({where.get('place', '')}) went away while measuring "
-                   f"{what}; the sweep goes on on the other workers")
+        worker = f"the Dask worker {where['worker']} ({where.get('place', '')})"
+        if hung_s:
+            self._restart(where["worker"])
+            message = (f"{worker} has been measuring {what} for over {hung_s:g} s, longer than a point can "
+                       "last: it hangs (stopped, or stuck in a call); asked its nanny to restart it; the sweep "
+                       "goes on on the other workers")
+        else:
+            message = f"{worker} went away while measuring {what}; the sweep goes on on the other workers"
         yield protocol.EngineDied(message)
         yield from finish(t, self._row(t, "error", message), where)
+
+    def _restart(self, address: str) -> None:
+        """Ask the scheduler to have ``address``'s nanny restart it, without waiting for the answer
+        (the sweep goes on meanwhile); a worker without a nanny is only shut down."""
+        import asyncio
+
+        def said(job: Any) -> None:
+            try:
+                log.info("restarting the hung Dask worker %s: %s", address, job.result())
+            except BaseException as exc:  # noqa: BLE001 - a worker without a nanny, a scheduler gone
+                log.warning("could not restart the hung Dask worker %s: %s", address, one_line(exc))
+        try:
+            job = asyncio.run_coroutine_threadsafe(self.client._restart_workers(   # noqa: SLF001
+                [address], timeout=RESTART_S, raise_for_error=False), self.client.loop.asyncio_loop)
+            job.add_done_callback(said)
+        except Exception as exc:  # noqa: BLE001
+            log.warning("could not restart the hung Dask worker %s: %s", address, one_line(exc))
 
     def _answered(self, f: Any, t: Task, where: dict | None, finish, envs: dict) -> Iterator[Any]:
         """The messages of a task that ended: its row (or an error row saying why it has none)."""
