@@ -189,6 +189,31 @@ def test_a_hung_worker_is_left_out_and_the_sweep_runs_on_the_others(lab, nap):
     assert isinstance(msgs[-1], protocol.SweepFinished) and not msgs[-1].cancelled
 
 
+def test_stop_reaches_the_point_running_on_a_worker(lab):
+    """Stop sets a Dask Event that a thread of the running task watches. That thread looked the
+    Event's client up where there is none (a thread of its own, not the task's): every wait raised,
+    no Stop ever reached a point, and each stopped sweep waited out the client's give-up time to
+    call its running points 'not measured'. Given all the time it wants here, the worker answers
+    within the supervisor's grace, with no such row."""
+    from workbench.cluster.runner import ClusterRunner
+    from workbench.measure.engine import SweepSpec
+    r = ClusterRunner(Target(lab.address, timeout_s=10), stop_wait_s=30)
+    spec = SweepSpec("source_terms", ("numpy",), (2 ** 14, 2 ** 15), budget_s=20, noise=0, max_repeats=10 ** 9)
+    msgs, stopped_at = [], None
+    try:
+        for m in r.run(spec):
+            msgs.append(m)
+            if isinstance(m, protocol.PointStarted) and stopped_at is None:
+                stopped_at = time.monotonic()
+                r.stop()
+    finally:
+        r.close()
+    took = time.monotonic() - stopped_at
+    assert isinstance(msgs[-1], protocol.SweepFinished) and msgs[-1].cancelled
+    assert took < 5, took
+    assert not [row for row in protocol.rows(msgs) if "did not answer in time" in row["message"]]
+
+
 def test_a_worker_that_hangs_mid_point_is_restarted_and_the_sweep_goes_on(lab, nap):
     """A worker stopped while it measures holds its host's lock: its point never ends (the engine's
     time limit is the worker's to enforce) and every other point of the host waits, until the

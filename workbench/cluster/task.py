@@ -156,7 +156,7 @@ def _prepare_worker() -> None:
 def run_point(spec: Any, index: int, gpu_backend: bool, plugins: tuple[str, ...], point_timeout_s: float | None,
               topic: str, stop_event: str, ident: int, expected: dict[str, str] | None = None) -> dict:
     """Measure point ``index`` of ``spec`` here: its messages, and where it was measured."""
-    from distributed import Event, get_worker
+    from distributed import Event, get_client, get_worker
 
     from workbench.measure import protocol
     from workbench.cluster import hostlock
@@ -168,7 +168,9 @@ def run_point(spec: Any, index: int, gpu_backend: bool, plugins: tuple[str, ...]
     host = places.host_name()
     place = places.gpu_place(host, gpu) if gpu else f"{host}:CPU"
     where = {"worker": worker.address, "host": host, "place": place, "pid": os.getpid()}
-    stop = Event(stop_event)
+    # The worker's client named here: the thread that watches the Event is not the task's, and an
+    # Event that looks its client up there finds none (every wait raised, so no Stop reached a point).
+    stop = Event(stop_event, client=get_client())
     state = {"stopped": False, "sup": None}
     done = threading.Event()
 
