@@ -409,3 +409,20 @@ def test_the_window_stops_at_once_while_it_waits_for_a_scheduler_that_does_not_a
     finally:
         w.close()
         squatter.close()
+
+
+def test_a_worker_with_another_gpu_workbench_is_left_out(lab, monkeypatch):
+    """A worker measures with its own copy of the engine: another version there than here (one
+    whose survey even takes other arguments: the TypeError a worker that had imported an older
+    copy answered) is left out, with the reason, rather than handed points."""
+    import workbench
+    from workbench.cluster.runner import ClusterRunner
+    monkeypatch.setattr(workbench, "__version__", "0.0.0-here")
+    r = ClusterRunner(Target(lab.address, timeout_s=10))
+    try:
+        msgs = list(r.run(spec_of(workload="source_terms", sizes=(1024,))))
+    finally:
+        r.close()
+    errors = [m for m in msgs if isinstance(m, protocol.SweepError)]
+    assert len(errors) == 1 and "there, 0.0.0-here here" in errors[0].message, errors
+    assert not protocol.rows(msgs)

@@ -294,10 +294,17 @@ class ClusterRunner:
             raise ClusterError(f"could not ask the Dask workers at {self.address} what they have: "
                                f"{one_line(exc)}") from None
         self.asked = set(found)
+        from workbench import __version__
         workers, broken = [], []
         for address, info in sorted(found.items()):
             if isinstance(info, BaseException):
-                broken.append(f"{address}: {type(info).__name__}: {one_line(info)}")
+                # A worker that imported another gpu-workbench takes the survey's arguments otherwise.
+                other = " (another gpu-workbench there than here?)" if isinstance(info, TypeError) else ""
+                broken.append(f"{address}: {type(info).__name__}: {one_line(info)}{other}")
+                continue
+            if info.get("version") != __version__:
+                broken.append(f"{address}: gpu-workbench {info.get('version', '(older)')} there, {__version__} here: "
+                              "a worker measures with its own copy of the engine")
                 continue
             if info.get("plugins"):         # it would measure none of the sweep's points, or other code
                 broken.append(f"{address}: {'; '.join(info['plugins'])}")

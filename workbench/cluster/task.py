@@ -86,8 +86,9 @@ def survey(backends: tuple[str, ...], plugins: tuple[str, ...] = (), expected: d
     usable = {name: "" if found[name].usable else found[name].reason for name in known}
     usable.update({name: f"unknown backend {name} on this worker (a plug-in it lacks?)"
                    for name in backends if name not in BACKENDS})
+    from workbench import __version__
     return {"host": places.host_name(), "gpu": places.this_gpu(0 if info.error else info.device_count),
-            "pid": os.getpid(), "usable": usable, "plugins": problems}
+            "pid": os.getpid(), "usable": usable, "plugins": problems, "version": __version__}
 
 
 def _supervisor(key: tuple):
