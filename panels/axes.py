@@ -33,18 +33,11 @@ def fmt_time(seconds: float) -> str:
 
 
 def fmt_bytes(n: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if n < 1024 * 0.9995 or unit == "TiB":
-            return f"{n:.3g} {unit}"
-        n /= 1024
-    return f"{n:g}"
+    return units.nbytes(n)
 
 
 def fmt_count(n: float) -> str:
-    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
-        if n >= scale:
-            return f"{n / scale:.3g}{unit}"
-    return f"{n:.3g}"
+    return units.count(n)
 
 
 def fmt_power_of_two(n: float) -> str:
@@ -59,7 +52,7 @@ def _data(view: float) -> float:
 
 
 def fmt_ratio(r: float) -> str:
-    return f"{r:g}×"
+    return units.speedup(r)
 
 
 class ReadableAxis(pg.AxisItem):

@@ -177,8 +177,8 @@ def test_the_memory_wall_is_announced_then_met_and_the_sweep_goes_on(tmp_path):
         capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(tests)})
     assert proc.returncode == 1, proc.stderr            # a point failed: the one past the wall
     notes = [ln for ln in proc.stderr.splitlines() if ln.startswith("gpu-workbench: note:")]
-    assert len(notes) == 1 and "2^14 (about 384.0 KiB)" in notes[0] and "200.0 KiB cap" in notes[0]
-    assert "device memory capped at 200.0 KiB" in proc.stdout
+    assert len(notes) == 1 and "2^14 (about 384 KiB)" in notes[0] and "200 KiB cap" in notes[0]
+    assert "device memory capped at 200 KiB" in proc.stdout
     frame, _ = load(csv)
     status = {(r.backend, r.size): r.status for r in frame.itertuples()}
     assert status == {("fake-a", 1024): "ok", ("fake-cpu", 1024): "ok", ("fake-a", 16384): "error",

@@ -386,8 +386,8 @@ def precision_rows(time_ratio, memory_ratio, f32_status="ok"):
 def test_float64_twice_the_time_and_memory_is_said_with_both_ratios():
     st = say("float32-float64", precision_rows(2.0, 2.0))
     assert st.holds is True
-    assert "cupy: float64 took 2.0x the time of float32 at 2^26 and 2.0x the device memory (2.0 GiB against " \
-           "1.0 GiB)." in st.text
+    assert "cupy: float64 took 2.0x the time of float32 at 2^26 and 2.0x the device memory (2 GiB against " \
+           "1 GiB)." in st.text
     assert "numpy: float64 took 2.0x the time" in st.text and "host memory" in st.text
     assert "float32 results stayed within a relative error of 6.0e-08" in st.text
 
@@ -531,7 +531,7 @@ def test_without_a_wall_the_lesson_projects_it_from_the_memory_per_element():
     assert st.holds is True
     assert "cupy needed 16 bytes of device memory per element in float32 and 32 in float64 (2.0x); under a " \
            "1.25 GiB cap float32 would fit up to 2^26, float64 up to 2^25." in st.text
-    assert "No point of cupy ran out of device memory: the largest used 4.0 GiB." in st.text
+    assert "No point of cupy ran out of device memory: the largest used 4 GiB." in st.text
 
 
 # The pipeline --------------------------------------------------------------------------------------

@@ -42,8 +42,8 @@ def test_a_point_past_the_cap_is_an_error_row_saying_what_and_the_sweep_goes_on(
     message = rows[2]["message"]
     assert message.startswith(cap.OUT_OF_DEVICE_MEMORY)
     assert "fake_memory on fake-a at size 16,384 (float64)" in message
-    assert "about 384.0 KiB" in message and "the cap is 200.0 KiB" in message
-    assert "80.0 GiB free on the device" in message and "DeviceMemoryExceeded" in message
+    assert "about 384 KiB" in message and "the cap is 200 KiB" in message
+    assert "80 GiB free on the device" in message and "DeviceMemoryExceeded" in message
     # What the point held was given back: the next point started from nothing.
     (session,) = FakeGpuSession.instances
     assert session.held == 0
@@ -89,8 +89,8 @@ def test_sizes_past_the_cap_or_the_free_memory_are_announced(fake_device):
     sizes = (1024, 4096, 16384, 65536)          # float64: 24 KiB, 96 KiB, 384 KiB, 1.5 MiB
     notes = device_memory_notes(spec(sizes, limit=1 * 2 ** 20), free=200 * KIB)
     assert len(notes) == 2
-    assert "2^16 (about 1.5 MiB)" in notes[0] and "the 1.0 MiB cap" in notes[0] and "2^14" not in notes[0]
-    assert "2^14 (about 384.0 KiB)" in notes[1] and "200.0 KiB free on the device" in notes[1]
+    assert "2^16 (about 1.5 MiB)" in notes[0] and "the 1 MiB cap" in notes[0] and "2^14" not in notes[0]
+    assert "2^14 (about 384 KiB)" in notes[1] and "200 KiB free on the device" in notes[1]
     assert all("memory wall" in n for n in notes)
     assert device_memory_notes(spec(sizes), free=None) == []                     # nothing known: silence
     assert device_memory_notes(spec(sizes, limit=2 ** 30), free=2 ** 30) == []
@@ -209,7 +209,7 @@ def test_the_cap_reaches_the_engine_process(registry):
         backends.BACKENDS.clear()
         backends.BACKENDS.update(saved)
     assert [r["status"] for r in rows] == ["ok", "error", "ok"]
-    assert rows[1]["message"].startswith(cap.OUT_OF_DEVICE_MEMORY) and "200.0 KiB" in rows[1]["message"]
+    assert rows[1]["message"].startswith(cap.OUT_OF_DEVICE_MEMORY) and "200 KiB" in rows[1]["message"]
     assert sup.restarts == 0
 
 

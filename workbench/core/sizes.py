@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 import re
 
+from workbench.core import units
+
 _POWER = re.compile(r"^\s*(\d+)\s*\^\s*(\d+)\s*$")
 # Digits grouped by three with "," or a space: how the window (and people) write 10,000,000.
 _GROUPED = re.compile(r"\d{1,3}([, ]\d{3})+")
@@ -52,10 +54,9 @@ def parse_int(text: str) -> int:
 
 def fmt_size(n: int) -> str:
     """How the window shows a size, in a form parse_int reads back: 2^k for powers of two
-    from 2^10 on (how sweeps are usually spaced), else digits grouped as 10,000."""
-    n = int(n)
-    k = n.bit_length() - 1
-    return f"2^{k}" if n == 1 << k and k >= 10 else f"{n:,}"
+    from 2^10 on (how sweeps are usually spaced), else digits grouped as 10,000
+    (``workbench.core.units.size``)."""
+    return units.size(n)
 
 
 def geometric(start: int, stop: int, factor: float = 2.0) -> list[int]:

@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from workbench.core import stats
+from workbench.core import stats, units
 
 log = logging.getLogger(__name__)
 
@@ -129,5 +129,5 @@ def approx_size(size: float, pow2: bool = True) -> str:
 
 
 def gib(n: float) -> str:
-    """A memory cap as people write it: 1.25 GiB, 512 MiB."""
-    return f"{n / 2 ** 30:.3g} GiB" if n >= 2 ** 30 else f"{n / 2 ** 20:.3g} MiB"
+    """A memory cap as people write it: 1.25 GiB, 512 MiB (``workbench.core.units``, as every view)."""
+    return units.nbytes(n)

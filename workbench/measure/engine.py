@@ -27,7 +27,7 @@ import numpy as np
 import psutil
 
 from workbench.catalog import backends as backends_mod
-from workbench.core import driver
+from workbench.core import driver, units
 from workbench.core.sizes import fmt_size
 from workbench.measure.cpu import HostPeak
 from workbench.measure.point import Point
@@ -166,8 +166,8 @@ def check_memory(workload: Workload, size: int, dtype: str) -> None:
     need = workload.footprint(size, np.dtype(dtype).itemsize)
     avail = psutil.virtual_memory().available
     if need > MEMORY_SHARE * avail:
-        raise PlanError(f"{workload.name} at size {size} ({dtype}) needs about {_gib(need)} of host memory; "
-                        f"{_gib(avail)} is available")
+        raise PlanError(f"{workload.name} at size {size} ({dtype}) needs about {units.nbytes(need)} of host memory; "
+                        f"{units.nbytes(avail)} is available")
 
 
 _ASK = object()
@@ -202,10 +202,6 @@ def device_memory_notes(spec: SweepSpec, workload: Workload | None = None, free:
     if over_free:
         notes.append(line(over_free, f"the {human_bytes(free)} free on the device now"))
     return notes
-
-
-def _gib(n: float) -> str:
-    return f"{n / 2**30:.2f} GiB" if n < 2**40 else f"{n / 2**40:.2f} TiB"
 
 
 # The sweep --------------------------------------------------------------------------------------

@@ -283,13 +283,8 @@ def decode_stages(text: Any) -> dict[str, float]:
 
 
 def human_bytes(n: float) -> str:
-    if n is None or (isinstance(n, float) and math.isnan(n)):
-        return "-"
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(n) < 1024 or unit == "TiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return str(n)
+    """An amount of memory as every view writes it (``workbench.core.units``): '384 KiB'."""
+    return units.nbytes(n)
 
 
 def human_seconds(s: float) -> str:
