@@ -252,7 +252,12 @@ def test_compare_overlays_sets_labelled_by_what_differs():
     assert y == pytest.approx([2.0] * 4)
     assert "series-speedup-compute-numpy_float64" not in lines  # the baseline itself
     legend = [t.get_text() for t in legends(fig)[0].get_texts()]
-    assert "numba, float32" in legend and "numba, float64" in legend
+    # Each backend's colour and each set's marker: backends x sets entries would not fit a small chart.
+    assert legend[:5] == ["numpy", "numba", "cupy", "float32", "float64"]
+    markers = {h.get_label(): h.get_marker() for h in legends(fig)[0].legend_handles}
+    assert markers["float32"] != markers["float64"]
+    assert {ln.get_marker() for ln in fig.axes[0].get_lines() if ln.get_gid() == "series-speedup-compute-numba_float32"} \
+        == {markers["float32"]}
     with charts.style(charts.preset()):
         own = charts.figure("speedup", sets)
     assert own.axes[0].get_title() == "Speedup over numpy (each set's own)"
@@ -325,12 +330,26 @@ def test_output_paths_refuse_unknown_formats_and_kinds():
         charts.output_paths("chart.png", "pie")
 
 
-def test_the_window_and_the_charts_share_one_palette():
-    """The window's pens carry the colour the exported charts draw each backend in (a plug-in's
-    backend, not in the table, included), so that one backend looks the same on screen and on a slide."""
-    from panels import style
-    for backend in (*palette.BACKEND_STYLE, "a-plug-in-backend"):
-        assert style.pen(backend).color().name().lower() == palette.color(backend).lower(), backend
+def test_every_backend_is_drawn_in_its_palette_colour_and_marker_and_every_phase_in_its_own():
+    """What the export drew, read back: each line in its backend's colour and marker (the window
+    draws the same, tests/test_chart_parity.py), each transfer bar in its phase's colour."""
+    from matplotlib.colors import to_hex
+    rs = result_set()
+    rs.frame.loc[rs.frame["backend"] == "numba", "backend"] = "a-plug-in-backend"     # not in the palette's table
+    with charts.style(charts.preset()):
+        runtime = charts.figure("runtime", [rs])
+        transfer = charts.figure("transfer", [rs])
+    lines = {ln.get_gid(): ln for ln in runtime.axes[0].get_lines() if ln.get_gid()}
+    for backend in ("numpy", "a-plug-in-backend", "cupy"):
+        line = lines[f"series-runtime-compute-{backend}"]
+        assert line.get_color().lower() == palette.color(backend).lower()
+        assert line.get_marker() == charts.MARKERS[palette.marker(backend)]
+    assert len({ln.get_marker() for ln in lines.values()}) == 3          # three backends, three shapes
+    for phase in ("h2d", "compute", "d2h"):
+        bars = [p for p in transfer.axes[0].patches if p.get_gid() == f"series-transfer-{phase}-cupy"]
+        assert bars and {to_hex(p.get_facecolor()) for p in bars} == {palette.PHASE_COLORS[phase].lower()}
+    assert len(set(palette.PHASE_COLORS.values()) | {palette.color(b) for b in palette.BACKEND_STYLE}) == \
+        len(palette.PHASE_COLORS) + len({palette.color(b) for b in palette.BACKEND_STYLE})   # no phase in a backend's colour
 
 
 def test_matplotlib_is_not_imported_by_the_engine_the_command_line_or_the_window():

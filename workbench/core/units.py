@@ -21,6 +21,9 @@ BYTE_UNITS = ((2 ** 40, "TiB"), (2 ** 30, "GiB"), (2 ** 20, "MiB"), (2 ** 10, "K
 #: Counts in thousands, millions and billions (a size axis that is not in powers of two).
 COUNT_UNITS = ((1e9, "G"), (1e6, "M"), (1e3, "k"))
 MISSING = "-"
+#: Past this, digits grouped by thousands are no longer read: a value so far off scale (a frame
+#: holding 1e308) keeps its exponent.
+GROUPED_BELOW = 1e15
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 #: Within rounding to 3 significant figures, a value this close under a unit's scale is written in it
 #: (0.9996 ms is "1 ms", not "1e+03 µs").
@@ -37,11 +40,11 @@ def _missing(value) -> bool:
 
 
 def significant(value: float, digits: int = 3) -> str:
-    """``value`` to ``digits`` significant figures, never in exponent notation: 0.00123, 12.3,
-    1,230 (the "g" format wrote 1e+03 for a thousand seconds)."""
+    """``value`` to ``digits`` significant figures without an exponent: 0.00123, 12.3, 1,230 (the
+    "g" format wrote 1e+03 for a thousand seconds); only a value beyond any scale keeps one."""
     if not math.isfinite(value):
         return f"{value}"
-    if value != 0 and abs(value) >= 10 ** digits:
+    if 10 ** digits <= abs(value) < GROUPED_BELOW:
         return f"{value:,.0f}"
     return f"{value:.{digits}g}"
 
@@ -75,6 +78,8 @@ def count(value: float | None) -> str:
     if _missing(value):
         return MISSING
     v = float(value)
+    if not math.isfinite(v):
+        return significant(v)
     for scale, unit in COUNT_UNITS:
         if abs(v) >= scale * _ROUNDS_UP:
             return f"{significant(v / scale)}{unit}"

@@ -1,0 +1,53 @@
+"""Chart specs: one plain-data description of each chart, which the window's pyqtgraph charts
+(``panels.charts``) and the exported matplotlib figures (``workbench.views.matplotlib_charts``)
+both only draw.
+
+Two hand-kept descriptions of one chart drifted (the window's speedup axis labelled one tick
+where the export labelled three; solid and dashed meant opposite things); a spec is made once,
+by :func:`build`, from the result sets, and holds every decision: which points, which styles
+and what they mean, axes with their ranges, ticks and tick labels, marks, legend entries,
+caption. ``tests/test_chart_parity.py`` renders each kind both ways and compares what each drew.
+
+No Qt and no matplotlib here: the window imports this at start-up.
+"""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+from workbench.results.files import ResultSet
+from workbench.views import provenance
+from workbench.views.compare import Baseline, baseline as find_baseline
+from workbench.views.spec import kinds
+from workbench.views.spec.kinds import KEY_COLOR, RING_COLOR, left_out  # noqa: F401 - the API
+from workbench.views.spec.marks import (SIZE_KINDS, WALL_KINDS, label_parts, lesson_caption, lesson_marks,  # noqa: F401
+                                        lesson_of, merge_labels)
+from workbench.views.spec.model import (DASHDOT, DASHED, DOTTED, INK, SOLID, Axis, Band, Bars, ChartSpec,  # noqa: F401
+                                        LegendEntry, Mark, Series)
+from workbench.views.spec.ticks import AXIS_HI, AXIS_LO, log_ticks  # noqa: F401 - the API
+from workbench.views.presets import KINDS
+
+#: Every chart kind and the function that describes it (the speedup chart's takes a baseline too).
+BUILDERS: dict[str, Callable[..., ChartSpec]] = {
+    "runtime": kinds.runtime, "speedup": kinds.speedup, "transfer": kinds.transfer, "memory": kinds.memory,
+    "first-call": kinds.first_call,
+}
+assert tuple(BUILDERS) == KINDS, "every chart kind of workbench.views.presets has a spec"
+
+
+def build(kind: str, sets: Sequence[ResultSet], *, labels: Sequence[str] | None = None,
+          baseline: Baseline | str | None = None, marks: Sequence[tuple[float, str]] | None = None,
+          caption: str | None = None) -> ChartSpec:
+    """The spec of chart ``kind`` over ``sets`` (several: overlaid, each labelled by what differs).
+
+    ``baseline``: the speedup chart's (a :class:`Baseline`, or its text as
+    ``workbench.views.compare.baseline`` reads it; None, the default one). ``marks`` (size, label)
+    and ``caption``: a lesson's; left out, those a single set's settings carry.
+    """
+    if kind not in BUILDERS:
+        raise ValueError(f"unknown chart {kind!r}: use one of {', '.join(KINDS)}")
+    labels = list(labels) if labels is not None else provenance.labels(sets)
+    c = kinds.Context.of(sets, labels, marks, caption)
+    if kind == "speedup":
+        b = baseline if isinstance(baseline, Baseline) else find_baseline(sets, baseline, labels)
+        return kinds.shortened(kinds.speedup(c, b))
+    return kinds.shortened(BUILDERS[kind](c))

@@ -1,0 +1,289 @@
+"""One function per chart kind: result sets in, a :class:`ChartSpec` out.
+
+Each takes what the exports and the window both have: the result sets, their labels
+(``workbench.views.provenance.labels``), for the speedup chart the baseline
+(``workbench.views.compare.Baseline``), and a lesson's marks and caption where they are given
+(else those the single set's settings carry). Only ok points are drawn; the spec's footnote
+counts the others.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field, replace
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from workbench.views import bands, palette
+from workbench.views.compare import WITHIN_NOISE, Baseline, is_baseline, series, speedups, within_noise
+from workbench.views.compare import Series as Rows
+from workbench.views.spec import marks as marks_mod
+from workbench.views.spec import ticks
+from workbench.views.spec.model import (DASHDOT, DASHED, DOTTED, INK, SOLID, Axis, Band, Bars, ChartSpec,
+                                        LegendEntry, Mark, Series)
+from workbench.results.files import ResultSet
+
+log = logging.getLogger(__name__)
+
+#: The grey of the keys to line styles (a line in no backend's colour) and of the rings.
+KEY_COLOR = "#555555"
+RING_COLOR = "#888888"
+PHASES = ("h2d", "compute", "d2h")
+PHASE_COLUMNS = {"h2d": "h2d_s", "compute": "compute_median_s", "d2h": "d2h_s"}
+#: Each kind's title and y label where the full ones do not fit (a chart shrunk to a projector's corner).
+SHORT = {"runtime": ("Runtime", "time"), "speedup": ("Speedup", "times faster"),
+         "memory": ("Peak memory", "memory"), "first-call": ("First call", "time"),
+         "transfer": ("Where GPU time goes", "%")}
+
+
+def shortened(chart: ChartSpec) -> ChartSpec:
+    """The spec with its short title and labels (a renderer short of room takes them)."""
+    title, y = SHORT.get(chart.kind, (chart.title, chart.y.label))
+    return replace(chart, short_title=title, y=replace(chart.y, short=y),
+                   x=replace(chart.x, short=chart.x.label.split(";")[0]))
+
+
+@dataclass
+class Context:
+    """What every chart kind reads: the sets, their labels, and a lesson's marks and caption."""
+
+    sets: Sequence[ResultSet]
+    labels: Sequence[str]
+    marks: Sequence[tuple[float, str]]
+    caption: str
+    compare: bool = False
+    variants: dict = field(default_factory=dict)    # variant -> its rank: the first solid, later ones dotted
+    zeros: int = 0                                  # values of 0 a log axis cannot show
+
+    @classmethod
+    def of(cls, sets, labels, marks, caption) -> "Context":
+        told = marks_mod.lesson_of(sets)
+        if caption is None:
+            caption = marks_mod.lesson_caption(told) if told else ""
+        if marks is None:
+            marks = marks_mod.lesson_marks(told)
+        ranks: dict[str, int] = {}
+        for rs in sets:
+            for v in rs.frame.loc[rs.frame["status"] == "ok", "variant"]:
+                ranks.setdefault(str(v), len(ranks))
+        return cls(list(sets), list(labels), [(float(s), str(t)) for s, t in marks], caption, len(sets) > 1, ranks)
+
+    def key(self, role: str, s: Rows) -> tuple:
+        return (role, s.backend, s.variant) + ((s.set_index,) if self.compare else ())
+
+    def marker(self, s: Rows) -> str:
+        return palette.SET_SYMBOLS[s.set_index % len(palette.SET_SYMBOLS)] if self.compare else palette.marker(s.backend)
+
+    def line_style(self, s: Rows, dashed: bool) -> str:
+        later = self.variants.get(s.variant, 0) > 0      # a second variant or run: dotted, its e2e dash-dotted
+        return (DASHDOT if later else DASHED) if dashed else (DOTTED if later else SOLID)
+
+    def line(self, s: Rows, role: str, x, y, dashed: bool = False, band: Band | None = None,
+             ringed=None) -> Series:
+        """A series of the points a log axis can show; the line breaks where one was left out."""
+        x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+        self.zeros += int((y == 0).sum())
+        y = ticks.positive(y)
+        keep = np.isfinite(x) & (x > 0) & np.isfinite(y)
+        where = np.flatnonzero(keep)
+        breaks = tuple(int(j) for j in np.flatnonzero(np.diff(where) > 1))
+        rings = tuple(bool(r) for r in np.asarray(ringed, dtype=bool)[keep]) if ringed is not None else ()
+        return Series(self.key(role, s), s.label, role, s.backend, s.variant, s.set_index,
+                      tuple(x[keep].tolist()), tuple(y[keep].tolist()), palette.color(s.backend, INK),
+                      self.marker(s), self.line_style(s, dashed), not dashed, breaks, band, rings)
+
+    def identities(self, drawn: Sequence[Rows]) -> list[LegendEntry]:
+        """Who is who: each series' colour and marker; when sets are compared, each backend's
+        colour and each set's marker (backends x sets entries would not fit a small chart)."""
+        if not self.compare:
+            out = {}
+            for s in drawn:
+                out.setdefault(s.label, LegendEntry(s.label, "series", palette.color(s.backend, INK),
+                                                    self.line_style(s, False), palette.marker(s.backend)))
+            return list(out.values())
+        backends = dict.fromkeys(s.backend for s in drawn)
+        sets = sorted({s.set_index for s in drawn})
+        return ([LegendEntry(b, "series", palette.color(b, INK)) for b in backends]
+                + [LegendEntry(self.labels[i] or f"set {i + 1}", "series", INK, "",
+                               palette.SET_SYMBOLS[i % len(palette.SET_SYMBOLS)]) for i in sets])
+
+
+def _key(solid: str, dashed: str | None) -> list[LegendEntry]:
+    out = [LegendEntry(solid, "key", KEY_COLOR, SOLID)]
+    if dashed:
+        out.append(LegendEntry(dashed, "key", KEY_COLOR, DASHED, "o", filled=False))
+    return out
+
+
+def _size_label(sets: Sequence[ResultSet]) -> tuple[str, bool]:
+    """The size axis' label (the workload's size unit, its parenthesis left out) and whether the
+    size is a number of bytes."""
+    from workbench.catalog.registry import REGISTRY
+    names = {w for rs in sets for w in rs.frame["workload"] if w}
+    unit = "size"
+    if len(names) == 1:
+        try:
+            unit = REGISTRY.get(names.pop()).size_unit or "size"
+        except KeyError:   # a plug-in's workload, not loaded here
+            pass
+    return unit.split(" (")[0] or "size", unit.startswith("bytes")
+
+
+def left_out(sets: Sequence[ResultSet]) -> str:
+    """'3 points not drawn (2 error, 1 implausible)': only ok points are drawn, and the chart says so."""
+    statuses = pd.concat([rs.frame["status"] for rs in sets]) if sets else pd.Series(dtype=object)
+    counts = statuses[statuses != "ok"].value_counts()
+    if counts.empty:
+        return ""
+    n = int(counts.sum())
+    return f"{n} point{'s' if n > 1 else ''} not drawn (" + ", ".join(f"{c} {s}" for s, c in counts.items()) + ")"
+
+
+def _finish(c: Context, kind: str, title: str, y_label: str, y_unit: str, drawn: list[Series],
+            legend: list[LegendEntry], empty: str, y_base: int = 10, also: tuple[float, ...] = (),
+            extra_marks: tuple[Mark, ...] = ()) -> ChartSpec:
+    """The axes over what was drawn, the walls and a lesson's marks, the notes: the spec."""
+    label, in_bytes = _size_label(c.sets)
+    values = [np.asarray(s.ys) for s in drawn]
+    values += [np.asarray(v) for s in drawn if s.band is not None for v in (s.band.lo, s.band.hi)]
+    if not any(len(v) for v in values[:len(drawn)]):
+        return ChartSpec(kind, title, Axis(label, "count"), Axis(y_label, y_unit), legend=(), caption=c.caption,
+                         footnote=left_out(c.sets), empty=empty)
+    sizes = np.concatenate([rs.frame.loc[rs.frame["status"] == "ok", "size"].to_numpy(float) for rs in c.sets])
+    shows_walls = kind in marks_mod.WALL_KINDS
+    walls = marks_mod.wall_sizes(c.sets) if shows_walls else []
+    x = ticks.size_axis(label, np.concatenate([sizes, np.asarray(walls, dtype=float)]), in_bytes)
+    y = ticks.value_axis(y_label, values + [np.asarray(also, dtype=float)], y_unit, y_base)
+    marks = list(extra_marks)
+    if shows_walls:
+        marks += marks_mod.walls(c.sets, c.labels, c.marks)
+    marks += marks_mod.lesson_lines(c.marks, x.range)
+    notes = (f"{c.zeros} value{'s' if c.zeros > 1 else ''} of 0 not shown on the log scale",) if c.zeros else ()
+    return ChartSpec(kind, title, x, y, series=tuple(drawn), marks=tuple(marks), legend=tuple(legend),
+                     caption=c.caption, notes=notes, footnote=left_out(c.sets))
+
+
+def _band(b: bands.Band) -> Band | None:
+    if not len(b):
+        return None
+    return Band(tuple(b.x.tolist()), tuple(ticks.held(b.lo).tolist()), tuple(ticks.held(b.hi).tolist()), b.label)
+
+
+# The chart kinds ---------------------------------------------------------------------------------
+
+def runtime(c: Context) -> ChartSpec:
+    """Each series' median against size, compute solid and (a GPU series) end-to-end dashed, each
+    with its band (``workbench.views.bands``)."""
+    drawn, found, any_device, rows = [], [], False, []
+    for s in series(c.sets, c.labels):
+        r, x = s.rows, s.rows["size"].to_numpy(float)
+        rows.append(s)
+        b = bands.band(r, "compute")
+        found.append(b)
+        drawn.append(c.line(s, "compute", x, r["compute_median_s"], band=_band(b)))
+        if s.moves_data:   # a device backend: end-to-end adds the transfers
+            any_device = True
+            b = bands.band(r, "total")
+            found.append(b)
+            drawn.append(c.line(s, "total", x, r["total_median_s"], dashed=True, band=_band(b)))
+    legend = c.identities(rows) + _key("compute", "end-to-end" if any_device else None)
+    legend += [LegendEntry(text, "band", INK, "", patch=True, alpha=bands.ALPHA * 2) for text in bands.labels(found)]
+    return _finish(c, "runtime", "Runtime", "time per call", "seconds", drawn, legend,
+                   "No point to draw: no ok result")
+
+
+def speedup(c: Context, b: Baseline) -> ChartSpec:
+    """Each series' speedup over the baseline, compute solid, end-to-end dashed (on a CPU series
+    compute is end-to-end: one line); a ring around each point the noise cannot tell from the
+    baseline's. The baseline itself is the line at 1."""
+    title = f"Speedup over {b.describe(c.labels)}" if b.backend else "Speedup"
+    y_label = f"times faster than {b.backend}" if b.backend else "times faster"
+    drawn, rows, any_device, ringed = [], [], False, False
+    for s, joined in (speedups(c.sets, b, c.labels) if b.backend else ()):
+        if is_baseline(s, b):
+            continue
+        rows.append(s)
+        x = joined["size"].to_numpy(float)
+        for figure in ("compute", "total") if s.moves_data else ("compute",):
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                ratio = joined[f"{figure}_median_s_base"].to_numpy(float) / joined[f"{figure}_median_s"].to_numpy(float)
+            line = c.line(s, figure, x, ratio, dashed=figure == "total", ringed=within_noise(joined, figure))
+            ringed |= any(line.ringed)
+            drawn.append(line)
+        any_device |= s.moves_data
+    legend = c.identities(rows) + _key("compute", "end-to-end" if any_device else None)
+    if ringed:
+        legend.append(LegendEntry(WITHIN_NOISE, "ring", RING_COLOR, "", "o", filled=False))
+    empty = "No point to draw: no ok result" + (f" beside a {b.backend} baseline" if b.backend else "")
+    reference = (Mark("reference", 1.0, "", INK, DOTTED, vertical=False),)
+    return _finish(c, "speedup", title, y_label, "speedup", drawn, legend, empty, also=(1.0,),
+                   extra_marks=reference)
+
+
+def memory(c: Context) -> ChartSpec:
+    """Each series' peak host memory (solid) and, where measured, device memory (dashed)."""
+    drawn, rows, any_device = [], [], False
+    for s in series(c.sets, c.labels):
+        rows.append(s)
+        x = s.rows["size"].to_numpy(float)
+        drawn.append(c.line(s, "host", x, s.rows["peak_host_bytes"]))
+        device = ticks.positive(s.rows["peak_device_bytes"])
+        if np.isfinite(device).any():
+            any_device = True
+            drawn.append(c.line(s, "device", x, s.rows["peak_device_bytes"], dashed=True))
+    legend = c.identities(rows) + _key("host", "device" if any_device else None)
+    return _finish(c, "memory", "Peak memory above each point's start", "peak memory", "bytes", drawn, legend,
+                   "No point to draw: no ok result", y_base=2)
+
+
+def first_call(c: Context) -> ChartSpec:
+    """Each series' steady call (solid) against its first call (dashed: compilation, setup)."""
+    drawn, rows = [], []
+    for s in series(c.sets, c.labels):
+        rows.append(s)
+        x = s.rows["size"].to_numpy(float)
+        drawn.append(c.line(s, "steady", x, s.rows["total_median_s"]))
+        drawn.append(c.line(s, "first", x, s.rows["first_call_s"], dashed=True))
+    legend = c.identities(rows) + _key("steady call", "first call")
+    return _finish(c, "first-call", "First call vs steady call", "time per call", "seconds", drawn, legend,
+                   "No point to draw: no ok result")
+
+
+def transfer(c: Context) -> ChartSpec:
+    """Per size, one bar per GPU series: its end-to-end time split into h2d, compute, d2h, in %."""
+    label, in_bytes = _size_label(c.sets)
+    title, y_label = "Where GPU end-to-end time goes", "share of end-to-end (%)"
+    columns = list(PHASE_COLUMNS.values())
+    drawn = [s for s in series(c.sets, c.labels)
+             if s.moves_data and np.isfinite(s.rows[columns].to_numpy(float)).all(axis=1).any()]
+    if not drawn:
+        return ChartSpec("transfer", title, Axis(label, "category", "category"), Axis(y_label, "percent", "linear"),
+                         caption=c.caption, footnote=left_out(c.sets),
+                         empty="No GPU backend in these results:\nCPU backends move no data, all their time is compute.")
+    sizes = sorted({int(v) for s in drawn for v in s.rows["size"]})
+    width = 0.84 / len(drawn)
+    bars = []
+    for j, s in enumerate(drawn):
+        r = s.rows[np.isfinite(s.rows[columns].to_numpy(float)).all(axis=1)]
+        parts = {p: r[PHASE_COLUMNS[p]].to_numpy(float) for p in PHASES}
+        total = sum(parts.values())
+        total = np.where(total > 0, total, np.nan)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            shares = {p: np.nan_to_num(100 * parts[p] / total) for p in PHASES}
+        x = np.array([sizes.index(int(v)) for v in r["size"]]) - 0.42 + width * (j + 0.5)
+        bars.append(Bars(c.key("bars", s), s.label, s.backend, s.set_index, tuple(x.tolist()), width * 0.92,
+                         tuple((p, tuple(shares[p].tolist())) for p in PHASES), palette.color(s.backend, INK),
+                         s.set_index if c.compare else 0, tuple(r["size"].to_numpy(float).tolist())))
+    legend = [LegendEntry(palette.PHASE_LABELS[p], "phase", palette.PHASE_COLORS[p], "", patch=True) for p in PHASES]
+    if c.compare:      # each backend's outline and each set's pattern, as the lines' legend does
+        legend += [LegendEntry(b, "series", INK, "", patch=True, outline=palette.color(b, INK))
+                   for b in dict.fromkeys(s.backend for s in drawn)]
+        legend += [LegendEntry(c.labels[i] or f"set {i + 1}", "series", INK, "", patch=True, outline=INK, pattern=i)
+                   for i in sorted({s.set_index for s in drawn})]
+    else:
+        legend += [LegendEntry(s.label, "series", INK, "", patch=True, outline=palette.color(s.backend, INK))
+                   for s in drawn]
+    x = ticks.category_axis(f"{label}; one bar per GPU backend, outlined in its colour", sizes, in_bytes)
+    return ChartSpec("transfer", title, x, ticks.percent_axis(y_label), bars=tuple(bars), legend=tuple(legend),
+                     caption=c.caption, footnote=left_out(c.sets))
