@@ -1,22 +1,25 @@
-"""Log axes that people read: times in ns/µs/ms/s, memory in KiB/MiB/GiB, sizes as 2¹⁰ or 10k.
+"""The charts' axes: exactly the ticks and labels a chart spec chose (``workbench.views.spec``),
+the same the exported chart carries.
 
-pyqtgraph's log axes label ticks 10^-5 and thin them by its own text-fill rule,
-which still lets labels touch on a small plot. Here each axis picks its ticks
-from a ladder of candidates (every decade or power of two, then every second,
-third, ...) and takes the densest one whose widest label fits the pixels
-between two ticks: labels never overlap, at any window size. View coordinates
-are log10 of the data (pyqtgraph's log mode).
+A spec's ticks suit a slide and a window alike (at most seven); on a chart shrunk to a
+projector's corner their labels could still touch, so :class:`SpecAxis` then labels every
+second (third, ...) tick of the spec's, counted from the first, and leaves the others bare:
+labels never overlap, and every label shown is the spec's. Zoomed in past the spec's ticks (the
+mouse wheel), an axis falls back to a ladder of its own in the same unit
+(``workbench.core.units``): every decade or power of two, then every second, third, ...: the
+densest whose widest label fits between two ticks. View coordinates are log10 of the data
+(pyqtgraph's log mode) on a log axis.
 """
 from __future__ import annotations
 
 import math
 from typing import Callable
 
-import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QFont, QFontMetrics, QImage, QPainter
 
 from workbench.core import units
+from workbench.views import spec
 
 LOG2 = math.log10(2.0)
 GAP_PX = 12          # free space between two labels
@@ -24,7 +27,6 @@ GAP_PX = 12          # free space between two labels
 #: 1e-320 (a frame not read from a file, which would have been checked) is labelled only up to
 #: here, and 10.0 ** v never overflows.
 VIEW_LIMIT = 100.0
-_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def fmt_time(seconds: float) -> str:
@@ -36,23 +38,13 @@ def fmt_bytes(n: float) -> str:
     return units.nbytes(n)
 
 
-def fmt_count(n: float) -> str:
-    return units.count(n)
-
-
 def fmt_power_of_two(n: float) -> str:
-    if not (math.isfinite(n) and n > 0):
-        return f"{n:g}"
-    return "2" + str(round(math.log2(n))).translate(_SUPERSCRIPT)
+    return units.power(n, 2, superscript=True)
 
 
 def _data(view: float) -> float:
     """The data value at a view coordinate (log10), held within 10^±VIEW_LIMIT."""
     return 10.0 ** min(max(view, -VIEW_LIMIT), VIEW_LIMIT)
-
-
-def fmt_ratio(r: float) -> str:
-    return units.speedup(r)
 
 
 class ReadableAxis(pg.AxisItem):
@@ -119,27 +111,64 @@ def text_rects(axis: pg.AxisItem) -> list:
     return [] if specs is None else [(rect, text) for rect, _, text in specs[2] if text]
 
 
-def size_format(sizes: np.ndarray, unit: str) -> tuple[Callable[[float], str], int]:
-    """How to label the size axis: bytes as KiB/MiB, powers of two as 2¹⁰, else 10k/1M."""
-    sizes = np.asarray(sizes, dtype=float)
-    pow2 = sizes.size > 0 and bool(np.all(np.exp2(np.round(np.log2(sizes))) == sizes))
-    if unit.startswith("bytes"):
-        return fmt_bytes, 2
-    if pow2:
-        return fmt_power_of_two, 2
-    return fmt_count, 10
+class SpecAxis(ReadableAxis):
+    """The ticks and labels of a spec's axis; thinned (labels only) where they would overlap."""
 
+    def __init__(self, orientation: str) -> None:
+        super().__init__(orientation, units.formatter(""), 10)
+        self.axis: spec.Axis | None = None
+        self._ticks: list[tuple[float, str]] = []     # (view coordinate, label)
+        self._shown: dict[float, str] = {}            # the labels drawn now, by view coordinate
+        self._ladder = False                          # zoomed past the spec's ticks: a ladder of our own
 
-class PercentAxis(pg.AxisItem):
-    """0 to 100 %, every 25, 50 or 100 as the height allows (labels never touch)."""
+    #: How far a label at an end of the axis may reach past it (into the corner beside the plot):
+    #: pyqtgraph drops a label that does not fit the axis and the plot, where the export draws it.
+    OVERHANG_PX = {"bottom": 24, "top": 24, "left": 10, "right": 10}
+
+    def boundingRect(self):
+        m = self.OVERHANG_PX[self.orientation]
+        r = super().boundingRect()
+        return r.adjusted(-m, 0, m, 0) if self.orientation in ("top", "bottom") else r.adjusted(0, -m, 0, m)
+
+    def show_axis(self, a: spec.Axis) -> None:
+        if a == self.axis:
+            return
+        self.axis = a
+        self.set_format(units.formatter(a.unit), a.base)
+        view = (lambda v: math.log10(v)) if a.log else float
+        self._ticks = [(view(t), label) for t, label in zip(a.ticks, a.tick_labels) if not a.log or t > 0]
+        self.picture = None
+        self.update()
+
+    def labels(self) -> list[str]:
+        """The spec's tick labels this axis shows now, in order (tests compare them with the export's)."""
+        return [text for _, text in sorted(self._shown.items()) if text]
 
     def tickValues(self, minVal: float, maxVal: float, size: float):
-        per_px = (maxVal - minVal) / size if size > 0 else 1.0
-        height = QFontMetrics(self.style["tickFont"] or QFont()).height()
-        for step in (25, 50, 100):
-            if step / per_px >= height + GAP_PX / 2 or step == 100:
-                return [(step, [v for v in range(0, 101, step) if minVal <= v <= maxVal])]
-        return []
+        lo, hi = sorted((minVal, maxVal))
+        slack = (hi - lo) * 1e-6
+        inside = [(v, text) for v, text in self._ticks if lo - slack <= v <= hi + slack]
+        self._ladder = len(inside) < 2 and self.axis is not None and self.axis.log and bool(self._ticks)
+        if self._ladder:
+            self._shown = {}
+            return super().tickValues(minVal, maxVal, size)
+        if not inside or size <= 0:
+            self._shown = {}
+            return []
+        per_px = (hi - lo) / size if hi > lo else 1.0
+        gaps = [b[0] - a[0] for a, b in zip(inside, inside[1:])]
+        step = 1
+        if gaps:
+            metrics = QFontMetrics(self.style["tickFont"] or QFont())
+            need = (metrics.height() if self.orientation in ("left", "right")
+                    else max(metrics.horizontalAdvance(text) for _, text in inside)) + GAP_PX / 2
+            while step < len(inside) and step * min(gaps) / per_px < need:
+                step += 1
+        self._shown = {v: (text if i % step == 0 else "") for i, (v, text) in enumerate(inside)}
+        self._major_spacing = 1.0
+        return [(1.0, [v for v, _ in inside])]
 
     def tickStrings(self, values, scale, spacing):
-        return [f"{v:g}" for v in values]
+        if self._ladder:
+            return super().tickStrings(values, scale, spacing)
+        return [self._shown.get(v, "") for v in values]

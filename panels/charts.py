@@ -1,13 +1,12 @@
-"""The five charts: runtime, speedup, transfer split, memory and first call against size.
+"""The window's charts: each draws the spec ``workbench.views.spec`` makes of the result sets on
+screen, the same spec the exported chart draws.
 
-Every chart is fed the same result sets (``workbench.views.compare.Overlay``: one live sweep,
-or several sets compared) and keeps one item per series, updated in place with
-``setData`` as points arrive (pyqtgraph's PlotSpeedTest pattern); nothing is cleared
-and redrawn. A series is keyed ``(role, backend, variant)``, and, when sets are
-compared, ``(role, backend, variant, set_index)``; compared sets keep the backends'
-colours and take a marker each, as in the exported charts. Titles are short so a
-chart can shrink with the window; what solid and dashed mean is in each chart's
-legend, and which backend is which in the panel's legend strip.
+A chart is fed the result sets (``workbench.views.compare.Overlay``: one live sweep, or several
+sets compared), builds its kind's spec and draws it: the spec's series, bands, rings, marks,
+axes (exactly the spec's ticks and labels, ``panels.axes.SpecAxis``), its key to the line styles
+and its notes. Items are kept per series key and updated in place with ``setData`` as points
+arrive (pyqtgraph's PlotSpeedTest pattern); nothing is cleared and redrawn. Who is who (each
+series' colour and marker, what the band is) is in the panel's legend strip, from the same spec.
 """
 from __future__ import annotations
 
@@ -16,20 +15,23 @@ import math
 from typing import Callable, Sequence
 
 import numpy as np
-import pandas as pd
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics
 
 from panels import axes, style
 from panels.style import Look
-from workbench.views import bands
-from workbench.views.compare import WITHIN_NOISE, Baseline, Overlay, Series, is_baseline, speedups, within_noise
-from workbench.results.rows import memory_walls
+from workbench.views import bands, spec
+from workbench.views.compare import Baseline, Overlay
+from workbench.views.spec import ChartSpec
 
 log = logging.getLogger(__name__)
 HOVER_PX = 14            # how close the pointer must be to a point to show its values
 MIN_CHART = (150, 120)   # charts shrink to this, so the window fits a 1280x720 projector
+#: A chart at least this wide shows its key in the look's text size; a narrower one, smaller.
+KEY_FULL_WIDTH = 340
+#: The legend entries a chart shows in its own key; the others are the panel's strip's.
+OWN_KEY = ("key", "ring")
 
 
 def positive(a) -> np.ndarray:
@@ -38,16 +40,44 @@ def positive(a) -> np.ndarray:
     return np.where(a > 0, a, np.nan)
 
 
+def fit_words(text: str, room: float, font: QFont, short: str = "") -> str:
+    """``text`` where it fits ``room`` pixels, else its ``short`` form (the spec's), else as many
+    first words of that as fit."""
+    metrics = QFontMetrics(font)
+    if metrics.horizontalAdvance(text) <= room:
+        return text
+    words = (short or text).split()
+    while len(words) > 1 and metrics.horizontalAdvance(" ".join(words)) > room:
+        words.pop()
+    return " ".join(words)
+
+
 class Titled:
     """Titles that fit, axis labels in the look's font, values on hover: for every chart."""
 
     def _labels(self) -> None:
-        look = self.look
         self._fit_title()
-        label_style = {"color": look.foreground, "font-size": f"{look.font_pt}pt"}
-        self.setLabel("left", self.left_text, **label_style)
-        self.setLabel("bottom", self.bottom_text, **label_style)
+        self._fit_labels(force=True)
         self._fit_minimum()
+
+    def _fit_labels(self, force: bool = False) -> bool:
+        """The axis labels, shortened to the words that fit the plot's side (the spec's label is the
+        export's: "times faster than numpy" on a slide, "times faster" on a small chart); whether
+        they changed. Relabelling costs a layout pass: only on a change."""
+        look = self.look
+        font = QFont()
+        font.setPointSize(look.font_pt)
+        vb = self.getViewBox()
+        left = fit_words(self.left_text, vb.height(), font, self.left_short)
+        bottom = fit_words(self.bottom_text, vb.width(), font, self.bottom_short)
+        shown = (left, bottom, look.foreground, look.font_pt)
+        if not force and shown == getattr(self, "_shown_labels", None):
+            return False
+        self._shown_labels = shown
+        label_style = {"color": look.foreground, "font-size": f"{look.font_pt}pt"}
+        self.setLabel("left", left, **label_style)
+        self.setLabel("bottom", bottom, **label_style)
+        return True
 
     def _fit_title(self) -> None:
         """The title, or its first word where the chart is too narrow for it; never a minimum
@@ -55,11 +85,9 @@ class Titled:
         shrink is cropped (the large sizes, where the GPU wins, were cut off)."""
         font = QFont()
         font.setPointSizeF(self.look.font_pt * 1.15)
-        text = self.title_text
         # The title is centred over the plot area, not over the axis: that is the room it has.
         room = self.width() - self.getAxis("left").width() - 24
-        if QFontMetrics(font).horizontalAdvance(text) > room:
-            text = text.split()[0]
+        text = fit_words(self.title_text, room, font, self.short_title)
         label = self.getPlotItem().titleLabel
         if text != self._shown_title or label.opts.get("color") != self.look.foreground \
                 or label.opts.get("size") != f"{font.pointSizeF():g}pt":
@@ -83,6 +111,9 @@ class Titled:
         if not hasattr(self, "look"):     # still in pyqtgraph's constructor
             return
         self._fit_title()
+        self._fit_labels()
+        self._fit_key()
+        self._place_notes()
         # The layout's minimum can exceed its estimate by a few pixels (text metrics): if the
         # chart came out larger than its view, ask for that much, so that nothing is cropped.
         geo = self.getPlotItem().geometry()
@@ -100,21 +131,29 @@ class Titled:
             QToolTip.hideText()
 
 
-class Chart(Titled, pg.PlotWidget):
-    """A log-log chart whose series are created once per key and updated in place."""
+class SpecChart(Titled, pg.PlotWidget):
+    """What every chart shares: the spec's axes, title, key, notes and what it says when empty."""
 
-    shows_walls = False        # the runtime and memory charts mark where a backend ran out of memory
-
-    def __init__(self, name: str, title: str, left: str, left_format: Callable[[float], str], left_base: int,
-                 solid: str, dashed: str) -> None:
-        super().__init__(axisItems={"left": axes.ReadableAxis("left", left_format, left_base),
-                                    "bottom": axes.ReadableAxis("bottom", axes.fmt_power_of_two, 2)})
+    def __init__(self, kind: str, name: str, log_axes: bool) -> None:
+        super().__init__(axisItems={"left": axes.SpecAxis("left"), "bottom": axes.SpecAxis("bottom")})
         self.setObjectName(name)    # PlotWidget passes unknown keywords on to PlotItem.plot()
+        self.kind = kind            # its name among workbench.views.presets.KINDS
+        self.log_axes = log_axes
         self.setMinimumSize(*MIN_CHART)
-        self.title_text, self.left_text, self.bottom_text = title, left, "size"
+        self.title_text, self.left_text, self.bottom_text = kind, "", ""
+        self.short_title = self.left_short = self.bottom_short = ""
         self._shown_title = ""
         self.look = style.NORMAL
-        self.setLogMode(True, True)
+        self.spec: ChartSpec | None = None
+        self.overlay = Overlay.of([])
+        self.describe: Callable[[dict, int], str] = lambda row, set_index: ""
+        self.lesson_marks: list[tuple[float, str]] | None = None   # None: those the sets carry
+        self.lesson_caption: str | None = None
+        self.notes_shown = True
+        self.key_shown = True
+        self._follow = True         # the view follows the spec's ranges until the user zooms
+        if log_axes:
+            self.setLogMode(True, True)
         self.showGrid(x=True, y=True, alpha=0.25)
         self.getPlotItem().hideButtons()       # the "A" button overlaps the axis on a small chart
         # The key to the line styles sits under the x axis, in the chart's own layout: inside the
@@ -123,131 +162,146 @@ class Chart(Titled, pg.PlotWidget):
         # It spans the axis column too, and claims no minimum width: a chart must shrink, not crop.
         self.getPlotItem().layout.addItem(self.legend, 4, 0, 1, 3, alignment=Qt.AlignmentFlag.AlignHCenter)
         self.legend.setMinimumWidth(0)
-        self.line_keys = {"solid": pg.PlotDataItem(), "dashed": pg.PlotDataItem()}
-        self.legend.addItem(self.line_keys["solid"], solid)
-        self.legend.addItem(self.line_keys["dashed"], dashed)
-        self.series: dict = {}          # key -> item
-        self.meta: dict = {}            # key -> (backend, dashed, dotted)
-        self.rows: dict = {}            # key -> the rows behind the drawn points, in order
-        self.describe: Callable[[dict, int], str] = lambda row, set_index: ""
-        self.kind = ""                  # its name among workbench.views.presets.KINDS
-        self._drawn: set = set()        # the keys the last update drew
-        self.walls: dict = {}           # (backend, variant) -> the vertical line at its memory wall
+        self._key: tuple = ()             # the entries the key shows now
+        self.key_items: list = []
+        # Notes (values a log axis cannot show) in the plot's lower right corner, and what the chart
+        # says where it has nothing to draw, across its middle: in the view's pixels, not its data.
+        vb = self.getViewBox()
+        self.note = pg.TextItem("", color="#666", anchor=(1, 1))
+        self.note.setParentItem(vb)
+        self.hint = pg.TextItem("", color="#666", anchor=(0.5, 0.5))
+        self.hint.setParentItem(vb)
+        vb.sigResized.connect(self._place_notes)
+        vb.sigRangeChangedManually.connect(self._user_zoomed)
         self.scene().sigMouseMoved.connect(self._mouse_moved)
-        self.apply_look(self.look)
 
-    # --- drawing -----------------------------------------------------------------------------
+    # --- the spec -----------------------------------------------------------------------------
+
+    def build(self, overlay: Overlay) -> ChartSpec:
+        return spec.build(self.kind, overlay.sets, labels=overlay.labels, marks=self.lesson_marks,
+                          caption=self.lesson_caption)
 
     def update_from(self, overlay: Overlay) -> None:
-        """Draw every series of ``overlay``; series drawn before and not now are emptied (kept for later)."""
-        self._drawn = set()
-        self.draw_all(overlay)
-        for key in self.series:
-            if key not in self._drawn:
-                self._empty(key)
-        if self.shows_walls and overlay.sets:     # the main set's: where this sweep ran out of memory
-            self.mark_walls(overlay.sets[0].frame)
+        """Draw the spec of ``overlay``'s sets."""
+        self.overlay = overlay
+        self.show_spec(self.build(overlay))
 
-    def draw_all(self, overlay: Overlay) -> None:
+    def show_spec(self, chart: ChartSpec) -> None:
+        self.spec = chart
+        self.title_text, self.left_text, self.bottom_text = chart.title, chart.y.label, chart.x.label
+        self.short_title, self.left_short, self.bottom_short = chart.short_title, chart.y.short, chart.x.short
+        self.getAxis("left").show_axis(chart.y)
+        self.getAxis("bottom").show_axis(chart.x)
+        self.draw_content(chart)
+        self._show_key([e for e in chart.legend if e.role in OWN_KEY])
+        self.note.setText("\n".join(chart.notes))
+        self.hint.setText(chart.empty)
+        self.note.setVisible(self.notes_shown and bool(chart.notes))
+        self._place_notes()
+        self._range(chart)
+        self._labels()
+
+    def draw_content(self, chart: ChartSpec) -> None:
         raise NotImplementedError
 
+    def _view(self, a: spec.Axis) -> tuple[float, float] | None:
+        if a.range is None:
+            return None
+        lo, hi = a.range
+        return (math.log10(lo), math.log10(hi)) if a.log and self.log_axes else (lo, hi)
+
+    def _range(self, chart: ChartSpec) -> None:
+        """The spec's ranges, unless the user has zoomed (the next sweep follows the spec again)."""
+        x, y = self._view(chart.x), self._view(chart.y)
+        if not self._follow or x is None or y is None:
+            return
+        self.getViewBox().setRange(xRange=x, yRange=y, padding=0)
+
+    def _user_zoomed(self, *_) -> None:
+        self._follow = False
+
+    def follow(self) -> None:
+        """Follow the spec's ranges again (a new sweep, sets opened)."""
+        self._follow = True
+        if self.spec is not None:
+            self._range(self.spec)
+
+    def _place_notes(self, *_) -> None:
+        if not hasattr(self, "note"):
+            return
+        rect = self.getViewBox().boundingRect()
+        self.note.setPos(rect.right() - 4, rect.bottom() - 4)
+        self.hint.setPos(rect.center())
+
+    def show_notes(self, on: bool) -> None:
+        """The chart's notes (values a log axis cannot show) on or off: a small chart needs its room."""
+        self.notes_shown = bool(on)
+        self.note.setVisible(self.notes_shown and self.spec is not None and bool(self.spec.notes))
+
+    def notes(self) -> list[str]:
+        """The notes drawn now (tests compare them with the export's)."""
+        return self.note.toPlainText().splitlines() if self.note.isVisible() else []
+
+    # --- the key to the line styles -----------------------------------------------------------
+
+    def _show_key(self, entries: Sequence[spec.LegendEntry]) -> None:
+        """The key holds the spec's entries for line styles and rings; rebuilt only when they change."""
+        key = tuple(entries)
+        if key == self._key:
+            return
+        self._key = key
+        self.legend.clear()
+        self.key_items = []
+        for e in entries:
+            item = self._key_item(e)
+            self.key_items.append((e, item))
+            self.legend.addItem(item, e.label)
+        self._style_key()
+
     @staticmethod
-    def key(role: str, s: Series, overlay: Overlay) -> tuple:
-        return (role, s.backend, s.variant) + ((s.set_index,) if overlay.compare else ())
+    def _key_item(e: spec.LegendEntry):
+        if e.role == "ring":
+            return pg.ScatterPlotItem(symbol="o", brush=None)
+        # A point of data, never drawn (the item is in no plot): the legend's sample paints the
+        # marker with the style of its scatter, which pyqtgraph sets only for data it has.
+        return pg.PlotDataItem([0.0], [0.0])
 
-    def draw(self, key, s: Series, g: pd.DataFrame, y, dashed: bool = False) -> None:
-        """Set a series' points, leaving out those a log axis cannot show (zero, negative, NaN).
+    def key_pt(self) -> int:
+        """The key's text size: the look's, smaller on a chart too narrow for it (never under 7 pt),
+        so that a chart shrunk to a projector's corner keeps its plot rather than its key."""
+        return max(7, min(self.look.font_pt, round(self.look.font_pt * self.width() / KEY_FULL_WIDTH)))
 
-        pyqtgraph computes bounds with NumPy inside Qt's paint callbacks, where a warning
-        about NaN becomes an exception that PySide cannot carry: better never to hand it one.
-        """
-        x, y = g["size"].to_numpy(float), np.asarray(y, float)
-        keep = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
-        set_index = s.set_index if len(key) > 3 else None
-        self.curve(key, s.backend, dashed, s.variant in style.VARIANT_DOTTED, set_index).setData(x[keep], y[keep])
-        self.rows[key] = (g, keep)      # rows made into dicts only when hovered: to_dict is slow
-        self._drawn.add(key)
+    def _fit_key(self) -> None:
+        if self.key_items and self.legend.items and self.legend.items[0][1].opts.get("size") != f"{self.key_pt()}pt":
+            self._style_key()
 
-    def curve(self, key, backend: str, dashed: bool = False, dotted: bool = False,
-              set_index: int | None = None) -> pg.PlotDataItem:
-        item = self.series.get(key)
-        if item is None:
-            item = self.plot([], [])
-            self.series[key] = item
-            self.meta[key] = (backend, dashed, dotted, set_index)
-            self._style_curve(key)
-        return item
+    def show_key(self, on: bool) -> None:
+        """The chart's key to its line styles, shown or hidden (the export's legend says the same)."""
+        self.key_shown = bool(on)
+        self.legend.setVisible(self.key_shown)
+        # A hidden item keeps its row in pyqtgraph's layout: give the row back to the plot.
+        self.legend.setMaximumHeight(16777215 if self.key_shown else 0)
+        self._fit_minimum()
 
-    def _style_curve(self, key) -> None:
-        backend, dashed, dotted, set_index = self.meta[key]
-        c = style.color(backend, self.look)
-        self.series[key].setPen(style.pen(backend, self.look, dashed, dotted))
-        # Hollow markers on dashed lines: the two series of a backend stay apart where they touch.
-        self.series[key].setSymbol(style.marker(backend) if set_index is None else style.set_symbol(set_index))
-        self.series[key].setSymbolSize(self.look.marker_px)
-        self.series[key].setSymbolPen(pg.mkPen(c, width=max(1.5, self.look.line_px / 2)))
-        self.series[key].setSymbolBrush(None if dashed else pg.mkBrush(c))
+    def _style_key(self) -> None:
+        look = self.look
+        pt = self.key_pt()
+        for e, item in self.key_items:
+            colour = look.muted if e.color == spec.KEY_COLOR else style.ink(e.color, look)
+            if isinstance(item, pg.ScatterPlotItem):
+                item.setPen(pg.mkPen(colour, width=1.5))
+                item.setBrush(None)
+            else:
+                item.setPen(style.pen(colour, look, e.line) if e.line else None)
+                item.setSymbol(e.marker or None)
+                item.setSymbolPen(pg.mkPen(colour, width=1.5))
+                item.setSymbolBrush(pg.mkBrush(colour) if e.filled else None)
+        for _, label in self.legend.items:     # the setters reach only labels made later
+            label.setText(label.text, color=look.foreground, size=f"{pt}pt")
 
-    def _empty(self, key) -> None:
-        self.series[key].setData([], [])
-        self.rows.pop(key, None)
-
-    def clear_series(self) -> None:
-        for key in self.series:
-            self._empty(key)
-        self._hide_walls()
-
-    def _hide_walls(self) -> None:
-        for line in self.walls.values():
-            line.hide()
-
-    def mark_walls(self, frame: pd.DataFrame) -> None:
-        """A dashed vertical line in the series' colour at each series' first out-of-memory size
-        (the memory wall), labelled at the top; one item per series, moved, never re-made."""
-        walls = memory_walls(frame)
-        for key, line in self.walls.items():
-            line.setVisible(key in walls)
-        for key, size in walls.items():
-            line = self.walls.get(key)
-            if line is None:
-                backend, variant = key
-                name = f"{backend} ({variant})" if variant else backend
-                line = pg.InfiniteLine(angle=90, movable=False, label=f"{name}: out of memory",
-                                       labelOpts={"position": 0.92 - 0.08 * (len(self.walls) % 4),
-                                                  "anchors": [(0, 0.5), (0, 0.5)]})
-                self.addItem(line)
-                self.walls[key] = line
-                self._style_wall(key)
-            line.setValue(math.log10(size))       # the view's coordinates are log10 of the values
-
-    def walls_drawn(self) -> dict:
-        """{(backend, variant): size} of the walls shown, for tests."""
-        return {key: round(10 ** line.value()) for key, line in self.walls.items() if line.isVisible()}
-
-    def _style_wall(self, key) -> None:
-        line, c = self.walls[key], style.color(key[0], self.look)
-        line.setPen(pg.mkPen(c, width=self.look.line_px, style=Qt.PenStyle.DashLine))
-        font = QFont()
-        font.setPointSize(max(6, self.look.font_pt - 1))
-        line.label.setColor(c)
-        line.label.setFont(font)
-
-    def points(self) -> dict:
-        """What each series draws: {key: (x, y)}, for tests and exports."""
-        out = {}
-        for key, item in self.series.items():
-            if isinstance(item, pg.PlotDataItem):   # xData/yData: as given, before the log transform
-                x, y = item.xData, item.yData
-                out[key] = (np.asarray(x if x is not None else []), np.asarray(y if y is not None else []))
-        return out
-
-    def set_size_axis(self, sizes, unit: str) -> None:
-        """Name the x axis by the workload's unit and label it as its sizes are spaced."""
-        text = unit.split(" (")[0] or "size"    # "grid side n (n x n cells)" -> "grid side n"
-        self.getAxis("bottom").set_format(*axes.size_format(sizes, unit))
-        if text != self.bottom_text:           # relabelling costs a layout pass: only on a change
-            self.bottom_text = text
-            self._labels()
+    def key_labels(self) -> list[str]:
+        """What the chart's own key says (tests compare it with the export's legend)."""
+        return [label.text for _, label in self.legend.items]
 
     # --- the look -----------------------------------------------------------------------------
 
@@ -261,69 +315,96 @@ class Chart(Titled, pg.PlotWidget):
             axis.setPen(fg)
             axis.setTextPen(fg)
             axis.setTickFont(font)
-        self._labels()
         self.legend.setLabelTextSize(f"{look.font_pt}pt")
         self.legend.setLabelTextColor(fg)
-        for _, label in self.legend.items:     # the setters above reach only labels made later
-            label.setText(label.text, color=fg, size=f"{look.font_pt}pt")
-        self.line_keys["solid"].setPen(pg.mkPen(fg, width=look.line_px))
-        self.line_keys["dashed"].setPen(pg.mkPen(fg, width=look.line_px, style=Qt.PenStyle.DashLine))
-        for key in self.series:
-            if key in self.meta:
-                self._style_curve(key)
-        for key in self.walls:
-            self._style_wall(key)
+        self._style_key()
+        small = QFont()
+        small.setPointSize(max(6, look.font_pt - 2))
+        for text in (self.note, self.hint):
+            text.setColor(look.muted)
+            text.setFont(small if text is self.note else font)
+        self._labels()
 
     # --- hover --------------------------------------------------------------------------------
 
-    def hover_text(self, scene_pos: QPointF) -> str:
-        """The values of the point nearest the pointer, if one is within HOVER_PX."""
-        vb = self.getViewBox()
-        best, best_d = None, float(HOVER_PX)
-        for key, (g, keep) in self.rows.items():
-            item = self.series[key]
-            if item.xData is None or not item.isVisible():
-                continue
-            for i, (x, y) in enumerate(zip(item.xData, item.yData)):
-                p = vb.mapViewToScene(QPointF(np.log10(x), np.log10(y)))
-                d = float(np.hypot(p.x() - scene_pos.x(), p.y() - scene_pos.y()))
-                if d <= best_d:
-                    best, best_d = (key, g, keep, i), d
-        if best is None:
-            return ""
-        key, g, keep, i = best
-        return self.describe(g[keep].iloc[i].to_dict(), key[3] if len(key) > 3 else 0)
+    def row_at(self, backend: str, variant: str, size: float, set_index: int) -> dict | None:
+        """The ok row a drawn point stands for, as a dict (made only when hovered: to_dict is slow)."""
+        sets = self.overlay.sets
+        if not 0 <= set_index < len(sets):
+            return None
+        f = sets[set_index].frame
+        hit = f[(f["status"] == "ok") & (f["backend"] == backend) & (f["variant"] == variant) & (f["size"] == size)]
+        return hit.iloc[0].to_dict() if len(hit) else None
 
 
-class RuntimeChart(Chart):
-    """Each series' median, and around it the band ``workbench.views.bands`` describes (the exported
-    chart draws the same one): a filled outline per series, updated in place like the lines. What
-    the band is, the panel's legend strip says (``band_labels``)."""
+class Chart(SpecChart):
+    """A log-log chart of series: lines with their markers, bands, rings and marks, one item per
+    series key made once and updated in place."""
 
-    def __init__(self) -> None:
-        super().__init__("runtimePlot", "Runtime", "time", axes.fmt_time, 10,
-                         "compute", "end-to-end")
-        self.kind = "runtime"
-        self.shows_walls = True
+    def __init__(self, kind: str, name: str) -> None:
+        super().__init__(kind, name, log_axes=True)
+        self.series: dict = {}          # key -> the series' curve
+        self.meta: dict = {}            # key -> the spec.Series it last drew (its style)
         self.band_items: dict = {}      # key -> the filled outline of a series' band
-        self.bands: dict = {}           # key -> the workbench.views.bands.Band it draws: for tests and exports
+        self.bands: dict = {}           # key -> the workbench.views.bands.Band it draws: for tests
+        self.rings: dict = {}           # key -> the rings around that series' points within the noise
+        self.mark_items: dict = {}      # (kind, name) -> the line of a mark (a wall, a lesson's, 1x)
+        self.marks_shown: dict = {}     # (kind, name) -> the spec.Mark it draws now
+        self.apply_look(self.look)
 
-    def draw_all(self, overlay: Overlay) -> None:
-        for s in overlay.series:
-            g = s.rows
-            self.draw(self.key("compute", s, overlay), s, g, positive(g["compute_median_s"]))
-            for which in ("compute", "total") if s.moves_data else ("compute",):
-                self._band(self.key(f"band-{which}", s, overlay), s.backend, bands.band(g, which))
-            if s.moves_data:   # a device backend: transfers make end-to-end differ
-                self.draw(self.key("total", s, overlay), s, g, positive(g["total_median_s"]), dashed=True)
+    # --- drawing -----------------------------------------------------------------------------
 
-    def update_from(self, overlay: Overlay) -> None:
-        super().update_from(overlay)
+    def draw_content(self, chart: ChartSpec) -> None:
+        drawn = set()
+        for s in chart.series:
+            self._curve(s)
+            drawn.add(s.key)
+            band_key = (f"band-{s.role}",) + s.key[1:]
+            if s.band is not None:
+                self._band(band_key, s)
+                drawn.add(band_key)
+            self._ring(s)
+        for key in self.series:
+            if key not in drawn:
+                self.series[key].setData([], [])
+                self.meta.pop(key, None)
         for key in self.band_items:
-            if key not in self._drawn:
-                self._empty_band(key)
+            if key not in drawn:
+                self.band_items[key].setData([], [])
+                self.bands.pop(key, None)
+        for key, item in self.rings.items():
+            if key not in drawn:
+                item.setData([], [])
+        self._marks(chart.marks)
 
-    def _band(self, key, backend: str, band: bands.Band) -> None:
+    def _curve(self, s: spec.Series) -> None:
+        item = self.series.get(s.key)
+        if item is None:
+            item = self.plot([], [])
+            self.series[s.key] = item
+        styled = self.meta.get(s.key)
+        self.meta[s.key] = s
+        if styled is None or (styled.color, styled.marker, styled.line, styled.filled) != \
+                (s.color, s.marker, s.line, s.filled):
+            self._style_curve(s.key)
+        connect = "all"
+        if s.breaks:
+            connect = np.ones(len(s.xs), dtype=bool)
+            connect[list(s.breaks)] = False
+        item.setData(np.asarray(s.xs, dtype=float), np.asarray(s.ys, dtype=float), connect=connect)
+        item.setObjectName(f"{s.role}:{s.name}")     # what the export's id names: the same series
+
+    def _style_curve(self, key) -> None:
+        s, item, look = self.meta[key], self.series[key], self.look
+        c = style.ink(s.color, look)
+        item.setPen(style.pen(s.color, look, s.line))
+        # Hollow markers on dashed lines: the two series of a backend stay apart where they touch.
+        item.setSymbol(s.marker)
+        item.setSymbolSize(look.marker_px)
+        item.setSymbolPen(pg.mkPen(c, width=max(1.5, look.line_px / 2)))
+        item.setSymbolBrush(pg.mkBrush(c) if s.filled else None)
+
+    def _band(self, key, s: spec.Series) -> None:
         """A series' band as one closed outline, filled (pyqtgraph's 'enclosed' fill level), under
         the lines; the item is made once and its data set in place."""
         item = self.band_items.get(key)
@@ -332,66 +413,189 @@ class RuntimeChart(Chart):
             item.setZValue(-1)
             self.addItem(item)
             self.band_items[key] = item
-        item.setFillBrush(self._band_brush(backend))
-        item.setData(*band.polygon())
-        self.bands[key] = band
-        self._drawn.add(key)
+        b = bands.Band(np.asarray(s.band.xs, dtype=float), np.asarray(s.band.lo, dtype=float),
+                       np.asarray(s.band.hi, dtype=float), s.band.label)
+        item.setFillBrush(self._band_brush(s.color))
+        item.setData(*b.polygon())
+        item.setObjectName(f"band-{s.role}:{s.name}")
+        self.bands[key] = b
 
-    def band_labels(self) -> list[str]:
-        """What the bands drawn are, for the legend strip: the interval, or an old file's quartiles."""
-        return bands.labels(self.bands.values())
-
-    def _band_brush(self, backend: str) -> QColor:
-        c = QColor(style.color(backend, self.look))
+    def _band_brush(self, colour: str) -> QColor:
+        c = QColor(style.ink(colour, self.look))
         c.setAlphaF(bands.ALPHA)
         return c
 
-    def _empty_band(self, key) -> None:
-        self.band_items[key].setData([], [])
-        self.bands.pop(key, None)
+    def band_labels(self) -> list[str]:
+        """What the bands drawn are: the interval, or an old file's quartiles."""
+        return bands.labels(self.bands.values())
+
+    def _ring(self, s: spec.Series) -> None:
+        """A grey ring around each point the noise cannot tell from the baseline's."""
+        ringed = np.asarray(s.ringed, dtype=bool)
+        item = self.rings.get(s.key)
+        if item is None and not ringed.any():
+            return
+        if item is None:
+            item = pg.ScatterPlotItem(symbol="o", brush=None)
+            item.setZValue(5)
+            self.addItem(item)
+            self.rings[s.key] = item
+        x, y = np.asarray(s.xs, dtype=float)[ringed], np.asarray(s.ys, dtype=float)[ringed]
+        # The view is log-log: a scatter item, unlike a curve, is placed in the view's coordinates.
+        item.setData(np.log10(x), np.log10(y), size=self.look.marker_px * 2.2,
+                     pen=pg.mkPen(spec.RING_COLOR, width=max(1.5, self.look.line_px / 2)), brush=None)
+        item.setObjectName(f"within-noise-{s.role}:{s.name}")
+
+    def rings_drawn(self) -> dict:
+        """{key: (x, y)} of the rings shown, in data units."""
+        return {key: (10 ** np.asarray(item.data["x"]), 10 ** np.asarray(item.data["y"]))
+                for key, item in self.rings.items() if len(item.data)}
+
+    def _marks(self, marks: Sequence[spec.Mark]) -> None:
+        """Each mark's line, made once per (kind, name) and moved; those not in the spec hidden."""
+        wanted = {}
+        for m in marks:
+            wanted[(m.kind, m.name or f"{m.at:g}")] = m
+        for key, line in self.mark_items.items():
+            line.setVisible(key in wanted)
+        self.marks_shown = wanted
+        for key, m in wanted.items():
+            line = self.mark_items.get(key)
+            if line is None:
+                line = pg.InfiniteLine(angle=90 if m.vertical else 0, movable=False, label="")
+                line.setObjectName(f"mark:{m.kind}:{key[1]}")
+                self.addItem(line, ignoreBounds=True)
+                self.mark_items[key] = line
+            line.setValue(math.log10(m.at) if m.at > 0 else 0.0)   # the view's coordinates are log10
+            self._style_mark(key)
+
+    def _style_mark(self, key) -> None:
+        m, line, look = self.marks_shown.get(key), self.mark_items[key], self.look
+        if m is None:
+            return
+        width = look.line_px if m.kind == "wall" else max(1.5, look.line_px / 2) if m.kind == "lesson" else 1
+        colour = look.muted if m.kind == "reference" else style.ink(m.color, look)
+        line.setPen(style.pen(colour, look, m.line, width))
+        line.setZValue(-5 if m.kind == "lesson" else 0)
+        line.label.setVisible(bool(m.label))
+        if m.label:
+            font = QFont()
+            font.setPointSize(max(6, look.font_pt - 1))
+            right = self._right_half(m.at)
+            if m.kind == "lesson":    # upright along the line, left of it, from the top (as exported)
+                line.label.setAngle(90)
+                line.label.setPosition(0.99)
+                line.label.anchors = [(1, 1), (1, 1)]
+                line.label.fill = pg.mkBrush(look.background)
+            else:     # a wall's label reads away from the nearer edge, its row below the last one's
+                line.label.setPosition(0.94 - 0.08 * m.row)
+                line.label.anchors = [(1, 0.5), (1, 0.5)] if right else [(0, 0.5), (0, 0.5)]
+            line.label.setFormat(m.label)
+            line.label.setColor(style.ink(m.label_color, look))
+            line.label.setFont(font)
+            line.label.updatePosition()
+
+    def _right_half(self, x: float) -> bool:
+        a = self.spec.x if self.spec is not None else None
+        if a is None or a.range is None or x <= 0:
+            return False
+        lo, hi = a.range
+        return math.log(x / lo) > 0.5 * math.log(hi / lo)
+
+    def marks_drawn(self, kind: str) -> list[tuple[float, str]]:
+        """(x, label) of the marks of ``kind`` shown ("wall", "lesson", "reference"): for tests."""
+        return [(10 ** line.value(), m.label) for (k, _), m in self.marks_shown.items()
+                if k == kind for line in [self.mark_items[(k, _)]] if line.isVisible()]
+
+    def walls_drawn(self) -> dict:
+        """{series: size} of the memory walls shown."""
+        return {name: round(10 ** self.mark_items[(k, name)].value())
+                for (k, name) in self.marks_shown if k == "wall"}
 
     def clear_series(self) -> None:
-        super().clear_series()
-        for key in self.band_items:
-            self._empty_band(key)
+        """A new sweep: every series, band, ring and mark emptied (the items stay, for the next data)."""
+        for item in (*self.series.values(), *self.band_items.values()):
+            item.setData([], [])
+        for item in self.rings.values():
+            item.setData([], [])
+        self.meta.clear()
+        self.bands.clear()
+        self._marks(())
+        self.follow()
+
+    def points(self) -> dict:
+        """What each series draws: {key: (x, y)}, for tests and exports."""
+        out = {}
+        for key, item in self.series.items():
+            x, y = item.xData, item.yData      # as given, before the log transform
+            out[key] = (np.asarray(x if x is not None else []), np.asarray(y if y is not None else []))
+        return out
+
+    # --- the look -----------------------------------------------------------------------------
 
     def apply_look(self, look: Look) -> None:
         super().apply_look(look)
-        for key, item in getattr(self, "band_items", {}).items():   # none yet in the constructor
-            item.setFillBrush(self._band_brush(key[1]))
+        for key in getattr(self, "meta", {}):         # none yet in the constructor
+            self._style_curve(key)
+        for key, item in getattr(self, "band_items", {}).items():
+            if key in self.bands:
+                s = self.meta.get(("compute" if key[0] == "band-compute" else "total",) + key[1:])
+                item.setFillBrush(self._band_brush(s.color if s is not None else spec.INK))
+        for key in getattr(self, "mark_items", {}):
+            self._style_mark(key)
+        for item in getattr(self, "rings", {}).values():
+            if len(item.data):
+                item.setSize(look.marker_px * 2.2)
+
+    # --- hover --------------------------------------------------------------------------------
+
+    def hover_text(self, scene_pos: QPointF) -> str:
+        """The values of the point nearest the pointer, if one is within HOVER_PX."""
+        vb = self.getViewBox()
+        best, best_d = None, float(HOVER_PX)
+        for key, item in self.series.items():
+            if item.xData is None or not item.isVisible() or key not in self.meta:
+                continue
+            for x, y in zip(item.xData, item.yData):
+                p = vb.mapViewToScene(QPointF(np.log10(x), np.log10(y)))
+                d = float(np.hypot(p.x() - scene_pos.x(), p.y() - scene_pos.y()))
+                if d <= best_d:
+                    best, best_d = (key, x), d
+        if best is None:
+            return ""
+        key, x = best
+        s = self.meta[key]
+        row = self.row_at(s.backend, s.variant, x, s.set_index)
+        return self.describe(row, s.set_index) if row is not None else ""
+
+
+class RuntimeChart(Chart):
+    """Each series' median, and around it the band ``workbench.views.bands`` describes."""
+
+    def __init__(self) -> None:
+        super().__init__("runtime", "runtimePlot")
 
 
 class MemoryChart(Chart):
     def __init__(self) -> None:
-        super().__init__("memoryPlot", "Peak memory", "memory", axes.fmt_bytes, 2, "host", "device")
-        self.kind = "memory"
-        self.shows_walls = True
+        super().__init__("memory", "memoryPlot")
 
-    def draw_all(self, overlay: Overlay) -> None:
-        for s in overlay.series:
-            self.draw(self.key("host", s, overlay), s, s.rows, positive(s.rows["peak_host_bytes"]))
-            dev = positive(s.rows["peak_device_bytes"])
-            if np.isfinite(dev).any():
-                self.draw(self.key("device", s, overlay), s, s.rows, dev, dashed=True)
+
+class FirstCallChart(Chart):
+    def __init__(self) -> None:
+        super().__init__("first-call", "firstCallPlot")
 
 
 class SpeedupChart(Chart):
-    """Each backend's speedup over the baseline, compute solid and end-to-end dashed; a grey ring
-    around each point whose verdict against the baseline is ``same`` or ``undecided``
-    (``workbench.views.compare.within_noise``), as in the exported chart: a ratio of 1.04 drawn alone
-    reads as a win the measurement does not support."""
-
-    RING = "#888"     # workbench.views.matplotlib_charts.RING_COLOR: the exported chart's rings
+    """Each backend's speedup over the chosen baseline, compute solid and end-to-end dashed; a
+    grey ring around each point whose verdict against the baseline is ``same`` or ``undecided``
+    (``workbench.views.compare.within_noise``): a ratio of 1.04 drawn alone reads as a win the
+    measurement does not support."""
 
     def __init__(self) -> None:
-        super().__init__("speedupPlot", "Speedup", "times faster", axes.fmt_ratio, 10, "compute", "end-to-end")
-        self.kind = "speedup"
+        super().__init__("speedup", "speedupPlot")
         self.choice = Baseline("")
-        self.ref_line = pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen("#888", width=1, style=Qt.PenStyle.DotLine))
-        self.addItem(self.ref_line)   # speedup 1 (log10 1 = 0)
-        self.rings: dict = {}         # key -> the rings around that series' points within the noise
-        self.ring_key = pg.ScatterPlotItem(symbol="o", brush=None, pen=pg.mkPen(self.RING, width=1.5))
-        self._ring_key_shown = False
+        self.title_text = "Speedup"
 
     @property
     def baseline(self) -> str:
@@ -400,67 +604,12 @@ class SpeedupChart(Chart):
 
     def set_baseline(self, choice: Baseline, labels: Sequence[str] = ()) -> None:
         """Divide by ``choice``: a backend of each set's own, or of one set (``set_index``)."""
-        title = f"Speedup over {choice.describe(list(labels) or [''])}" if choice.backend else "Speedup"
         self.choice = choice
-        if title == self.title_text and self._shown_title:
-            return
-        self.title_text = title
-        self._labels()
 
-    def draw_all(self, overlay: Overlay) -> None:
-        if not self.choice.backend:
-            return
-        for s, g in speedups(overlay.sets, self.choice, overlay.labels, overlay.series):
-            # On a CPU backend compute is end-to-end: one line (the exported chart draws one too).
-            for figure, role, dashed in (("compute", "compute", False), ("total", "total", True))[:1 + s.moves_data]:
-                y = positive(g[f"{figure}_median_s_base"].to_numpy() / g[f"{figure}_median_s"].to_numpy())
-                key = self.key(role, s, overlay)
-                self.draw(key, s, g, y, dashed=dashed)
-                if not is_baseline(s, self.choice):     # the baseline is the line at 1, not a verdict
-                    self._ring(key, g["size"].to_numpy(float), y, within_noise(g, figure))
+    def build(self, overlay: Overlay) -> ChartSpec:
+        return spec.build("speedup", overlay.sets, labels=overlay.labels, baseline=self.choice,
+                          marks=self.lesson_marks, caption=self.lesson_caption)
 
-    def update_from(self, overlay: Overlay) -> None:
-        super().update_from(overlay)
-        for key, item in self.rings.items():
-            if key not in self._drawn:
-                item.setData([], [])
-        shown = any(len(item.data) for item in self.rings.values())
-        if shown != self._ring_key_shown:        # the key names the ring only while one is drawn
-            if shown:
-                self.legend.addItem(self.ring_key, WITHIN_NOISE)
-            else:
-                self.legend.removeItem(self.ring_key)
-            self._ring_key_shown = shown
-
-    def _ring(self, key, x: np.ndarray, y: np.ndarray, mask: np.ndarray) -> None:
-        keep = mask & np.isfinite(y) & (x > 0)
-        item = self.rings.get(key)
-        if item is None:
-            item = pg.ScatterPlotItem(symbol="o", brush=None)
-            item.setZValue(5)
-            self.addItem(item)
-            self.rings[key] = item
-        # The view is log-log: a scatter item, unlike a curve, is placed in the view's coordinates.
-        item.setData(np.log10(x[keep]), np.log10(y[keep]), size=self.look.marker_px * 2.2,
-                     pen=pg.mkPen(self.RING, width=max(1.5, self.look.line_px / 2)), brush=None)
-
-    def rings_drawn(self) -> dict:
-        """{key: (x, y)} of the rings shown, in data units: for tests and the parity with exports."""
-        return {key: (10 ** np.asarray(item.data["x"]), 10 ** np.asarray(item.data["y"]))
-                for key, item in self.rings.items() if len(item.data)}
-
-    def clear_series(self) -> None:
-        super().clear_series()
-        for item in self.rings.values():
-            item.setData([], [])
-
-
-class FirstCallChart(Chart):
-    def __init__(self) -> None:
-        super().__init__("firstCallPlot", "First call", "time", axes.fmt_time, 10, "steady call", "first call")
-        self.kind = "first-call"
-
-    def draw_all(self, overlay: Overlay) -> None:
-        for s in overlay.series:
-            self.draw(self.key("steady", s, overlay), s, s.rows, positive(s.rows["total_median_s"]))
-            self.draw(self.key("first", s, overlay), s, s.rows, positive(s.rows["first_call_s"]), dashed=True)
+    @property
+    def _ring_key_shown(self) -> bool:
+        return any(e.role == "ring" for e, _ in self.key_items)

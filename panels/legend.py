@@ -1,23 +1,28 @@
-"""The legend strip above the charts: each backend's colour and marker, the transfer phases and what
-the runtime chart's band is; when result sets are compared, each backend's colour and each set's
-marker and label.
+"""The legend strip above the charts: who is who in every chart, from the charts' specs.
 
-One strip for all five charts, outside them: a legend inside a small chart covers
-the data, and five copies of the same list waste what a projector has least of.
+Each chart spec (``workbench.views.spec``) lists its legend entries; a chart keeps the key to its
+line styles (and the ring) in itself, and the entries that name series (each backend's colour and
+marker, each compared set's marker), the transfer phases and what the runtime band is come here,
+once for all five charts: a legend inside a small chart covers the data, and five copies of the
+same list waste what a projector has least of. The export draws the same entries beside each chart.
 """
 from __future__ import annotations
 
+from typing import Sequence
+
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFont, QPixmap
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
 from panels import style
 from panels.flow_layout import FlowLayout
 from panels.style import Look
-from workbench.views import bands
-from workbench.catalog.backends import BACKENDS
+from workbench.views import spec
+from workbench.views.presets import KINDS
 
 BAND_PREFIX = "runtime band: "      # before a band's label: only the runtime chart draws bands
+#: The entries a chart leaves to the strip.
+STRIP_ROLES = ("series", "phase", "band")
 
 
 class LegendStrip(QWidget):
@@ -27,55 +32,56 @@ class LegendStrip(QWidget):
         self.layout_.setContentsMargins(6, 0, 6, 0)
         self.look = style.NORMAL
         self.entries: list[str] = []      # what it shows, in order (tests read it)
-        self._backends: list[str] = []
-        self._phases = False
-        self._sets: list[str] = []
-        self._bands: list[str] = []
+        self.kinds: list[set[str]] = []   # for each entry, the charts whose spec lists it
+        self._by_kind: dict[str, tuple[spec.LegendEntry, ...]] = {}
+        self._shown: list[tuple[spec.LegendEntry, frozenset]] = []
 
-    def show_backends(self, backends: list[str], phases: bool, look: Look, sets: list[str] | None = None) -> None:
-        """``sets``: the labels of compared sets, whose markers then stand for the set, not the backend."""
-        sets = list(sets or [])
-        if (backends, phases, look, sets) == (self._backends, self._phases, self.look, self._sets):
-            return
-        self._backends, self._phases, self.look, self._sets = list(backends), phases, look, sets
-        self._fill()
+    def show_chart(self, kind: str, entries: Sequence[spec.LegendEntry]) -> None:
+        """The entries of chart ``kind``'s spec that name series, phases and bands."""
+        mine = tuple(e for e in entries if e.role in STRIP_ROLES)
+        if self._by_kind.get(kind) != mine:
+            self._by_kind[kind] = mine
+            self._merge()
 
-    def show_bands(self, labels: list[str]) -> None:
-        """What the runtime chart's bands are (``workbench.views.bands``' labels). Here, not in that chart's
-        own key: a row more there took a third of the chart's height at 1280x720."""
-        if list(labels) != self._bands:
-            self._bands = list(labels)
+    def clear(self) -> None:
+        self._by_kind = {}
+        self._merge()
+
+    def entries_of(self, kind: str) -> list[str]:
+        """What the strip shows for chart ``kind``, as that chart's spec names it (no prefix)."""
+        return [e.label for e, kinds in self._shown if kind in kinds]
+
+    def _merge(self) -> None:
+        """One entry per label across the charts, in the charts' order: a backend named by four charts
+        is shown once."""
+        merged: dict[tuple[str, str], tuple[spec.LegendEntry, set]] = {}
+        for kind in KINDS:
+            for e in self._by_kind.get(kind, ()):
+                at = merged.setdefault((e.role == "band", e.label), (e, set()))
+                at[1].add(kind)
+        shown = [(e, frozenset(k)) for e, k in merged.values()]
+        # Series first (who is who), then the phases, then what the band is.
+        shown.sort(key=lambda item: STRIP_ROLES.index(item[0].role))
+        if shown != self._shown:
+            self._shown = shown
             self._fill()
 
     def _fill(self) -> None:
-        look, sets = self.look, self._sets
+        look = self.look
         while self.layout_.count():
             item = self.layout_.takeAt(0)
             if item.widget() is not None:       # hidden now: deleteLater waits for the event loop
                 item.widget().hide()
                 item.widget().deleteLater()
-        self.entries = []
+        self.entries, self.kinds = [], []
         px = round(look.font_pt * 1.4)
-        for b in self._backends:
-            sign = style.line_icon(b, look.dark, px) if sets else style.icon(b, look.dark, px)
-            self._add(sign.pixmap(px, px), BACKENDS[b].title if b in BACKENDS else b)
-        for i, label in enumerate(sets):
-            self._add(style.set_icon(i, look.dark, px).pixmap(px, px), label)
-        if self._phases:
-            for phase, colour in style.PHASE_COLORS.items():
-                swatch = QPixmap(px, px)
-                swatch.fill(QColor(colour))
-                self._add(swatch, style.PHASE_LABELS[phase])
-        for label in self._bands if self._backends else ():
-            shade = QColor(look.foreground)
-            shade.setAlphaF(2 * bands.ALPHA)      # as the bands are drawn: translucent over the background
-            swatch = QPixmap(px, px)
-            swatch.fill(shade)
-            self._add(swatch, f"{BAND_PREFIX}{label}")
-        self.setVisible(bool(self._backends))
+        for e, kinds in self._shown:
+            self._add(style.entry_pixmap(e, look, px), f"{BAND_PREFIX}{e.label}" if e.role == "band" else e.label)
+            self.kinds.append(set(kinds))
+        self.setVisible(bool(self._shown))
         self.updateGeometry()
 
-    def _add(self, pixmap: QPixmap, text: str) -> None:
+    def _add(self, pixmap, text: str) -> None:
         font = QFont()
         font.setPointSize(self.look.font_pt)
         sign = QLabel()
@@ -95,4 +101,6 @@ class LegendStrip(QWidget):
     def apply_look(self, look: Look) -> None:
         self.setStyleSheet(f"background: {look.background};")
         self.setAutoFillBackground(True)
-        self.show_backends(self._backends, self._phases, look, self._sets)
+        if look != self.look:
+            self.look = look
+            self._fill()

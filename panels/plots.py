@@ -4,20 +4,20 @@ The charts live in ``panels.charts``; this panel feeds them one result table (a
 live sweep) or several result sets overlaid (``workbench.views.compare``),
 staggers their updates over timer ticks, applies one look (normal or
 presentation, light or dark) to all of them, and shows one chart alone, large,
-on a double click.
+on a double click. Each chart draws its kind's spec (``workbench.views.spec``), which the
+exports draw too; the legend strip shows the series, phases and band those specs name, and the
+captions (a lesson's statement above the summary, the charts' notes) can be hidden.
 """
 from __future__ import annotations
 
 import logging
-import math
 from html import escape
 from typing import Any, Mapping, Sequence
 
-import numpy as np
 import pandas as pd
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QAction, QFont
 from PySide6.QtWidgets import (QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout,
                                QWidget)
 
@@ -31,7 +31,6 @@ from workbench.views import overlay_verdicts
 from workbench.core import stats
 from workbench.core import verdicts
 from workbench.views.compare import Baseline, Overlay
-from workbench.catalog.registry import REGISTRY
 from workbench.results.files import ResultSet
 from workbench.results.rows import caution, human_seconds, interval_text
 from workbench.core.sizes import fmt_size
@@ -72,9 +71,16 @@ class PlotsPanel(QWidget):
         self.baselineCombo.currentIndexChanged.connect(self._baseline_changed)
         self.overlay = Overlay.of([])
         self.verdicts: list[overlay_verdicts.SetVerdicts] = []    # each later set's against the first
-        self._axis = None              # (sizes, unit) of the size axes, set per chart as it is drawn
         self.lesson_html = ""          # a lesson's statement, above the summary, until the next sweep
-        self.marks: list = []          # (chart, pg.InfiniteLine): a break-even, a memory wall
+        self.captions_shown = True     # the lesson's statement and the charts' notes
+        self.captionsAction = QAction("Chart &captions", self, objectName="captionsAction", checkable=True,
+                                      checked=True, toolTip="A lesson's statement above the summary, and the "
+                                      "charts' notes: off, the charts keep the room")
+        self.captionsAction.toggled.connect(self.show_captions)
+        self.keysAction = QAction("Chart &keys", self, objectName="keysAction", checkable=True, checked=True,
+                                  toolTip="Each chart's key to its line styles (solid, dashed, rings): off, "
+                                  "a small chart keeps the room for its plot")
+        self.keysAction.toggled.connect(self.show_keys)
         self.legendStrip = LegendStrip()
         self.summary = QLabel(EMPTY_MESSAGE, wordWrap=True, objectName="plotSummary")
         self.summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
@@ -128,14 +134,14 @@ class PlotsPanel(QWidget):
         """A new sweep: empty every series (the items stay, for the next data)."""
         for chart in self.plots():
             chart.clear_series()
+        for chart in self.plots():
+            chart.follow()
         self.overlay = Overlay.of([])
         self.verdicts = []
-        self._axis = None
         self._pending = []
         self.stagger.stop()
-        self.legendStrip.show_backends([], False, self.look)
-        self.legendStrip.show_bands([])
-        self.set_lesson("", ())
+        self.legendStrip.clear()
+        self.set_lesson("", None)
         self.summary.setText("Measuring the first point...")
 
     def schedule(self, data: pd.DataFrame | Sequence[ResultSet]) -> None:
@@ -174,18 +180,6 @@ class PlotsPanel(QWidget):
         self.speedupPlot.set_baseline(self.baseline_choice(), o.labels)
         frames = [rs.frame for rs in sets if not rs.frame.empty]
         self._arrange(any((f["host_memory"] != "").any() for f in frames))
-        if not frames:
-            return
-        try:
-            unit = REGISTRY.get(str(frames[0]["workload"].iloc[0])).size_unit
-        except KeyError:           # a plug-in's workload no longer loaded: a plain name
-            unit = "size"
-        # Each chart's size axis is laid out in its own tick of the stagger (measuring tick labels
-        # for five charts at once stalled the GUI thread for 50 ms).
-        self._axis = (np.concatenate([f["size"].to_numpy() for f in frames]), unit)
-        backends = list(dict.fromkeys(b for f in frames for b in f["backend"]))
-        moves = any((f["host_memory"] != "").any() for f in frames)
-        self.legendStrip.show_backends(backends, moves, self.look, list(o.labels) if o.compare else [])
 
     def _offer_baselines(self) -> None:
         """The chooser lists every baseline the sets allow; the one chosen stays chosen while it is there."""
@@ -216,16 +210,13 @@ class PlotsPanel(QWidget):
             return compare.baseline(self.overlay.sets, labels=self.overlay.labels)
 
     def _draw(self, chart) -> None:
-        if self._axis is not None:
-            chart.set_size_axis(*self._axis)
         chart.update_from(self.overlay)
-        if chart is self.runtimePlot:
-            self.legendStrip.show_bands(chart.band_labels())
+        self.legendStrip.show_chart(chart.kind, chart.spec.legend)
 
     def _baseline_changed(self, _index: int) -> None:
         self.speedupPlot.set_baseline(self.baseline_choice(), self.overlay.labels)
         if self.overlay.sets:
-            self.speedupPlot.update_from(self.overlay)
+            self._draw(self.speedupPlot)
             self._say()
 
     def _summary(self) -> str:
@@ -245,38 +236,60 @@ class PlotsPanel(QWidget):
     def _say(self) -> None:
         """The summary: a lesson's statement first, where one was run, then what the points show."""
         text = self._summary() if self.overlay.sets else ""
-        self.summary.setText(self.lesson_html + ("<hr>" if self.lesson_html and text else "") + text)
+        head = self._caption_html() if self.captions_shown else ""
+        self.summary.setText(head + ("<hr>" if head and text else "") + text)
+
+    def _caption_html(self) -> str:
+        """A lesson's statement: as the window said it when the lesson ran, else the caption the
+        charts' specs carry (a lesson's result file opened), the exports' caption."""
+        if self.lesson_html:
+            return self.lesson_html
+        caption = self.runtimePlot.spec.caption if self.runtimePlot.spec is not None else ""
+        return escape(caption)
 
     # --- a lesson's statement and its marks on the size axis ------------------------------------
 
     def set_lesson(self, html: str, marks) -> None:
         """Show a lesson's statement above the summary, and each (size, label) of ``marks`` as a
-        labelled vertical line on the charts whose x axis is the size; empty ones take them away."""
-        for chart, line in self.marks:
-            chart.removeItem(line)
-        self.marks = []
+        labelled vertical line on the charts whose x axis is the size (within the sizes measured:
+        a line off them would stretch the axis); ``marks`` None: those the sets carry (a lesson's
+        file opened), as the exports read them."""
         self.lesson_html = html
-        frames = [rs.frame for rs in self.overlay.sets if not rs.frame.empty]
-        sizes = np.concatenate([f["size"].to_numpy(float) for f in frames]) if frames else None
-        for size, label in marks:
-            if sizes is None or not sizes.min() <= size <= sizes.max():
-                continue          # a line off the measured range would stretch the axis to reach it
-            for chart in (self.runtimePlot, self.speedupPlot, self.memoryPlot, self.firstCallPlot):
-                line = pg.InfiniteLine(pos=math.log10(size), angle=90, movable=False, label=label,
-                                       pen=pg.mkPen(self.look.foreground, width=max(1.5, self.look.line_px / 2),
-                                                    style=Qt.PenStyle.DashLine),
-                                       labelOpts={"position": 0.97, "anchors": [(0, 0), (0, 0)],
-                                                  "color": self.look.foreground, "fill": self.look.background})
-                line.setObjectName(f"mark:{label}")
-                line.setZValue(-5)
-                chart.addItem(line, ignoreBounds=True)
-                self.marks.append((chart, line))
-        if self.lesson_html or frames:
+        for chart in self.plots():
+            chart.lesson_marks = None if marks is None else [(float(size), str(label)) for size, label in marks]
+        if self.overlay.sets:
+            for chart in self.plots():
+                self._draw(chart)
+        if self.lesson_html or self.overlay.sets:
             self._say()
 
+    @property
+    def marks(self) -> list:
+        """(chart, line) of each lesson mark drawn: a break-even, a wall a lesson names."""
+        return [(chart, chart.mark_items[key]) for chart in self.plots() if hasattr(chart, "marks_shown")
+                for key in chart.marks_shown if key[0] == "lesson"]
+
     def mark_positions(self, chart) -> list[tuple[float, str]]:
-        """The marks a chart shows, as (size, label): for tests and exports."""
-        return [(10 ** line.value(), line.label.toPlainText()) for c, line in self.marks if c is chart]
+        """The lesson marks a chart shows, as (size, label): for tests and exports."""
+        return chart.marks_drawn("lesson") if hasattr(chart, "marks_drawn") else []
+
+    def show_keys(self, on: bool) -> None:
+        """Each chart's key to its line styles shown or hidden (the legend strip stays)."""
+        if self.keysAction.isChecked() != bool(on):
+            self.keysAction.setChecked(bool(on))
+        for chart in self.plots():
+            chart.show_key(on)
+
+    def show_captions(self, on: bool) -> None:
+        """The lesson's statement above the summary and the charts' notes, shown or hidden: at
+        1280x720 a six-line statement takes the summary's room, a note a small chart's corner."""
+        self.captions_shown = bool(on)
+        if self.captionsAction.isChecked() != self.captions_shown:
+            self.captionsAction.setChecked(self.captions_shown)
+        for chart in self.plots():
+            chart.show_notes(self.captions_shown)
+        if self.overlay.sets or self.lesson_html:
+            self._say()
 
     # --- what a point says when the pointer is on it -------------------------------------------
 

@@ -101,6 +101,8 @@ class Presentation(QObject):
         settings.setValue("fontPt", self.normal_pt)
         settings.setValue("presentationFontPt", self.presentation_pt)
         settings.setValue("mouseZoom", self.mouse_zoom)
+        settings.setValue("chartKeys", self.window.plots.keysAction.isChecked())
+        settings.setValue("chartCaptions", self.window.plots.captionsAction.isChecked())
 
     def restore(self, settings) -> None:
         def flag(key: str, default: bool) -> bool:
@@ -111,6 +113,8 @@ class Presentation(QObject):
         self.presentation_pt = min(MAX_PT, max(style.PRESENTATION_MIN_PT,
                                                int(settings.value("presentationFontPt", self.presentation_pt))))
         self.apply()
+        self.window.plots.show_keys(flag("chartKeys", True))
+        self.window.plots.show_captions(flag("chartCaptions", True))
 
 
 def palette(look: Look) -> QPalette:

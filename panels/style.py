@@ -15,11 +15,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
 
 from workbench.views.palette import BACKEND_STYLE, PHASE_COLORS, PHASE_LABELS  # noqa: F401 - the panels read them here
-from workbench.views import palette
+from workbench.views import palette, spec
 
-# A second variant of a workload (divergence: sorted input), or the second run of a lesson (pinned host
-# memory, float64), is drawn dotted, the first solid.
-VARIANT_DOTTED = {"sorted", "pinned", "float64"}
+#: A chart spec's line styles (``workbench.views.spec``) as Qt's pens draw them.
+PEN_STYLES = {spec.SOLID: Qt.PenStyle.SolidLine, spec.DASHED: Qt.PenStyle.DashLine,
+              spec.DOTTED: Qt.PenStyle.DotLine, spec.DASHDOT: Qt.PenStyle.DashDotLine}
+#: A compared set's bars are outlined in a line style of their own (the exports hatch them).
+SET_LINES = (Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine, Qt.PenStyle.DashDotLine)
 
 
 @dataclass(frozen=True)
@@ -61,15 +63,18 @@ def color(backend: str, look: Look = NORMAL) -> str:
     return palette.color(backend, look.foreground)
 
 
+def ink(colour: str, look: Look = NORMAL) -> str:
+    """A spec's colour on this look's background: its ink is the theme's text colour."""
+    return look.foreground if colour == spec.INK else colour
+
+
 marker = palette.marker
 
 
-def pen(backend: str, look: Look = NORMAL, dashed: bool = False, dotted: bool = False, width: float | None = None):
-    if dotted:
-        line = Qt.PenStyle.DashDotLine if dashed else Qt.PenStyle.DotLine
-    else:
-        line = Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine
-    return pg.mkPen(color(backend, look), width=look.line_px if width is None else width, style=line)
+def pen(colour: str, look: Look = NORMAL, line: str = spec.SOLID, width: float | None = None):
+    """A pen of a spec's colour and line style."""
+    return pg.mkPen(ink(colour, look), width=look.line_px if width is None else width,
+                    style=PEN_STYLES.get(line, Qt.PenStyle.SolidLine))
 
 
 @lru_cache(maxsize=64)
@@ -104,6 +109,33 @@ def line_icon(backend: str, dark: bool = False, px: int = 14) -> QIcon:
     painter.drawLine(1, px // 2, px - 1, px // 2)
     painter.end()
     return QIcon(pixmap)
+
+
+def entry_pixmap(entry: spec.LegendEntry, look: Look, px: int) -> QPixmap:
+    """A legend entry's sign as a chart spec describes it: a line in its style with its marker, a
+    marker alone, a filled square (a band, a phase) or an outlined one (a transfer bar's series)."""
+    pixmap = QPixmap(px, px)
+    pixmap.fill(QColor(0, 0, 0, 0))
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    c = QColor(ink(entry.color, look))
+    if entry.patch and entry.outline:
+        painter.setPen(pg.mkPen(ink(entry.outline, look), width=2, style=SET_LINES[entry.pattern % len(SET_LINES)]))
+        painter.setBrush(QColor(look.background))
+        painter.drawRect(2, 2, px - 4, px - 4)
+    elif entry.patch:
+        c.setAlphaF(entry.alpha)
+        painter.fillRect(0, 0, px, px, c)
+    else:
+        if entry.line:
+            painter.setPen(pg.mkPen(c, width=max(2, px // 7), style=PEN_STYLES.get(entry.line, Qt.PenStyle.SolidLine)))
+            painter.drawLine(0, px // 2, px, px // 2)
+        if entry.marker:
+            size = px - 2 if not entry.line else max(6, px * 2 // 3)
+            image = renderSymbol(entry.marker, size, pg.mkPen(c, width=1.5), pg.mkBrush(c) if entry.filled else None)
+            painter.drawImage((px - image.width()) // 2, (px - image.height()) // 2, image)
+    painter.end()
+    return pixmap
 
 
 def _icon_of(image, px: int) -> QIcon:

@@ -188,4 +188,4 @@ def test_the_memory_wall_lesson_puts_its_cap_in_the_field_and_announces_the_wall
     assert w.experiment.deviceMemoryLimit.text() == "1280MiB"
     assert w.experiment.device_memory_limit() == lessons.get("memory-wall").device_memory_limit
     notes = w.experiment.memory_notes(plan.specs[0])
-    assert notes and "1.2 GiB cap" in notes[0] and "2^27" in notes[0]
+    assert notes and "1.25 GiB cap" in notes[0] and "2^27" in notes[0]

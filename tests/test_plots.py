@@ -55,7 +55,7 @@ def test_the_table_highlights_every_failed_status_and_implausible_apart(qtbot):
 
 
 def test_the_memory_wall_is_marked_where_each_backend_first_ran_out(plots):
-    """A dashed line in the backend's colour at its first out-of-memory size, inside the view, on
+    """A dotted line in the backend's colour at its first out-of-memory size, inside the view, on
     the runtime and memory charts; gone with the next sweep, back at a new place with the one after."""
     from panels import style
     oom = "out of device memory: source_terms on cupy at size 8,192 (float64) needs about 1 GiB"
@@ -65,19 +65,21 @@ def test_the_memory_wall_is_marked_where_each_backend_first_ran_out(plots):
              row("numba", 8192, 0.0, status="error", message="ZeroDivisionError: not a wall")]
     plots.update_from(results.to_frame(rows))
     for chart in (plots.runtimePlot, plots.memoryPlot):
-        assert chart.walls_drawn() == {("cupy", ""): 4096}
-        line = chart.walls[("cupy", "")]
+        assert chart.walls_drawn() == {"cupy": 4096}
+        line = chart.mark_items[("wall", "cupy")]
         assert line.pen.color().name().lower() == style.color("cupy").lower()
-        assert "cupy: out of memory" in line.label.toPlainText()
+        assert line.pen.style() == Qt.PenStyle.DotLine
+        assert line.label.toPlainText() == "cupy: out of memory"
         chart.getViewBox().updateAutoRange()            # as the next paint does
         (x0, x1), _ = chart.getViewBox().viewRange()
         assert x0 <= line.value() <= x1                  # the wall is in view, beyond the last ok point
+    assert plots.speedupPlot.walls_drawn() == {}        # a wall is no speedup
     plots.clear()
     assert plots.runtimePlot.walls_drawn() == {}
     rows[4] = row("cupy", 1024, 0.0, status="error", message=oom)
     plots.update_from(results.to_frame(rows))
-    assert plots.runtimePlot.walls_drawn() == {("cupy", ""): 1024}
-    assert len(plots.runtimePlot.walls) == 1           # moved, not made again
+    assert plots.runtimePlot.walls_drawn() == {"cupy": 1024}
+    assert len([k for k in plots.runtimePlot.mark_items if k[0] == "wall"]) == 1     # moved, not made again
 
 
 def test_exported_charts_mark_the_wall_too(tmp_path):
