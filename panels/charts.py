@@ -177,17 +177,23 @@ class SpecChart(Titled, pg.PlotWidget):
 
     # --- the spec -----------------------------------------------------------------------------
 
-    def build(self, overlay: Overlay) -> ChartSpec:
-        return spec.build(self.kind, overlay.sets, labels=overlay.labels, marks=self.lesson_marks,
-                          caption=self.lesson_caption)
+    def build(self, overlay: Overlay, shared=None) -> ChartSpec:
+        shared = shared if shared is not None else spec.context(
+            overlay.sets, labels=overlay.labels, marks=self.lesson_marks, caption=self.lesson_caption,
+            series=overlay.series)
+        return spec.build(self.kind, shared=shared)
 
-    def update_from(self, overlay: Overlay) -> None:
-        """Draw the spec of ``overlay``'s sets."""
+    def update_from(self, overlay: Overlay, shared=None) -> None:
+        """Draw the spec of ``overlay``'s sets; ``shared``: the ``workbench.views.spec.context`` of
+        them the panel made once for its five charts."""
         self.overlay = overlay
-        self.show_spec(self.build(overlay))
+        self.show_spec(self.build(overlay, shared))
 
     def show_spec(self, chart: ChartSpec) -> None:
         self.spec = chart
+        texts = (chart.title, chart.y.label, chart.x.label, chart.short_title, chart.y.short, chart.x.short)
+        relabel = texts != (self.title_text, self.left_text, self.bottom_text, self.short_title, self.left_short,
+                            self.bottom_short)
         self.title_text, self.left_text, self.bottom_text = chart.title, chart.y.label, chart.x.label
         self.short_title, self.left_short, self.bottom_short = chart.short_title, chart.y.short, chart.x.short
         self.getAxis("left").show_axis(chart.y)
@@ -199,7 +205,8 @@ class SpecChart(Titled, pg.PlotWidget):
         self.note.setVisible(self.notes_shown and bool(chart.notes))
         self._place_notes()
         self._range(chart)
-        self._labels()
+        if relabel:                   # relabelling costs a layout pass: only on a change
+            self._labels()
 
     def draw_content(self, chart: ChartSpec) -> None:
         raise NotImplementedError
@@ -347,6 +354,7 @@ class Chart(SpecChart):
         self.meta: dict = {}            # key -> the spec.Series it last drew (its style)
         self.band_items: dict = {}      # key -> the filled outline of a series' band
         self.bands: dict = {}           # key -> the workbench.views.bands.Band it draws: for tests
+        self._band_specs: dict = {}     # key -> what of the spec its band was drawn from
         self.rings: dict = {}           # key -> the rings around that series' points within the noise
         self.mark_items: dict = {}      # (kind, name) -> the line of a mark (a wall, a lesson's, 1x)
         self.marks_shown: dict = {}     # (kind, name) -> the spec.Mark it draws now
@@ -383,6 +391,8 @@ class Chart(SpecChart):
             item = self.plot([], [])
             self.series[s.key] = item
         styled = self.meta.get(s.key)
+        if styled == s and item.xData is not None:     # a live sweep's new point is in one series:
+            return                                     # the others are as they were drawn
         self.meta[s.key] = s
         if styled is None or (styled.color, styled.marker, styled.line, styled.filled) != \
                 (s.color, s.marker, s.line, s.filled):
@@ -413,12 +423,15 @@ class Chart(SpecChart):
             item.setZValue(-1)
             self.addItem(item)
             self.band_items[key] = item
+        if key in self.bands and self._band_specs.get(key) == (s.band, s.color, s.name):
+            return                                     # as drawn
         b = bands.Band(np.asarray(s.band.xs, dtype=float), np.asarray(s.band.lo, dtype=float),
                        np.asarray(s.band.hi, dtype=float), s.band.label)
         item.setFillBrush(self._band_brush(s.color))
         item.setData(*b.polygon())
         item.setObjectName(f"band-{s.role}:{s.name}")
         self.bands[key] = b
+        self._band_specs[key] = (s.band, s.color, s.name)
 
     def _band_brush(self, colour: str) -> QColor:
         c = QColor(style.ink(colour, self.look))
@@ -606,9 +619,11 @@ class SpeedupChart(Chart):
         """Divide by ``choice``: a backend of each set's own, or of one set (``set_index``)."""
         self.choice = choice
 
-    def build(self, overlay: Overlay) -> ChartSpec:
-        return spec.build("speedup", overlay.sets, labels=overlay.labels, baseline=self.choice,
-                          marks=self.lesson_marks, caption=self.lesson_caption)
+    def build(self, overlay: Overlay, shared=None) -> ChartSpec:
+        shared = shared if shared is not None else spec.context(
+            overlay.sets, labels=overlay.labels, marks=self.lesson_marks, caption=self.lesson_caption,
+            series=overlay.series)
+        return spec.build("speedup", baseline=self.choice, shared=shared)
 
     @property
     def _ring_key_shown(self) -> bool:

@@ -35,16 +35,27 @@ class LegendStrip(QWidget):
         self.kinds: list[set[str]] = []   # for each entry, the charts whose spec lists it
         self._by_kind: dict[str, tuple[spec.LegendEntry, ...]] = {}
         self._shown: list[tuple[spec.LegendEntry, frozenset]] = []
+        self._stale = False
 
-    def show_chart(self, kind: str, entries: Sequence[spec.LegendEntry]) -> None:
-        """The entries of chart ``kind``'s spec that name series, phases and bands."""
+    def show_chart(self, kind: str, entries: Sequence[spec.LegendEntry], now: bool = True) -> None:
+        """The entries of chart ``kind``'s spec that name series, phases and bands; ``now`` False:
+        kept until :meth:`flush` (a new entry relays the window out: once per update, not per chart)."""
         mine = tuple(e for e in entries if e.role in STRIP_ROLES)
         if self._by_kind.get(kind) != mine:
             self._by_kind[kind] = mine
+            self._stale = True
+        if now:
+            self.flush()
+
+    def flush(self) -> None:
+        """Show what the charts' entries are now, if they changed."""
+        if self._stale:
+            self._stale = False
             self._merge()
 
     def clear(self) -> None:
         self._by_kind = {}
+        self._stale = False
         self._merge()
 
     def entries_of(self, kind: str) -> list[str]:

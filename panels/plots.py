@@ -26,7 +26,7 @@ from panels.charts import FirstCallChart, MemoryChart, RuntimeChart, SpeedupChar
 from panels.legend import LegendStrip
 from panels.style import Look
 from panels.transfer_chart import TransferChart
-from workbench.views import compare
+from workbench.views import compare, spec
 from workbench.views import overlay_verdicts
 from workbench.core import stats
 from workbench.core import verdicts
@@ -72,6 +72,7 @@ class PlotsPanel(QWidget):
         self.overlay = Overlay.of([])
         self.verdicts: list[overlay_verdicts.SetVerdicts] = []    # each later set's against the first
         self.lesson_html = ""          # a lesson's statement, above the summary, until the next sweep
+        self._context = None           # workbench.views.spec.context of the sets shown
         self.captions_shown = True     # the lesson's statement and the charts' notes
         self.captionsAction = QAction("Chart &captions", self, objectName="captionsAction", checkable=True,
                                       checked=True, toolTip="A lesson's statement above the summary, and the "
@@ -137,6 +138,7 @@ class PlotsPanel(QWidget):
         for chart in self.plots():
             chart.follow()
         self.overlay = Overlay.of([])
+        self._context = None
         self.verdicts = []
         self._pending = []
         self.stagger.stop()
@@ -160,20 +162,23 @@ class PlotsPanel(QWidget):
             return
         item = self._pending.pop(0)
         if item is None:
+            self.legendStrip.flush()       # once every chart drew: one relayout, not one per chart
             self._say()
         else:
-            self._draw(item)
+            self._draw(item, strip_now=False)
 
     def update_from(self, data: pd.DataFrame | Sequence[ResultSet]) -> None:
         """Update every chart now (opened files, exports and tests; a live sweep uses ``schedule``)."""
         self._prepare(data)
         for chart in self.plots():
-            self._draw(chart)
+            self._draw(chart, strip_now=False)
+        self.legendStrip.flush()
         self._say()
 
     def _prepare(self, data: pd.DataFrame | Sequence[ResultSet]) -> None:
         sets = [ResultSet(data)] if isinstance(data, pd.DataFrame) else list(data)
         self.overlay = o = Overlay.of(sets)
+        self._context = None
         # Each later set against the first, decided once per update: the summary and the hover read it.
         self.verdicts = overlay_verdicts.of_sets(o.sets, o.labels) if o.compare else []
         self._offer_baselines()
@@ -209,9 +214,18 @@ class PlotsPanel(QWidget):
         except ValueError:          # the sets changed under the chooser: the default until it is rebuilt
             return compare.baseline(self.overlay.sets, labels=self.overlay.labels)
 
-    def _draw(self, chart) -> None:
-        chart.update_from(self.overlay)
-        self.legendStrip.show_chart(chart.kind, chart.spec.legend)
+    def _draw(self, chart, strip_now: bool = True) -> None:
+        chart.update_from(self.overlay, self._shared())
+        self.legendStrip.show_chart(chart.kind, chart.spec.legend, now=strip_now)
+
+    def _shared(self):
+        """What the five charts' specs share (their series, walls, a lesson's marks), worked out
+        once per update rather than once per chart."""
+        if self._context is None:
+            o = self.overlay
+            self._context = spec.context(o.sets, labels=o.labels, marks=self.runtimePlot.lesson_marks,
+                                         series=o.series)
+        return self._context
 
     def _baseline_changed(self, _index: int) -> None:
         self.speedupPlot.set_baseline(self.baseline_choice(), self.overlay.labels)
@@ -257,6 +271,7 @@ class PlotsPanel(QWidget):
         self.lesson_html = html
         for chart in self.plots():
             chart.lesson_marks = None if marks is None else [(float(size), str(label)) for size, label in marks]
+        self._context = None
         if self.overlay.sets:
             for chart in self.plots():
                 self._draw(chart)

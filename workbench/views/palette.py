@@ -35,7 +35,9 @@ BACKEND_STYLE = {
     "gpu-zero-copy": ("green", "t1"),
     "gpu-round-trips": ("vermillion", "t"),
 }
-FALLBACK_MARKERS = ("+", "x", "arrow_up", "arrow_down", "crosshair")
+# A plug-in's backend: shapes no backend of the table has, in either renderer (pyqtgraph's arrows
+# are matplotlib's triangles, which cupy and numba-cuda have).
+FALLBACK_MARKERS = ("+", "x", "crosshair", "t3")
 # Yellow (unused by backends), a mid grey and Paul Tol's wine: apart from every backend colour,
 # and apart from each other in grey scale (light, middle, dark).
 PHASE_COLORS = {"h2d": "#F0E442", "compute": "#7A7A7A", "d2h": "#882255"}

@@ -34,20 +34,30 @@ BUILDERS: dict[str, Callable[..., ChartSpec]] = {
 assert tuple(BUILDERS) == KINDS, "every chart kind of workbench.views.presets has a spec"
 
 
-def build(kind: str, sets: Sequence[ResultSet], *, labels: Sequence[str] | None = None,
+def context(sets: Sequence[ResultSet], *, labels: Sequence[str] | None = None,
+            marks: Sequence[tuple[float, str]] | None = None, caption: str | None = None,
+            series: Sequence | None = None) -> kinds.Context:
+    """What the charts of ``sets`` share, worked out once: a window builds its five specs from one.
+    ``series``: the sets' series where the caller has them (``workbench.views.compare.Overlay``)."""
+    labels = list(labels) if labels is not None else provenance.labels(sets)
+    return kinds.Context.of(sets, labels, marks, caption, series)
+
+
+def build(kind: str, sets: Sequence[ResultSet] = (), *, labels: Sequence[str] | None = None,
           baseline: Baseline | str | None = None, marks: Sequence[tuple[float, str]] | None = None,
-          caption: str | None = None) -> ChartSpec:
+          caption: str | None = None, shared: kinds.Context | None = None) -> ChartSpec:
     """The spec of chart ``kind`` over ``sets`` (several: overlaid, each labelled by what differs).
 
     ``baseline``: the speedup chart's (a :class:`Baseline`, or its text as
     ``workbench.views.compare.baseline`` reads it; None, the default one). ``marks`` (size, label)
-    and ``caption``: a lesson's; left out, those a single set's settings carry.
+    and ``caption``: a lesson's; left out, those a single set's settings carry. ``shared``: a
+    :func:`context` of the sets made once for several charts (the others are then not read).
     """
     if kind not in BUILDERS:
         raise ValueError(f"unknown chart {kind!r}: use one of {', '.join(KINDS)}")
-    labels = list(labels) if labels is not None else provenance.labels(sets)
-    c = kinds.Context.of(sets, labels, marks, caption)
+    c = shared if shared is not None else context(sets, labels=labels, marks=marks, caption=caption)
+    c.zeros = 0
     if kind == "speedup":
-        b = baseline if isinstance(baseline, Baseline) else find_baseline(sets, baseline, labels)
+        b = baseline if isinstance(baseline, Baseline) else find_baseline(c.sets, baseline, c.labels)
         return kinds.shortened(kinds.speedup(c, b))
     return kinds.shortened(BUILDERS[kind](c))

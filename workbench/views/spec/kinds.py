@@ -9,7 +9,8 @@ counts the others.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Sequence
 
 import numpy as np
@@ -46,28 +47,71 @@ def shortened(chart: ChartSpec) -> ChartSpec:
 
 @dataclass
 class Context:
-    """What every chart kind reads: the sets, their labels, and a lesson's marks and caption."""
+    """What every chart kind reads, worked out once for all five charts of one update: the sets,
+    their labels, their series, a lesson's marks and caption, where series ran out of memory, what
+    was left out. A live window makes one per update and builds each chart's spec from it."""
 
     sets: Sequence[ResultSet]
     labels: Sequence[str]
     marks: Sequence[tuple[float, str]]
     caption: str
     compare: bool = False
-    variants: dict = field(default_factory=dict)    # variant -> its rank: the first solid, later ones dotted
-    zeros: int = 0                                  # values of 0 a log axis cannot show
+    given_series: Sequence[Rows] | None = None      # the series where the caller has them (an Overlay's)
+    zeros: int = 0                                  # values of 0 a log axis cannot show, in the chart being built
 
     @classmethod
-    def of(cls, sets, labels, marks, caption) -> "Context":
+    def of(cls, sets, labels, marks=None, caption=None, series_=None) -> "Context":
         told = marks_mod.lesson_of(sets)
         if caption is None:
             caption = marks_mod.lesson_caption(told) if told else ""
         if marks is None:
             marks = marks_mod.lesson_marks(told)
+        return cls(list(sets), list(labels), [(float(s), str(t)) for s, t in marks], caption, len(sets) > 1,
+                   None if series_ is None else list(series_))
+
+    @cached_property
+    def series(self) -> list[Rows]:
+        return list(self.given_series) if self.given_series is not None else series(self.sets, self.labels)
+
+    def moves(self, s: Rows) -> bool:
+        """Whether a series moves data between host and device (a GPU series), asked once per series."""
+        key = (s.set_index, s.backend, s.variant)
+        if key not in self._moves:
+            self._moves[key] = s.moves_data
+        return self._moves[key]
+
+    @cached_property
+    def _moves(self) -> dict:
+        return {}
+
+    @cached_property
+    def variants(self) -> dict[str, int]:
+        """Each variant's rank, in the order the series show them: the first solid, later ones dotted."""
         ranks: dict[str, int] = {}
-        for rs in sets:
-            for v in rs.frame.loc[rs.frame["status"] == "ok", "variant"]:
-                ranks.setdefault(str(v), len(ranks))
-        return cls(list(sets), list(labels), [(float(s), str(t)) for s, t in marks], caption, len(sets) > 1, ranks)
+        for s in self.series:
+            ranks.setdefault(s.variant, len(ranks))
+        return ranks
+
+    @cached_property
+    def ok_sizes(self) -> np.ndarray:
+        parts = [s.rows["size"].to_numpy(float) for s in self.series]
+        return np.concatenate(parts) if parts else np.array([])
+
+    @cached_property
+    def walls(self) -> list[Mark]:
+        return marks_mod.walls(self.sets, self.labels, self.marks)
+
+    @cached_property
+    def wall_sizes(self) -> list[float]:
+        return sorted({m.at for m in self.walls})
+
+    @cached_property
+    def left_out(self) -> str:
+        return left_out(self.sets)
+
+    @cached_property
+    def size_label(self) -> tuple[str, bool]:
+        return _size_label(self.sets)
 
     def key(self, role: str, s: Rows) -> tuple:
         return (role, s.backend, s.variant) + ((s.set_index,) if self.compare else ())
@@ -144,24 +188,23 @@ def _finish(c: Context, kind: str, title: str, y_label: str, y_unit: str, drawn:
             legend: list[LegendEntry], empty: str, y_base: int = 10, also: tuple[float, ...] = (),
             extra_marks: tuple[Mark, ...] = ()) -> ChartSpec:
     """The axes over what was drawn, the walls and a lesson's marks, the notes: the spec."""
-    label, in_bytes = _size_label(c.sets)
+    label, in_bytes = c.size_label
     values = [np.asarray(s.ys) for s in drawn]
     values += [np.asarray(v) for s in drawn if s.band is not None for v in (s.band.lo, s.band.hi)]
     if not any(len(v) for v in values[:len(drawn)]):
         return ChartSpec(kind, title, Axis(label, "count"), Axis(y_label, y_unit), legend=(), caption=c.caption,
-                         footnote=left_out(c.sets), empty=empty)
-    sizes = np.concatenate([rs.frame.loc[rs.frame["status"] == "ok", "size"].to_numpy(float) for rs in c.sets])
+                         footnote=c.left_out, empty=empty)
     shows_walls = kind in marks_mod.WALL_KINDS
-    walls = marks_mod.wall_sizes(c.sets) if shows_walls else []
-    x = ticks.size_axis(label, np.concatenate([sizes, np.asarray(walls, dtype=float)]), in_bytes)
+    walls = c.wall_sizes if shows_walls else []
+    x = ticks.size_axis(label, np.concatenate([c.ok_sizes, np.asarray(walls, dtype=float)]), in_bytes)
     y = ticks.value_axis(y_label, values + [np.asarray(also, dtype=float)], y_unit, y_base)
     marks = list(extra_marks)
     if shows_walls:
-        marks += marks_mod.walls(c.sets, c.labels, c.marks)
+        marks += c.walls
     marks += marks_mod.lesson_lines(c.marks, x.range)
     notes = (f"{c.zeros} value{'s' if c.zeros > 1 else ''} of 0 not shown on the log scale",) if c.zeros else ()
     return ChartSpec(kind, title, x, y, series=tuple(drawn), marks=tuple(marks), legend=tuple(legend),
-                     caption=c.caption, notes=notes, footnote=left_out(c.sets))
+                     caption=c.caption, notes=notes, footnote=c.left_out)
 
 
 def _band(b: bands.Band) -> Band | None:
@@ -176,13 +219,13 @@ def runtime(c: Context) -> ChartSpec:
     """Each series' median against size, compute solid and (a GPU series) end-to-end dashed, each
     with its band (``workbench.views.bands``)."""
     drawn, found, any_device, rows = [], [], False, []
-    for s in series(c.sets, c.labels):
+    for s in c.series:
         r, x = s.rows, s.rows["size"].to_numpy(float)
         rows.append(s)
         b = bands.band(r, "compute")
         found.append(b)
         drawn.append(c.line(s, "compute", x, r["compute_median_s"], band=_band(b)))
-        if s.moves_data:   # a device backend: end-to-end adds the transfers
+        if c.moves(s):   # a device backend: end-to-end adds the transfers
             any_device = True
             b = bands.band(r, "total")
             found.append(b)
@@ -200,18 +243,18 @@ def speedup(c: Context, b: Baseline) -> ChartSpec:
     title = f"Speedup over {b.describe(c.labels)}" if b.backend else "Speedup"
     y_label = f"times faster than {b.backend}" if b.backend else "times faster"
     drawn, rows, any_device, ringed = [], [], False, False
-    for s, joined in (speedups(c.sets, b, c.labels) if b.backend else ()):
+    for s, joined in (speedups(c.sets, b, c.labels, c.series) if b.backend else ()):
         if is_baseline(s, b):
             continue
         rows.append(s)
         x = joined["size"].to_numpy(float)
-        for figure in ("compute", "total") if s.moves_data else ("compute",):
+        for figure in ("compute", "total") if c.moves(s) else ("compute",):
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 ratio = joined[f"{figure}_median_s_base"].to_numpy(float) / joined[f"{figure}_median_s"].to_numpy(float)
             line = c.line(s, figure, x, ratio, dashed=figure == "total", ringed=within_noise(joined, figure))
             ringed |= any(line.ringed)
             drawn.append(line)
-        any_device |= s.moves_data
+        any_device |= c.moves(s)
     legend = c.identities(rows) + _key("compute", "end-to-end" if any_device else None)
     if ringed:
         legend.append(LegendEntry(WITHIN_NOISE, "ring", RING_COLOR, "", "o", filled=False))
@@ -224,7 +267,7 @@ def speedup(c: Context, b: Baseline) -> ChartSpec:
 def memory(c: Context) -> ChartSpec:
     """Each series' peak host memory (solid) and, where measured, device memory (dashed)."""
     drawn, rows, any_device = [], [], False
-    for s in series(c.sets, c.labels):
+    for s in c.series:
         rows.append(s)
         x = s.rows["size"].to_numpy(float)
         drawn.append(c.line(s, "host", x, s.rows["peak_host_bytes"]))
@@ -240,7 +283,7 @@ def memory(c: Context) -> ChartSpec:
 def first_call(c: Context) -> ChartSpec:
     """Each series' steady call (solid) against its first call (dashed: compilation, setup)."""
     drawn, rows = [], []
-    for s in series(c.sets, c.labels):
+    for s in c.series:
         rows.append(s)
         x = s.rows["size"].to_numpy(float)
         drawn.append(c.line(s, "steady", x, s.rows["total_median_s"]))
@@ -252,14 +295,14 @@ def first_call(c: Context) -> ChartSpec:
 
 def transfer(c: Context) -> ChartSpec:
     """Per size, one bar per GPU series: its end-to-end time split into h2d, compute, d2h, in %."""
-    label, in_bytes = _size_label(c.sets)
+    label, in_bytes = c.size_label
     title, y_label = "Where GPU end-to-end time goes", "share of end-to-end (%)"
     columns = list(PHASE_COLUMNS.values())
-    drawn = [s for s in series(c.sets, c.labels)
-             if s.moves_data and np.isfinite(s.rows[columns].to_numpy(float)).all(axis=1).any()]
+    drawn = [s for s in c.series
+             if c.moves(s) and np.isfinite(s.rows[columns].to_numpy(float)).all(axis=1).any()]
     if not drawn:
         return ChartSpec("transfer", title, Axis(label, "category", "category"), Axis(y_label, "percent", "linear"),
-                         caption=c.caption, footnote=left_out(c.sets),
+                         caption=c.caption, footnote=c.left_out,
                          empty="No GPU backend in these results:\nCPU backends move no data, all their time is compute.")
     sizes = sorted({int(v) for s in drawn for v in s.rows["size"]})
     width = 0.84 / len(drawn)
@@ -286,4 +329,4 @@ def transfer(c: Context) -> ChartSpec:
                    for s in drawn]
     x = ticks.category_axis(f"{label}; one bar per GPU backend, outlined in its colour", sizes, in_bytes)
     return ChartSpec("transfer", title, x, ticks.percent_axis(y_label), bars=tuple(bars), legend=tuple(legend),
-                     caption=c.caption, footnote=left_out(c.sets))
+                     caption=c.caption, footnote=c.left_out)

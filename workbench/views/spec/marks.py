@@ -77,11 +77,6 @@ def walled(marks: Sequence[tuple[float, str]]) -> dict[float, set[str]]:
     return out
 
 
-def wall_sizes(sets: Sequence[ResultSet]) -> list[int]:
-    """Every size at which some series of ``sets`` first ran out of device memory."""
-    return sorted({size for rs in sets for size in memory_walls(rs.frame).values()})
-
-
 def walls(sets: Sequence[ResultSet], labels: Sequence[str], marks: Sequence[tuple[float, str]]) -> list[Mark]:
     """A dotted vertical line in the series' colour at each series' first out-of-memory size, and
     one label per size naming every series that hit the wall there (several backends at one size
@@ -91,6 +86,8 @@ def walls(sets: Sequence[ResultSet], labels: Sequence[str], marks: Sequence[tupl
     at: dict[int, list[tuple[str, str]]] = {}
     lines: list[tuple[int, str, str]] = []
     for rs, set_label in zip(sets, labels):
+        if not (rs.frame["status"] == "error").any():      # the common case, and a quick one
+            continue
         for (backend, variant), size in memory_walls(rs.frame).items():
             name = f"{backend} ({variant})" if variant else backend
             label = f"{name}, {set_label}" if compare and set_label else name
