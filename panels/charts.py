@@ -52,6 +52,21 @@ def fit_words(text: str, room: float, font: QFont, short: str = "") -> str:
     return " ".join(words)
 
 
+def _width_free(label: pg.LabelItem) -> None:
+    """A title label that asks for its height only: pyqtgraph's ``LabelItem`` makes its text's
+    width its minimum again on every resize (``updateMin``), so a chart whose title was laid out
+    wide could never shrink back below it at 1280x720 in presentation mode (441 px for a 422 px
+    slot); :meth:`Titled._fit_title` shortens the text to the room instead."""
+    measure = label.updateMin
+
+    def height_only() -> None:
+        measure()
+        label.setMinimumWidth(0)
+        label._sizeHint[Qt.SizeHint.MinimumSize] = (0, label._sizeHint[Qt.SizeHint.MinimumSize][1])
+        label.updateGeometry()
+    label.updateMin = height_only
+
+
 class Titled:
     """Titles that fit, axis labels in the look's font, values on hover: for every chart."""
 
@@ -93,7 +108,6 @@ class Titled:
                 or label.opts.get("size") != f"{font.pointSizeF():g}pt":
             self.setTitle(text, color=self.look.foreground, size=f"{font.pointSizeF():g}pt")
             self._shown_title = text
-        label.setMinimumWidth(0)
 
     def _fit_minimum(self) -> None:
         """Never smaller than what the chart's title, axes and key need: below that pyqtgraph
@@ -143,6 +157,7 @@ class SpecChart(Titled, pg.PlotWidget):
         self.title_text, self.left_text, self.bottom_text = kind, "", ""
         self.short_title = self.left_short = self.bottom_short = ""
         self._shown_title = ""
+        _width_free(self.getPlotItem().titleLabel)
         self.look = style.NORMAL
         self.spec: ChartSpec | None = None
         self.overlay = Overlay.of([])
