@@ -194,7 +194,7 @@ def test_a_row_is_one_frozen_value_whose_declaration_gives_every_column():
     frame = results.to_frame([row, dict(row)])
     assert list(frame.columns) == list(results.COLUMNS) and frame["size"].tolist() == [8, 8]
     assert results.cell_text("compute_median_s", 1.5e-6) == "1.5 µs"
-    assert results.cell_text("peak_host_bytes", 2048.0) == "2.0 KiB" and results.cell_text("gbps", math.nan) == "-"
+    assert results.cell_text("peak_host_bytes", 2048.0) == "2 KiB" and results.cell_text("gbps", math.nan) == "-"
 
 
 def test_the_h200_results_in_docs_open():
