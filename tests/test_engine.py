@@ -436,3 +436,60 @@ def test_stop_keeps_the_point_in_progress_once_it_has_its_fewest_samples(registr
     if status == "ok":
         assert rows[0]["verified"] and rows[0]["repeats"] == stop_after - 1
         assert "stopped after" in rows[0]["message"]
+
+
+def test_each_round_places_the_inputs_anew_at_another_page_offset(fake_device):
+    """The layout is sampled: each round's inputs are a fresh copy at a random offset in its page
+    (``sampling.layout``), equal to the engine's, so rounds do not share one process's layout."""
+    seen = []
+
+    @fake_device.implement("fake-cpu")
+    def _(inputs, ctx):
+        seen.append((inputs[0].ctypes.data, inputs[0].copy()))
+        return lambda: (ctx.session.run("compute", 0.001), inputs[0] * 2)[1]
+
+    (row,) = rows_of(SweepSpec("synthetic", ("fake-cpu",), (4096,), "float64", min_repeats=10, budget_s=0.0, rounds=5))
+    assert row["status"] == "ok" and len(seen) == 5
+    assert all(np.array_equal(x, np.arange(4096, dtype=np.float64)) for _, x in seen)
+    offsets = {address % 4096 for address, _ in seen}
+    assert len(offsets) >= 3, offsets          # 5 draws of 256: fewer than 3 offsets has p < 1e-5
+    assert all(address % sampling.PLACE_ALIGN == 0 for address, _ in seen)
+
+
+def test_the_backends_of_one_round_share_its_layout_and_another_process_draws_its_own():
+    """A paired comparison compares code on one layout; a rerun elsewhere draws layouts anew."""
+    import subprocess
+    import sys
+    inputs = (np.arange(1000, dtype=np.float32), np.ones((8, 8)), "not an array")
+    a = sampling.layout(inputs, sampling.layout_rng("s:0", 1))
+    b = sampling.layout(inputs, sampling.layout_rng("s:0", 1))
+    assert [x.ctypes.data % 4096 for x in a.inputs[:2]] == [x.ctypes.data % 4096 for x in b.inputs[:2]]
+    assert a.inputs[2] == "not an array" and a.inputs[1].shape == (8, 8) and type(a.inputs) is tuple
+    assert all(np.array_equal(x, y) for x, y in zip(a.inputs[:2], inputs[:2]))
+    assert all(x.ctypes.data != y.ctypes.data for x, y in zip(a.inputs[:2], inputs[:2]))
+    code = ("from workbench.measure import sampling; "
+            "print([int(sampling.layout_rng('s:0', r).integers(1 << 30)) for r in range(4)])")
+    draws = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+             for _ in range(2)}
+    assert len(draws) == 2
+
+
+def test_layouts_drawn_per_round_keep_identical_code_from_a_verdict():
+    """Synthetic: a kernel whose time is 1.0 or 1.3 by its layout (bimodal, 1 in 4 slow), a second
+    process measuring the same code. One layout per process (the rounds all alike) gives a false
+    verdict often; a layout drawn per round lets the rounds' disagreement cover it."""
+    from workbench.core import stats
+    rng = np.random.default_rng(7)
+
+    def point(per_round: bool) -> stats.Estimate:
+        modes = rng.random(5 if per_round else 1) < 0.25
+        medians = np.where(np.resize(modes, 5), 1.3, 1.0) * np.exp(rng.normal(0, 0.003, 5))
+        samples = np.concatenate([m * np.exp(rng.normal(0, 0.01, 40)) for m in medians])
+        lo, hi = stats.rounds_ci(samples, medians)
+        return stats.Estimate(float(np.median(samples)), lo, hi, samples.size)
+
+    def false_verdicts(per_round: bool) -> float:
+        found = [stats.compare(point(per_round), point(per_round)).verdict for _ in range(400)]
+        return sum(v in ("faster", "slower") for v in found) / len(found)
+    assert false_verdicts(per_round=False) > 0.25
+    assert false_verdicts(per_round=True) <= 0.05      # the 95 % intervals' own error rate

@@ -74,7 +74,6 @@ class Point:
                                              min_repeats=max(1, math.ceil(spec.min_repeats / rounds)),
                                              min_time_s=spec.min_time_s / rounds,
                                              noise=spec.noise * math.sqrt(rounds))
-        self.shuffle = np.random.default_rng([spec.seed, base["size"], index])
         self.timings: Timings | None = None
         self.round_medians: dict[str, list] = {"compute": [None] * rounds, "total": [None] * rounds}
         self.error: dict | None = None         # the row, once a round failed
@@ -103,7 +102,8 @@ class Point:
         return self.error is not None or self.cancelled
 
     def measure_round(self, r: int, stop: Any) -> None:
-        """Round ``r``: the implementation made anew (behind a random spacer), sampled, verified."""
+        """Round ``r``: the implementation made anew on inputs placed anew (``sampling.layout``), sampled,
+        verified."""
         workload, backend, base, spec = self.workload, self.backend, self.base, self.spec
         phases = None
         out_of_memory = False
@@ -111,17 +111,18 @@ class Point:
         canary = _canary(self.sessions)
         try:
             self.session = session = _session(self.sessions, backend)
+            # Made before the memory scope (the copy is the engine's, not the implementation's) and
+            # held through the round: every round another layout, drawn alike for the group's backends.
+            placed = sampling.layout(self.inputs, sampling.layout_rng(self.group, r))
             before = canary.read()
             with self.load.running(), cap.capped(limit), session.activate(), \
                     self.host_peak.scope(collect=r == 0) as host_bytes, session.device_memory() as device_bytes:
                 ctx = Context(size=base["size"], dtype=self.dtype, variant=base["variant"],
                               host_memory=spec.host_memory, session=session)
-                spacer = sampling.spacer(self.shuffle)     # held through the round: see sampling.spacer
-                made = workload.implementations[backend].factory(self.inputs, ctx)
+                made = workload.implementations[backend].factory(placed.inputs, ctx)
                 phases = made if isinstance(made, Phases) else Phases(compute=made)
                 clocks = _clocks(self.sessions) if session.device_kind == "gpu" else None
                 t = repeat(phases, session, self._round_spec(), stop, clocks)
-                del spacer
                 # The result is verified only once every piece of device work is complete: a download
                 # into pinned memory returns before its copy has landed.
                 session.synchronize()

@@ -25,7 +25,9 @@ A sample taken while the GPU held its SM clock below 75 % of its highest is drop
 from __future__ import annotations
 
 import math
+import os
 import time
+import zlib
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -89,19 +91,71 @@ class Timings:
     round_total: list = field(default_factory=list)     # and of its end-to-end samples
 
 
-#: The most host bytes a round's spacer shifts the implementation's buffers by.
-SPACER_BYTES = 64 * 1024
+#: The most host bytes a round's spacer takes (touched: pages of memory, not only addresses).
+SPACER_BYTES = 2 * 1024 * 1024
+#: Inputs of more bytes than this, in all, stay where the engine made them: a copy each round
+#: would double them (their kernels stream from memory, where the offsets were not measured).
+PLACE_BYTES = 64 * 1024 * 1024
+#: A placed array starts at a multiple of this (malloc's alignment, so every dtype's) within its page.
+PLACE_ALIGN = 16
+_PAGE = 4096
+#: This process's own: two processes draw different layouts for the same round of the same point.
+_SALT = int.from_bytes(os.urandom(8), "little")
 
 
-def spacer(rng: np.random.Generator) -> np.ndarray:
-    """A host allocation of random size, made before a round's implementation and held through it,
-    so that its buffers land at another offset each round (Stabilizer's idea: Curtsinger and Berger,
-    ASPLOS 2013). Where two buffers sit relative to each other changes the speed of the same code
-    (on this project's 2-core VM, 8.7 against 13.2 us for one NumPy expression at 2^14, by the
-    offset alone): without it, a point's rounds reuse the same addresses and two identical
-    backends can differ by 40 % with every sample agreeing. With it, the layout is one more
-    thing the rounds sample, and their disagreement widens the interval."""
-    return np.empty(int(rng.integers(0, SPACER_BYTES // 16)) * 16, np.uint8)
+def layout_rng(group: str, r: int) -> np.random.Generator:
+    """Round ``r``'s layout draw for a group of points (the backends measured interleaved at one
+    size): the same for each backend of the round, so that a paired comparison of two backends
+    compares their code on one layout; another draw in another process, so that a rerun on
+    another engine (another run, a Dask worker) draws layouts of its own."""
+    return np.random.default_rng([_SALT, zlib.crc32(group.encode()), r])
+
+
+@dataclass
+class Layout:
+    """What holds a round's layout in place: the spacer and the placed inputs' buffers."""
+    inputs: Any
+    held: list
+
+
+def layout(inputs: Any, rng: np.random.Generator) -> Layout:
+    """The round's inputs placed anew: each C-contiguous NumPy array of ``inputs`` (an array, or a
+    tuple or list of them; anything else stays as it is) copied into fresh memory at a random
+    offset within its page (a multiple of ``PLACE_ALIGN``), behind a touched spacer of random size
+    (up to ``SPACER_BYTES``) that takes the pages the last round freed. Hold the result (its
+    ``held``) until the round is measured.
+
+    Why: where the buffers sit decides the speed of the same code. On this project's 2-core VM
+    (AMD EPYC, 2026-12-04), y = x^2/2 + x at 2^16 float32 took 13.2 to 17.6 us depending only on
+    the page offsets of x and out (16 layouts measured interleaved on one vCPU, each within 1 %
+    from pass to pass), and 13.4 to 14.8 us on 16 sets of physical pages at one offset. The
+    engine made the inputs once a point and the earlier spacer (untouched, under 64 KiB) did not
+    move a buffer of 256 KiB: every round of a point had the same addresses and the same physical
+    pages, its rounds agreed within 1 %, and the process's heap history (the local engine's, a
+    Dask worker's) chose the layout: the same sweep ran 0.77-0.90x here against there, called
+    'faster'. Placed anew each round, the layout is one more thing the rounds sample (Stabilizer's
+    idea: Curtsinger and Berger, ASPLOS 2013; Mytkowicz et al., ASPLOS 2009, on the bias), their
+    disagreement widens the interval, and two processes' medians agree within it."""
+    spacer = np.empty(int(rng.integers(1, SPACER_BYTES // _PAGE + 1)) * _PAGE, np.uint8)
+    spacer[::_PAGE] = 1                 # touched: the kernel hands it pages now
+    held: list = [spacer]
+    plain = isinstance(inputs, np.ndarray) or type(inputs) in (tuple, list)
+    arrays = [inputs] if isinstance(inputs, np.ndarray) else list(inputs) if plain else []
+    if not plain or sum(a.nbytes for a in arrays if isinstance(a, np.ndarray)) > PLACE_BYTES:
+        return Layout(inputs, held)
+
+    def place(a: Any) -> Any:
+        if not isinstance(a, np.ndarray) or not a.flags.c_contiguous or a.dtype.hasobject or a.nbytes == 0:
+            return a
+        raw = np.empty(a.nbytes + 2 * _PAGE, np.uint8)
+        start = (-raw.ctypes.data) % _PAGE + int(rng.integers(0, _PAGE // PLACE_ALIGN)) * PLACE_ALIGN
+        b = raw[start:start + a.nbytes].view(a.dtype).reshape(a.shape)
+        b[...] = a
+        b.flags.writeable = a.flags.writeable
+        held.append(raw)
+        return b
+    placed = [place(a) for a in arrays]
+    return Layout(placed[0] if isinstance(inputs, np.ndarray) else type(inputs)(placed), held)
 
 
 def merged(a: Timings, b: Timings) -> Timings:
