@@ -102,6 +102,21 @@ def test_device_memory_is_read_and_released(backend):
         assert cp.get_default_memory_pool().total_bytes() == 0     # released between points
 
 
+@pytest.mark.parametrize("backend", ["cupy", "numba-cuda"])
+def test_device_memory_is_read_with_rmm_imported_but_not_allocating(backend):
+    """Importing cuDF imports RMM without making it CuPy's or Numba's allocator: a point read through
+    RMM's statistics alone said 0 bytes for the three 16 MiB buffers (H200, after the cuDF tests)."""
+    need(backend)
+    pytest.importorskip("rmm")
+    import cupy as cp
+    from rmm.allocators.cupy import rmm_cupy_allocator
+    if cp.cuda.get_allocator() is rmm_cupy_allocator:
+        pytest.skip("an earlier test made RMM CuPy's allocator in this process")
+    n = 2 ** 22
+    (row,) = sweep("source_terms", backend, "float32", sizes=(n,))
+    assert 3 * 4 * n <= row["peak_device_bytes"] <= 6 * 4 * n
+
+
 def test_spmv_on_cupy_lets_its_matrix_go_when_the_point_closes():
     """cupyx's csr_matrix wraps the uploaded buffers; once the point's phases are closed only the
     output vectors may still be held, so the session's release can free the matrix."""

@@ -3,9 +3,13 @@
 * CuPy: a thread-local :class:`cupy.cuda.MemoryHook` counts what the memory
   pool hands out and takes back, so the peak is the bytes in use, not the bytes
   the pool happens to cache.
-* RMM: once cuDF is imported, RMM is the allocator of CuPy and Numba in the
-  whole process and CuPy's pool sees nothing; RMM's own statistics (a frame
-  pushed per point) then give the peak for every GPU backend.
+* RMM: once cuDF is imported, RMM's statistics (a frame pushed per point) see
+  what goes through RMM. Whether CuPy's and Numba's allocations do depends on
+  what set their allocators (``cudf.pandas.install()`` does, importing cuDF does
+  not), so with RMM imported a point reads both RMM's peak and its library's own
+  count and keeps the larger: one of them saw the point's buffers, and neither
+  counts the other's. Reading RMM's alone gave a peak of 0 bytes for CuPy and
+  Numba CUDA points measured after a cuDF test in one process (H200, 2026-12-04).
 * Numba without RMM: Numba kernels allocate nothing themselves, so the device
   memory in use (cuMemGetInfo) at the end of a point, above its start, is what
   the point held; deferred frees can only make it read high, never low.
@@ -80,10 +84,17 @@ def cupy_peak_hook():
 
 @contextmanager
 def cupy_scope() -> Iterator[Callable[[], float]]:
-    if rmm_active():
-        with rmm_scope() as peak:
-            yield peak
-        return
     hook = cupy_peak_hook()
     with hook:
-        yield lambda: float(hook.peak)
+        if not rmm_active():
+            yield lambda: float(hook.peak)
+            return
+        with rmm_scope() as rmm_peak:
+            yield lambda: larger(rmm_peak(), float(hook.peak))
+
+
+def larger(a: float, b: float) -> float:
+    """The larger of two peaks, either of which may be NaN (not read)."""
+    if a != a:
+        return b
+    return a if b != b else max(a, b)
