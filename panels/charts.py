@@ -252,6 +252,11 @@ class SpecChart(Titled, pg.PlotWidget):
         if not hasattr(self, "note"):
             return
         rect = self.getViewBox().boundingRect()
+        # Wrapped within the plot: anchored at its right, a note wider than a small chart (1280x720
+        # in presentation mode) ran off the plot's left edge and lost its first words.
+        self.note.setTextWidth(-1)
+        if self.note.textItem.boundingRect().width() > rect.width() - 8:
+            self.note.setTextWidth(max(40.0, rect.width() - 8))
         self.note.setPos(rect.right() - 4, rect.bottom() - 4)
         self.hint.setPos(rect.center())
 

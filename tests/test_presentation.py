@@ -340,3 +340,20 @@ def test_the_status_line_is_one_short_sentence_and_the_log_has_the_rest(qtbot, w
     long = "numba at size 1,024: error: " + "a very long reason " * 40
     assert len(short(long)) <= STATUS_CHARS and short(long).endswith("(the Log tab has it all)")
     assert short("first line\nsecond line").startswith("first line") and short("brief") == "brief"
+
+
+def test_a_note_stays_within_its_plot_in_presentation_mode_at_1280x720(qtbot, window):
+    """'6 values of 0 not shown on the log scale' ran off the memory chart's left edge."""
+    w = window
+    w.presentationAction.trigger()
+    w.resize(1280, 720)
+    qtbot.waitUntil(lambda: w.width() <= 1280 and w.height() <= 720, timeout=5_000)
+    frame = demo_frame()
+    frame.loc[frame["backend"] == "numba", "peak_host_bytes"] = 0.0
+    w.plots.update_from(frame)
+    QApplication.processEvents()    # noqa: laid out before it is measured
+    chart = next(c for c in w.plots.plots() if c.objectName() == "memoryPlot")
+    assert chart.notes(), "the zeros a log axis cannot show are noted"
+    view = chart.getViewBox().sceneBoundingRect()
+    note = chart.note.mapRectToScene(chart.note.boundingRect())
+    assert view.left() - 1 <= note.left() and note.right() <= view.right() + 1, (note, view)
