@@ -84,6 +84,9 @@ class Point:
         self.session: Any = None
         self.load = load_mod.LoadMeter()
         self.speeds: list[float] = []
+        # Each round's canary readings, before and after it: kept in the row's ``rounds`` so that a
+        # round run while the machine was in another state can be told from the others.
+        self.round_canary: list = [None] * rounds
 
     def _round_spec(self) -> Any:
         """This round's sampling: once earlier rounds disagree by more than the noise target, a
@@ -129,7 +132,9 @@ class Point:
                 peak_host, peak_device = host_bytes(), device_bytes()
                 if r == 0 and not t.cancelled:
                     self.note = _diagnose(session, phases, t)
-            self.speeds += [before, canary.read()]
+            after = canary.read()
+            self.speeds += [before, after]
+            self.round_canary[r] = [before, after]
             if t.cancelled:
                 self.cancelled = True
                 # A round stopped with its fewest samples taken is kept, verified like any other:
@@ -179,7 +184,8 @@ class Point:
         complete = sum(m is not None for m in self.round_medians["compute"])
         row = _row(self.workload, self.base, self.session, t, self.peak_host, self.peak_device,
                    self.load.read(), self.speeds, self.spec.noise)
-        row["rounds"] = json.dumps({"group": self.group, **self.round_medians}, separators=(",", ":"))
+        row["rounds"] = json.dumps({"group": self.group, **self.round_medians, "canary": self.round_canary},
+                                   separators=(",", ":"))
         if complete == 0:       # stopped before one round was complete: nothing verified
             row.update(status="cancelled", message=f"stopped after {len(t.compute)} repeat(s); not verified")
             return row
