@@ -20,6 +20,11 @@ from workbench.core import stats
 #: different speeds: no unpaired verdict is drawn between them.
 CANARY_SPREAD = 1.05
 
+#: How the ``noisy`` reason of a point whose rounds ran in no one machine state begins
+#: (``workbench.measure.load.kept_rounds``). It keeps the point from unpaired verdicts only: a paired
+#: verdict pairs the rounds two points ran in the same state (:func:`_pairs`), so the state cancels.
+STATE_CHANGED = "the machine changed speed during the point"
+
 #: A figure's median column and its interval's columns.
 FIGURES = {
     "total_median_s": ("total_ci_lo_s", "total_ci_hi_s"),
@@ -51,12 +56,16 @@ def compare_rows(new: Mapping[str, Any], base: Mapping[str, Any], column: str = 
     may be what differs."""
     pairs = _pairs(new, base, column)
     if pairs is not None:
-        noisy = "; ".join(n for n in (new.get("noisy"), base.get("noisy")) if isinstance(n, str) and n)
+        noisy = "; ".join(part for n in (new.get("noisy"), base.get("noisy")) if isinstance(n, str) and n
+                          for part in n.split("; ") if not part.startswith(STATE_CHANGED))
         v = stats.paired(pairs, min_effect, noisy)
         if v is not None:
             return v
     v = stats.compare(estimate_of(new, column), estimate_of(base, column), min_effect)
-    if v.decided and new.get("device") == base.get("device"):
+    # 'same' too: a point measured in the slow state against one in the fast state can look the
+    # same while its code does 1.3x the work (twin-slow at 2^14, 7.45 us slow against twin-a's
+    # 7.47 us fast, 2026-12-04).
+    if v.verdict != "undecided" and new.get("device") == base.get("device"):
         ca, cb = (_number(r.get("canary_s")) for r in (new, base))
         if ca > 0 and cb > 0 and max(ca, cb) / min(ca, cb) > CANARY_SPREAD:
             return stats.Verdict("undecided", v.ratio, v.lo, v.hi,
@@ -122,8 +131,13 @@ def _pairs(new: Mapping[str, Any], base: Mapping[str, Any], column: str) -> list
     if not a or not b or a.get("group") != b.get("group") or new is base:
         return None
     key = "compute" if column == "compute_median_s" else "total"
-    return [x / y for x, y in zip(a.get(key) or [], b.get(key) or [])
-            if isinstance(x, (int, float)) and isinstance(y, (int, float)) and x > 0 and y > 0]
+    # A round each point ran in another machine state (the canary's: ``workbench.measure.load``),
+    # or one during which the state changed, is no pair: the slow state slows two workloads unalike
+    # (twin-a x1.46, twin-slow x1.54 at 2^14), and the pair's ratio would be the machine's.
+    sa, sb = a.get("states") or [], b.get("states") or []
+    return [x / y for r, (x, y) in enumerate(zip(a.get(key) or [], b.get(key) or []))
+            if isinstance(x, (int, float)) and isinstance(y, (int, float)) and x > 0 and y > 0
+            and (r >= len(sa) or r >= len(sb) or (sa[r] == sb[r] and sa[r] != "changed"))]
 
 
 def _rounds(text: Any) -> dict:

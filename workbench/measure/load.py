@@ -9,11 +9,12 @@ point past ``BUSY_CORES`` is flagged ``noisy`` with that reason: its verdicts ar
 """
 from __future__ import annotations
 
+import math
 import os
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Iterator, Sequence
 
 import numpy as np
 import psutil
@@ -96,6 +97,7 @@ class Canary:
         self._x = np.random.default_rng(0).random(2048)
         self._out = np.empty_like(self._x)
         self._work()            # first touch, outside any reading
+        self.best = math.inf    # the fastest reading of this sweep: the machine's fast state
 
     def _work(self) -> None:
         np.multiply(self._x, self._x, out=self._out)
@@ -105,10 +107,61 @@ class Canary:
         """Kept beside the sweep's sessions, closed with them: nothing to free."""
 
     def read(self) -> float:
-        """The median of a few timed calls (about 50 us in all): the machine's speed now."""
+        """The median of a few timed calls (about 50 us in all): the machine's speed now. The
+        fastest reading so far is kept as ``best``."""
+        reading = self._timed()
+        self.best = min(self.best, reading)
+        return reading
+
+    def _timed(self) -> float:
         times = []
         for _ in range(self.SAMPLES):
             t0 = time.perf_counter()
             self._work()
             times.append(time.perf_counter() - t0)
         return float(np.median(times))
+
+
+#: A canary reading above this many times the sweep's fastest reading was taken with the machine in
+#: its slow state. Calibrated on this project's 2-core VM (AMD EPYC, 2026-12-04): of 600 readings in
+#: 10 x 4 quiet sweeps, 448 were within 1.15x of their sweep's fastest and 151 at 1.3-2.2x, one at
+#: 1.15-1.2 and none between 1.2 and 1.3 (the fast state 1.5-1.7 us, the slow one 2.2-2.9 us).
+SLOW_STATE = 1.25
+#: Fewer rounds than this (or than the point has) in one state: the point is noisy (a median of one
+#: or two rounds has not sampled the layouts a rerun draws; ``stats.rounds_ci`` needs their spread).
+MIN_STATE_ROUNDS = 3
+
+
+def round_states(readings: Sequence, best: float, factor: float = SLOW_STATE) -> list:
+    """Each round's machine state from its canary readings (before and after it), against ``best``
+    (the sweep's fastest reading): 'fast' (both within ``factor`` of it), 'slow' (both beyond),
+    'changed' (one of each: the state switched during the round), None (no readings: the round
+    failed or never ran).
+
+    Why: each vCPU of the project's VM switches between a fast and a slow state every few seconds,
+    by itself (the canary 1.5-1.7 us or 2.2-2.9 us; y = x^2/2 + x at 2^14 float32 5.4 or 7.8 us a
+    round, at 2^16 13.9 or 18.8, at 2^18 59 or 73: 2026-12-04), and the engine process is not pinned.
+    The workload does not slow in proportion to the canary (x1.23-1.46 against x1.6-1.7, less for
+    larger sizes), so a round's median cannot be corrected by its canary: :func:`kept_rounds`
+    keeps the rounds of one state, as nvbench drops the samples of a throttled GPU."""
+    states = []
+    for pair in readings:
+        if not pair or not (math.isfinite(best) and best > 0):
+            states.append(None if not pair else "fast")
+            continue
+        slow = [v > factor * best for v in pair]
+        states.append("slow" if all(slow) else "changed" if any(slow) else "fast")
+    return states
+
+
+def kept_rounds(states: Sequence, need: int = MIN_STATE_ROUNDS) -> list[int]:
+    """The rounds a point's figures are drawn from: those of the state most of its rounds ran in
+    ('fast' on a tie), if at least ``need`` did; else none (the point is noisy: the machine
+    changed speed under it). Rounds that ran in the other state, or while it changed, are dropped:
+    a median of rounds in two states is neither state's, and its canary's median can read either.
+    The kept state is the point's ``canary_s``: an unpaired verdict against a point kept in the
+    other state is refused (``verdicts.CANARY_SPREAD``)."""
+    fast = [r for r, s in enumerate(states) if s == "fast"]
+    slow = [r for r, s in enumerate(states) if s == "slow"]
+    kept = fast if len(fast) >= len(slow) else slow
+    return kept if len(kept) >= need else []

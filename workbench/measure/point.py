@@ -21,7 +21,7 @@ import numpy as np
 
 from workbench.catalog import backends as backends_mod
 from workbench.measure import limits
-from workbench.core import stats
+from workbench.core import stats, verdicts
 from workbench.measure import load as load_mod
 from workbench.measure import sampling
 from workbench.measure.gpu import cap
@@ -87,6 +87,8 @@ class Point:
         # Each round's canary readings, before and after it: kept in the row's ``rounds`` so that a
         # round run while the machine was in another state can be told from the others.
         self.round_canary: list = [None] * rounds
+        self.round_timings: list[Timings | None] = [None] * rounds
+        self.canary: load_mod.Canary | None = None
 
     def _round_spec(self) -> Any:
         """This round's sampling: once earlier rounds disagree by more than the noise target, a
@@ -100,6 +102,18 @@ class Point:
             return self.per_round
         return dataclasses.replace(self.per_round, noise=spread)
 
+    def _states(self) -> list:
+        """Each complete round's machine state (``load.round_states``: 'fast', 'slow', 'changed';
+        None for a round not complete): the point keeps the rounds of one state (``load.kept_rounds``).
+
+        Why: a vCPU of the project's VM runs the same kernel 1.2-1.5x slower for seconds at a time,
+        and the engine process is not pinned: a point with some of its rounds in each state has a
+        median and an interval of neither, while its canary's median reads one of them, and the
+        unpaired verdict against a rerun (refused only where the canaries differ) compares states."""
+        done = [pair if m is not None else None
+                for pair, m in zip(self.round_canary, self.round_medians["compute"])]
+        return load_mod.round_states(done, self.canary.best if self.canary is not None else math.nan)
+
     @property
     def finished(self) -> bool:
         return self.error is not None or self.cancelled
@@ -111,7 +125,7 @@ class Point:
         phases = None
         out_of_memory = False
         limit = spec.device_memory_limit if backends_mod.is_gpu(backend) else 0
-        canary = _canary(self.sessions)
+        self.canary = canary = _canary(self.sessions)
         try:
             self.session = session = _session(self.sessions, backend)
             # Made before the memory scope (the copy is the engine's, not the implementation's) and
@@ -145,6 +159,7 @@ class Point:
                     return
             self.max_error = max(self.max_error, workload.relative_error(t.out, self.reference))
             t.out = None
+            self.round_timings[r] = t
             self.peak_host = _larger(self.peak_host, peak_host)
             self.peak_device = _larger(self.peak_device, peak_device)
             for key, values in (("compute", t.compute), ("total", t.total)):
@@ -182,20 +197,47 @@ class Point:
             return self.error
         t = self.timings
         complete = sum(m is not None for m in self.round_medians["compute"])
+        medians, speeds, state_note, noisy = self.round_medians, self.speeds, "", ""
+        states = self._states()
+        done = [r for r, s in enumerate(states) if s is not None]
+        kept = load_mod.kept_rounds(states, min(load_mod.MIN_STATE_ROUNDS, len(done)))
+        if done and len(kept) < len(done):
+            dropped = [r for r in done if r not in kept]
+            times = max(max(self.round_canary[r]) for r in done) / min(min(self.round_canary[r]) for r in done)
+            if kept:
+                t = _pooled([self.round_timings[r] for r in kept], t)
+                medians = {k: [v if r in kept else None for r, v in enumerate(vs)]
+                           for k, vs in self.round_medians.items()}
+                speeds = [v for r in kept for v in self.round_canary[r]]
+                state_note = (f"{len(dropped)} of {len(done)} rounds dropped: the machine changed speed "
+                              f"(a fixed kernel took {times:.2f}x as long in one round as in another)")
+            else:
+                noisy = (f"{verdicts.STATE_CHANGED}: a fixed kernel took {times:.2f}x "
+                         f"as long in one round as in another")
         row = _row(self.workload, self.base, self.session, t, self.peak_host, self.peak_device,
-                   self.load.read(), self.speeds, self.spec.noise)
-        row["rounds"] = json.dumps({"group": self.group, **self.round_medians, "canary": self.round_canary},
+                   self.load.read(), speeds, self.spec.noise)
+        if noisy:
+            row["noisy"] = "; ".join(n for n in (row["noisy"], noisy) if n)
+        row["rounds"] = json.dumps({"group": self.group, **medians, "canary": self.round_canary, "states": states},
                                    separators=(",", ":"))
         if complete == 0:       # stopped before one round was complete: nothing verified
             row.update(status="cancelled", message=f"stopped after {len(t.compute)} repeat(s); not verified")
             return row
         _verify(row, self.workload, self.base["dtype"], self.max_error)
-        notes = [self.note] if self.note else []
+        notes = [n for n in (self.note, state_note) if n]
         if self.cancelled:
             notes.append(f"stopped after {complete} of {self.rounds} rounds")
         if notes:      # what the session saw beside the figures (cudf.pandas: calls that fell back to the CPU)
             row["message"] = "; ".join(m for m in (row["message"], *notes) if m)
         return row
+
+
+def _pooled(rounds: list, every: Timings) -> Timings:
+    """The kept rounds' timings pooled (``every`` pooled them all: its first call, its flags)."""
+    t = rounds[0]
+    for other in rounds[1:]:
+        t = sampling.merged(t, other)
+    return dataclasses.replace(t, first_call=every.first_call, cancelled=every.cancelled, out=None)
 
 
 def _larger(a: float, b: float) -> float:
