@@ -197,7 +197,7 @@ class Point:
             return self.error
         t = self.timings
         complete = sum(m is not None for m in self.round_medians["compute"])
-        medians, speeds, state_note, noisy = self.round_medians, self.speeds, "", ""
+        speeds, state_note, noisy = self.speeds, "", ""
         states = self._states()
         done = [r for r, s in enumerate(states) if s is not None]
         kept = load_mod.kept_rounds(states, min(load_mod.MIN_STATE_ROUNDS, len(done)))
@@ -206,8 +206,6 @@ class Point:
             times = max(max(self.round_canary[r]) for r in done) / min(min(self.round_canary[r]) for r in done)
             if kept:
                 t = _pooled([self.round_timings[r] for r in kept], t)
-                medians = {k: [v if r in kept else None for r, v in enumerate(vs)]
-                           for k, vs in self.round_medians.items()}
                 speeds = [v for r in kept for v in self.round_canary[r]]
                 state_note = (f"{len(dropped)} of {len(done)} rounds dropped: the machine changed speed "
                               f"(a fixed kernel took {times:.2f}x as long in one round as in another)")
@@ -218,7 +216,10 @@ class Point:
                    self.load.read(), speeds, self.spec.noise)
         if noisy:
             row["noisy"] = "; ".join(n for n in (row["noisy"], noisy) if n)
-        row["rounds"] = json.dumps({"group": self.group, **medians, "canary": self.round_canary, "states": states},
+        # Every round's median stays, with its state and the rounds the figures are drawn from: a
+        # paired verdict pairs the rounds two points ran in one state, whichever (``verdicts._pairs``).
+        row["rounds"] = json.dumps({"group": self.group, **self.round_medians, "canary": self.round_canary,
+                                    "states": states, "kept": kept if kept else done},
                                    separators=(",", ":"))
         if complete == 0:       # stopped before one round was complete: nothing verified
             row.update(status="cancelled", message=f"stopped after {len(t.compute)} repeat(s); not verified")
