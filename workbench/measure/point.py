@@ -108,8 +108,10 @@ class Point:
 
         Why: a vCPU of the project's VM runs the same kernel 1.2-1.5x slower for seconds at a time,
         and the engine process is not pinned: a point with some of its rounds in each state has a
-        median and an interval of neither, while its canary's median reads one of them, and the
-        unpaired verdict against a rerun (refused only where the canaries differ) compares states."""
+        median of neither (up to 1.16x off the median of its rounds in one state), while its
+        canary's median reads one of them. Identical code got '1.7x slower' against a Dask worker's
+        run at 2^14 that way (2026-12-04): its rounds 6.1 and 6.7 us slow, then 4.7 us as the state
+        changed, its canary's median 2.41 us, the worker's 2.36 us (within ``CANARY_SPREAD``)."""
         done = [pair if m is not None else None
                 for pair, m in zip(self.round_canary, self.round_medians["compute"])]
         return load_mod.round_states(done, self.canary.best if self.canary is not None else math.nan)
