@@ -83,6 +83,17 @@ def test_a_busy_machine_leaves_a_real_difference_undecided():
     assert stats.compare(new, stats.estimate(rng.normal(1.0, 0.01, 50))).verdict == "slower"
 
 
+def test_a_busy_machine_is_no_ground_for_same_either():
+    """Samples of one known distribution, one set taken on a busy machine: 'same' would be the
+    load's coincidence told as a tie of the code."""
+    rng = np.random.default_rng(5)
+    quiet = stats.estimate(rng.normal(1.0, 0.002, 500))
+    busy = stats.estimate(rng.normal(1.0, 0.002, 500), noisy="other processes kept 1.0 of 2 cores busy")
+    assert stats.compare(quiet, stats.estimate(rng.normal(1.0, 0.002, 500))).verdict == "same"
+    v = stats.compare(busy, quiet)
+    assert v.verdict == "undecided" and "busy" in v.why
+
+
 def test_a_small_but_certain_difference_is_the_same_within_the_minimum_effect():
     rng = np.random.default_rng(4)
     a, b = rng.normal(1.02, 0.002, 500), rng.normal(1.0, 0.002, 500)

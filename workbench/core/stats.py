@@ -215,14 +215,16 @@ def decide(ratio: float, lo: float, hi: float, min_effect: float = DEFAULT_MIN_E
     """The verdict of a ratio (new / base) and its 95 % interval; see :func:`compare`."""
     top, bottom = 1 + min_effect, 1 / (1 + min_effect)
     if bottom <= lo and hi <= top:
-        return Verdict("same", ratio, lo, hi)
-    if hi < 1 and ratio < bottom:
+        decided = "same"
+    elif hi < 1 and ratio < bottom:
         decided = "faster"
     elif lo > 1 and ratio > top:
         decided = "slower"
     else:
         return Verdict("undecided", ratio, lo, hi, "the interval straddles the minimum effect")
     if noisy:
+        # 'same' too: a load that slowed one point's rounds may have hidden a difference as well
+        # as made one, and the tables would call the load's coincidence a tie of the code.
         return Verdict("undecided", ratio, lo, hi, f"measured on a busy machine ({noisy})")
     return Verdict(decided, ratio, lo, hi)
 
