@@ -7,16 +7,24 @@ presentation, light or dark) to all of them, and shows one chart alone, large,
 on a double click. Each chart draws its kind's spec (``workbench.views.spec``), which the
 exports draw too; the legend strip shows the series, phases and band those specs name, and the
 captions (a lesson's statement above the summary, the charts' notes) can be hidden.
+
+While a sweep runs, what the charts draw is worked out away from the GUI thread: ``schedule``
+hands the data to a worker thread, which makes the result sets' series, the five specs and the
+summary (plain data, ``workbench.views``, no Qt) in one go; the GUI thread then only draws them,
+one chart per timer tick, each a few milliseconds. Building the specs there took 20 to 45 ms a
+chart, a dropped frame or three each time (issue 19).
 """
 from __future__ import annotations
 
 import logging
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from html import escape
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import pandas as pd
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QFont
 from PySide6.QtWidgets import (QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout,
                                QWidget)
@@ -41,15 +49,65 @@ CAUTION_COLOR = "#8a5a00"      # amber, as the experiment panel's notes: read wi
 EMPTY_MESSAGE = "Pick a workload and press Run (Ctrl+R)"
 MIN_SUMMARY = (150, 100)
 
+@dataclass
+class Prepared:
+    """Everything the panel shows of one update, made in the spec thread: plain data only."""
+
+    generation: int
+    overlay: Overlay
+    verdicts: list
+    choices: list[tuple[str, str]]        # the baseline chooser's (shown, text) items
+    baseline_text: str                    # the one chosen, as the chooser will hold it
+    baseline: Baseline
+    context: Any
+    specs: dict = field(default_factory=dict)     # chart kind -> its spec
+    summary: str = ""
+    transfers: bool = False
+    error: BaseException | None = None
+
+
+def prepare(generation: int, data, baseline_text: str | None,
+            marks: Sequence[tuple[float, str]] | None) -> Prepared:
+    """The result sets of ``data`` (a table, sets, or a function that returns them), their series,
+    verdicts, baseline, the five charts' specs and the summary: what ``PlotsPanel`` then only
+    draws. No Qt here: it runs in the spec thread."""
+    if callable(data):
+        data = data()
+    sets = [ResultSet(data)] if isinstance(data, pd.DataFrame) else list(data)
+    o = Overlay.of(sets)
+    found = overlay_verdicts.of_sets(o.sets, o.labels) if o.compare else []
+    choices = [(b.describe(o.labels), b.text) for b in compare.baseline_choices(o.sets, o.labels)]
+    texts = [text for _, text in choices]
+    if texts and baseline_text not in texts:
+        baseline_text = compare.baseline(o.sets, labels=o.labels).text
+    if not baseline_text:
+        b = Baseline("")
+    else:
+        try:
+            b = compare.baseline(o.sets, baseline_text, o.labels)
+        except ValueError:
+            b = compare.baseline(o.sets, labels=o.labels)
+    c = spec.context(o.sets, labels=o.labels, marks=marks, series=o.series)
+    specs = {kind: spec.build(kind, baseline=b if kind == "speedup" else None, shared=c) for kind in KIND_ORDER}
+    frames = [rs.frame for rs in sets if not rs.frame.empty]
+    return Prepared(generation, o, found, choices, baseline_text or "", b, c, specs,
+                    summary_text(o, b.backend, found) if o.sets else "", any((f["host_memory"] != "").any() for f in frames))
+
+
+#: The charts in the order a live update draws them.
+KIND_ORDER = ("runtime", "speedup", "transfer", "memory", "first-call")
+
 
 class PlotsPanel(QWidget):
     """The five charts in a grid, the legend strip, the speedup baseline chooser and the summary.
 
-    ``schedule`` updates one chart per timer tick, so each chart's update and repaint is its own
-    short slice of the GUI thread (tens of ms) rather than one long stall for all five.
+    ``schedule`` has the specs made in the spec thread, then draws one chart per timer tick, so
+    each chart's update and repaint is its own short slice of the GUI thread (a few ms) rather
+    than one long stall for all five.
     """
 
     updated = Signal()     # every chart shows the last scheduled table
+    _prepared = Signal(object)     # a Prepared, from the spec thread (queued to the GUI thread)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -58,6 +116,13 @@ class PlotsPanel(QWidget):
         self._pending: list = []
         self.stagger = QTimer(self, interval=15)
         self.stagger.timeout.connect(self._next)
+        self._generation = 0            # bumped by whatever makes a job in flight out of date
+        self._specs_thread: ThreadPoolExecutor | None = None   # made at the first schedule
+        self._job = None                # the spec thread's Future in flight
+        self._job_data = None           # what it was given
+        self._wanted: tuple | None = None   # (data, ) scheduled while a job was in flight
+        self._ready: Prepared | None = None  # what the charts being drawn one by one draw
+        self._prepared.connect(self._on_prepared)
         self.runtimePlot = RuntimeChart()
         self.memoryPlot = MemoryChart()
         self.transferPlot = TransferChart()
@@ -140,35 +205,125 @@ class PlotsPanel(QWidget):
         self.overlay = Overlay.of([])
         self._context = None
         self.verdicts = []
-        self._pending = []
-        self.stagger.stop()
+        self._forget_jobs()
         self.legendStrip.clear()
         self.set_lesson("", None)
         self.summary.setText("Measuring the first point...")
 
-    def schedule(self, data: pd.DataFrame | Sequence[ResultSet]) -> None:
-        """Update the charts from ``data`` (a result table, or result sets to overlay), one per timer
-        tick; ``updated`` fires when all are done."""
-        self._prepare(data)
+    def schedule(self, data: pd.DataFrame | Sequence[ResultSet] | Callable[[], Sequence[ResultSet]]) -> None:
+        """Update the charts from ``data`` (a result table, result sets to overlay, or a function
+        that returns them, called in the spec thread): the specs are made in the spec thread, then
+        drawn one chart per timer tick; ``updated`` fires when the last data scheduled are drawn.
+        Data scheduled while a job is in flight wait for it; only the latest is made."""
+        if self._job is not None:
+            self._wanted = (data,)
+            return
+        self._submit(data)
+
+    def _submit(self, data) -> None:
+        self._wanted = None
+        marks = self.runtimePlot.lesson_marks
+        if self._specs_thread is None:      # one thread, one job at a time: the latest data's
+            self._specs_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="chart-specs")
+        job = self._specs_thread.submit(prepare, self._generation, data, self.baselineCombo.currentData(),
+                                    None if marks is None else list(marks))
+        self._job, self._job_data = job, data
+        job.add_done_callback(self._job_done)
+
+    def _job_done(self, job) -> None:
+        """In the spec thread: hand what it made to the GUI thread (a queued signal)."""
+        try:
+            result = job.result()
+        except BaseException as e:          # noqa: BLE001 - shown in the GUI thread, with its text
+            result = e
+        try:
+            self._prepared.emit((job, result))
+        except RuntimeError:                # the panel is gone (a test's window closed meanwhile)
+            pass
+
+    @Slot(object)
+    def _on_prepared(self, message) -> None:
+        job, result = message
+        if job is not self._job:            # forgotten (the panel was cleared or drawn anew)
+            return
+        self._job = None
+        if isinstance(result, BaseException):
+            log.error("the charts could not be made: %s", result, exc_info=result)
+            result = None
+        elif result.generation != self._generation and self._wanted is None:
+            self._submit(self._job_data)    # made with a lesson's old marks: made again
+            return
+        if self._wanted is not None:        # newer data came meanwhile: make those, draw these not
+            self._submit(*self._wanted)
+            return
+        if result is None:
+            self._finished()
+            return
+        self._take(result)
         self._pending = [self.runtimePlot, self.speedupPlot, self.transferPlot, self.memoryPlot,
-                         self.firstCallPlot, None]   # None: the summary text
+                         self.firstCallPlot, None]   # None: the legend strip and the summary text
         if not self.stagger.isActive():
             self.stagger.start()
 
+    def _take(self, p: Prepared) -> None:
+        """What the spec thread made becomes what the panel shows (cheap: the chooser, the grid)."""
+        self.overlay = p.overlay
+        self.verdicts = p.verdicts
+        self._context = p.context
+        self._ready = p
+        self._offer_baselines(p.choices, p.baseline_text)
+        if (self.baselineCombo.currentData() or "") != p.baseline_text:   # chosen meanwhile: made anew
+            p.specs.pop("speedup", None)
+            p.summary = None
+            self.speedupPlot.set_baseline(self.baseline_choice(), p.overlay.labels)
+        else:
+            self.speedupPlot.set_baseline(p.baseline, p.overlay.labels)
+        self._arrange(p.transfers)
+
     def _next(self) -> None:
         if not self._pending:
-            self.stagger.stop()
-            self.updated.emit()
+            self._finished()
             return
         item = self._pending.pop(0)
+        p = self._ready
         if item is None:
             self.legendStrip.flush()       # once every chart drew: one relayout, not one per chart
-            self._say()
+            self._say(p.summary if p is not None else None)
         else:
-            self._draw(item, strip_now=False)
+            made = p.specs.get(item.kind) if p is not None else None
+            if made is None:
+                self._draw(item, strip_now=False)
+            else:
+                item.overlay = self.overlay
+                item.show_spec(made)
+                self.legendStrip.show_chart(item.kind, made.legend, now=False)
+
+    def _finished(self) -> None:
+        """Nothing in flight, nothing left to draw: the charts show the last data scheduled."""
+        self.stagger.stop()
+        self._ready = None
+        if self._job is None and self._wanted is None:
+            self.updated.emit()
+
+    def _forget_jobs(self) -> None:
+        """What is being made or drawn is out of date: dropped (a job in flight is let finish)."""
+        self._generation += 1
+        self._job = None
+        self._wanted = None
+        self._ready = None
+        self._pending = []
+        self.stagger.stop()
+
+    def shutdown(self) -> None:
+        """Nothing more is drawn, and the spec thread ends (the window closes)."""
+        self._forget_jobs()
+        if self._specs_thread is not None:
+            self._specs_thread.shutdown(wait=True, cancel_futures=True)
+            self._specs_thread = None
 
     def update_from(self, data: pd.DataFrame | Sequence[ResultSet]) -> None:
         """Update every chart now (opened files, exports and tests; a live sweep uses ``schedule``)."""
+        self._forget_jobs()
         self._prepare(data)
         for chart in self.plots():
             self._draw(chart, strip_now=False)
@@ -186,11 +341,13 @@ class PlotsPanel(QWidget):
         frames = [rs.frame for rs in sets if not rs.frame.empty]
         self._arrange(any((f["host_memory"] != "").any() for f in frames))
 
-    def _offer_baselines(self) -> None:
-        """The chooser lists every baseline the sets allow; the one chosen stays chosen while it is there."""
+    def _offer_baselines(self, items: list[tuple[str, str]] | None = None, default: str | None = None) -> None:
+        """The chooser lists every baseline the sets allow; the one chosen stays chosen while it is there.
+        ``items`` and ``default``: the chooser's (shown, text) items and the default text, where the
+        spec thread made them."""
         o = self.overlay
-        choices = compare.baseline_choices(o.sets, o.labels)
-        items = [(b.describe(o.labels), b.text) for b in choices]
+        if items is None:
+            items = [(b.describe(o.labels), b.text) for b in compare.baseline_choices(o.sets, o.labels)]
         combo = self.baselineCombo
         if not items or items == [(combo.itemText(i), combo.itemData(i)) for i in range(combo.count())]:
             return
@@ -200,8 +357,9 @@ class PlotsPanel(QWidget):
         for shown, text in items:
             combo.addItem(shown, text)
         texts = [text for _, text in items]
-        combo.setCurrentIndex(texts.index(current) if current in texts
-                              else texts.index(compare.baseline(o.sets, labels=o.labels).text))
+        if current not in texts and default is None:
+            default = compare.baseline(o.sets, labels=o.labels).text
+        combo.setCurrentIndex(texts.index(current) if current in texts else texts.index(default))
         combo.blockSignals(False)
 
     def baseline_choice(self) -> Baseline:
@@ -229,6 +387,9 @@ class PlotsPanel(QWidget):
 
     def _baseline_changed(self, _index: int) -> None:
         self.speedupPlot.set_baseline(self.baseline_choice(), self.overlay.labels)
+        if self._ready is not None:          # the charts still to draw: their speedup spec is the old baseline's
+            self._ready.specs.pop("speedup", None)
+            self._ready.summary = None
         if self.overlay.sets:
             self._draw(self.speedupPlot)
             self._say()
@@ -236,20 +397,13 @@ class PlotsPanel(QWidget):
     def _summary(self) -> str:
         """The summary of each set against the baseline (its own, where a set lacks that backend);
         when sets are compared, each later set's verdicts against the first after them."""
-        o, base = self.overlay, self.speedupPlot.baseline
-        if not o.compare:
-            return summary_html(o.sets[0].frame, base) if o.sets else EMPTY_MESSAGE
-        parts = []
-        for rs, label in zip(o.sets, o.labels):
-            here = base if (rs.frame["backend"] == base).any() else \
-                (str(rs.frame["backend"].iloc[0]) if len(rs.frame) else "")
-            parts.append(f"<b>{escape(label)}</b>: " + summary_html(rs.frame, here))
-        parts += [verdicts_html(sv) for sv in self.verdicts]
-        return "<br><br>".join(parts)
+        return summary_text(self.overlay, self.speedupPlot.baseline, self.verdicts)
 
-    def _say(self) -> None:
-        """The summary: a lesson's statement first, where one was run, then what the points show."""
-        text = self._summary() if self.overlay.sets else ""
+    def _say(self, text: str | None = None) -> None:
+        """The summary: a lesson's statement first, where one was run, then what the points show
+        (``text``, where the spec thread made it)."""
+        if text is None:
+            text = self._summary() if self.overlay.sets else ""
         head = self._caption_html() if self.captions_shown else ""
         self.summary.setText(head + ("<hr>" if head and text else "") + text)
 
@@ -272,6 +426,9 @@ class PlotsPanel(QWidget):
         for chart in self.plots():
             chart.lesson_marks = None if marks is None else [(float(size), str(label)) for size, label in marks]
         self._context = None
+        self._generation += 1               # a job in flight has the old marks: it is made again
+        if self._ready is not None:         # and the charts still to draw are drawn here, with the new
+            self._ready.specs.clear()
         if self.overlay.sets:
             for chart in self.plots():
                 self._draw(chart)
@@ -414,6 +571,23 @@ class PlotsPanel(QWidget):
                     self.toggle_solo(chart)
                     return True
         return super().eventFilter(watched, event)
+
+
+def summary_text(o: Overlay, base: str, found: Sequence[overlay_verdicts.SetVerdicts]) -> str:
+    """The summary of each set against the baseline ``base`` (its own, where a set lacks that
+    backend); when sets are compared, each later set's verdicts against the first after them.
+    No Qt: the spec thread makes it too."""
+    if not o.sets:
+        return EMPTY_MESSAGE
+    if not o.compare:
+        return summary_html(o.sets[0].frame, base)
+    parts = []
+    for rs, label in zip(o.sets, o.labels):
+        here = base if (rs.frame["backend"] == base).any() else \
+            (str(rs.frame["backend"].iloc[0]) if len(rs.frame) else "")
+        parts.append(f"<b>{escape(label)}</b>: " + summary_html(rs.frame, here))
+    parts += [verdicts_html(sv) for sv in found]
+    return "<br><br>".join(parts)
 
 
 # Where workbench.views.summary stresses a figure; private-use characters, so that no name can hold them.

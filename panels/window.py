@@ -496,12 +496,14 @@ class MainWindow(QMainWindow):
     @Slot()
     def _plots_drawn(self) -> None:
         """The charts show the last refresh: points that came meanwhile get the next one."""
+        self.resultsTable.results.set_labels(list(self.plots.overlay.labels))
         if self._measuring and not self._finishing and self.workspace.table.frame_is_behind():
             self.refresh_timer.start()
 
     def _schedule(self) -> None:
-        self.plots.schedule(self.result_sets())
-        self.resultsTable.results.set_labels(list(self.plots.overlay.labels))
+        # The sets are made in the plots' spec thread: turning the rows into a table is the GUI
+        # thread's no more (the workspace's table makes its frame under a lock).
+        self.plots.schedule(self.workspace.result_sets)
 
     def on_sweep_ended(self, e: ev.SweepEnded) -> None:
         if not self._measuring:               # a lesson of which nothing runs here: its statement only
@@ -794,7 +796,7 @@ class MainWindow(QMainWindow):
         self.workspace.close()             # ended normally: nothing to offer next time
         self.save_settings()
         self.refresh_timer.stop()
-        self.plots.stagger.stop()
+        self.plots.shutdown()              # its spec thread ends (a job in flight finishes first)
         self.resultsTable.stop_fitting()
         self.files.job.wait()              # an export being written finishes first
         self.controller.shutdown()

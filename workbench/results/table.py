@@ -4,9 +4,14 @@ A live window asks for the table a few times a second while points arrive. Built
 each time, it grew with the sweep (10 ms and more of the GUI thread at 500 points, every 150 ms);
 here the rows already in the table stay there, and only the new ones are turned into a frame and
 joined to it.
+
+The window's plots read the table in a worker thread (``panels.plots``), while the GUI thread
+appends rows and may read it too (an export, a lesson's statement): the cached frame is made
+under a lock.
 """
 from __future__ import annotations
 
+import threading
 from typing import Iterable, Iterator, Mapping, Any
 
 import pandas as pd
@@ -23,6 +28,7 @@ class RowTable:
         self.rows: list[Row] = [Row.of(r) for r in rows]
         self._frame: pd.DataFrame | None = None
         self._framed = 0                 # how many of rows the cached frame holds
+        self._lock = threading.Lock()    # the cache is made in one thread at a time
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -41,8 +47,9 @@ class RowTable:
     def replace(self, rows: Iterable[Mapping[str, Any]], frame: pd.DataFrame | None = None) -> None:
         """Other rows in place of these (in the same list, which the views hold); ``frame``: their
         table, where it is at hand (a file read is one already)."""
-        self.rows[:] = [Row.of(r) for r in rows]
-        self._frame, self._framed = (frame, len(self.rows)) if frame is not None else (None, 0)
+        with self._lock:
+            self.rows[:] = [Row.of(r) for r in rows]
+            self._frame, self._framed = (frame, len(self.rows)) if frame is not None else (None, 0)
 
     def clear(self) -> None:
         self.replace(())
@@ -54,12 +61,14 @@ class RowTable:
     def frame(self) -> pd.DataFrame:
         """The rows as a result table (``workbench.results.rows.to_frame``); the rows it already
         held are not converted again."""
-        n = len(self.rows)
-        if self._frame is None or self._framed > n:
-            self._frame, self._framed = to_frame(self.rows), n
-        elif self._framed < n:
-            new = to_frame(self.rows[self._framed:])
-            # copy(): the joined table in one block per dtype again (to_frame's).
-            self._frame = pd.concat([self._frame, new], ignore_index=True).copy() if self._framed else new
-            self._framed = n
-        return self._frame
+        with self._lock:
+            rows = self.rows[:]          # appended to meanwhile by the GUI thread: these, as they are now
+            n = len(rows)
+            if self._frame is None or self._framed > n:
+                self._frame, self._framed = to_frame(rows), n
+            elif self._framed < n:
+                new = to_frame(rows[self._framed:])
+                # copy(): the joined table in one block per dtype again (to_frame's).
+                self._frame = pd.concat([self._frame, new], ignore_index=True).copy() if self._framed else new
+                self._framed = n
+            return self._frame
