@@ -167,6 +167,7 @@ class SpecChart(Titled, pg.PlotWidget):
         self.notes_shown = True
         self.key_shown = True
         self._follow = True         # the view follows the spec's ranges until the user zooms
+        self._ranged: tuple | None = None    # the (x, y) view range last set from a spec
         if log_axes:
             self.setLogMode(True, True)
         self.showGrid(x=True, y=True, alpha=0.25)
@@ -237,6 +238,9 @@ class SpecChart(Titled, pg.PlotWidget):
         x, y = self._view(chart.x), self._view(chart.y)
         if not self._follow or x is None or y is None:
             return
+        if (x, y) == self._ranged and self.getViewBox().viewRange() == [list(x), list(y)]:
+            return             # as set last time: a range set again still updated every item in the view
+        self._ranged = (x, y)
         self.getViewBox().setRange(xRange=x, yRange=y, padding=0)
 
     def _user_zoomed(self, *_) -> None:
@@ -409,6 +413,10 @@ class Chart(SpecChart):
         item = self.series.get(s.key)
         if item is None:
             item = self.plot([], [])
+            # pyqtgraph re-made every curve's markers at each change of the y range, to clip values
+            # far outside it (its dynamic range limit): the view is log10 and its range the spec's,
+            # so nothing is that far, and a live update changed the range of every chart (issue 19).
+            item.setDynamicRangeLimit(None)
             self.series[s.key] = item
         styled = self.meta.get(s.key)
         if styled == s and item.xData is not None:     # a live sweep's new point is in one series:
@@ -440,6 +448,7 @@ class Chart(SpecChart):
         item = self.band_items.get(key)
         if item is None:
             item = pg.PlotDataItem([], [], pen=None, fillLevel="enclosed")
+            item.setDynamicRangeLimit(None)       # as the curves' (_curve)
             item.setZValue(-1)
             self.addItem(item)
             self.band_items[key] = item
