@@ -52,6 +52,7 @@ from workbench.workspace import events as ev
 
 log = logging.getLogger(__name__)
 PLOT_REFRESH_MS = 150   # coalesce plot updates: a few per second however fast points arrive
+TABLE_REFRESH_MS = 250  # and the table's new rows
 
 
 class MainWindow(QMainWindow):
@@ -154,6 +155,10 @@ class MainWindow(QMainWindow):
 
         self.refresh_timer = QTimer(self, singleShot=True, interval=PLOT_REFRESH_MS)
         self.refresh_timer.timeout.connect(self.refresh_plots)
+        # The table shows new rows a few times a second too: a row inserted per point repainted the
+        # table (every visible cell read through Python) at every point, 3 to 5 ms each (issue 19).
+        self.table_timer = QTimer(self, singleShot=True, interval=TABLE_REFRESH_MS)
+        self.table_timer.timeout.connect(self.resultsTable.results.appended)
         # The next refresh waits for the charts to have drawn the last one: a refresh that came while
         # they were still drawing started them over (the summary and the last charts lagged behind)
         # and its own work landed between two of theirs, one long stall of the GUI thread.
@@ -478,7 +483,8 @@ class MainWindow(QMainWindow):
 
     def on_point_added(self, e: ev.PointAdded) -> None:
         row = e.row
-        self.resultsTable.results.appended()        # the model reads the workspace's rows in place
+        if not self.table_timer.isActive():          # the model reads the workspace's rows in place
+            self.table_timer.start()
         self.progressBar.setValue(e.done)
         self.progressBar.setFormat(f"{e.done} / {e.total} points")
         if row["status"] != "ok":
@@ -516,6 +522,8 @@ class MainWindow(QMainWindow):
         cancelled, elapsed = e.cancelled, e.elapsed_s
         what = f"Lesson {e.lesson.title!r}" if e.lesson is not None else "Sweep"
         self.refresh_timer.stop()
+        self.table_timer.stop()
+        self.resultsTable.results.appended()       # every row in the table now
         self._finishing = True
         self._ended = e
         if self.rows:
@@ -796,6 +804,7 @@ class MainWindow(QMainWindow):
         self.workspace.close()             # ended normally: nothing to offer next time
         self.save_settings()
         self.refresh_timer.stop()
+        self.table_timer.stop()
         self.plots.shutdown()              # its spec thread ends (a job in flight finishes first)
         self.resultsTable.stop_fitting()
         self.files.job.wait()              # an export being written finishes first
