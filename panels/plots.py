@@ -114,7 +114,9 @@ class PlotsPanel(QWidget):
         style.setup_pyqtgraph()
         self.look = style.NORMAL
         self._pending: list = []
-        self.stagger = QTimer(self, interval=15)
+        # 30 ms apart: each chart's drawing and its repaint land in a turn of their own; 15 ms apart,
+        # one chart's repaint fell in the same turn as the next one's drawing (a 20 ms stall).
+        self.stagger = QTimer(self, interval=30)
         self.stagger.timeout.connect(self._next)
         self._generation = 0            # bumped by whatever makes a job in flight out of date
         self._specs_thread: ThreadPoolExecutor | None = None   # made at the first schedule
