@@ -17,6 +17,7 @@ chart, a dropped frame or three each time (issue 19).
 from __future__ import annotations
 
 import logging
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from html import escape
@@ -93,6 +94,9 @@ def prepare(generation: int, data, baseline_text: str | None,
     return Prepared(generation, o, found, choices, baseline_text or "", b, c, specs,
                     summary_text(o, b.backend, found) if o.sets else "", any((f["host_memory"] != "").any() for f in frames))
 
+
+#: How long the spec thread may hold the GIL while the GUI thread waits for it (seconds).
+SWITCH_S = 0.0005
 
 #: The charts in the order a live update draws them.
 KIND_ORDER = ("runtime", "speedup", "transfer", "memory", "first-call")
@@ -227,6 +231,9 @@ class PlotsPanel(QWidget):
         marks = self.runtimePlot.lesson_marks
         if self._specs_thread is None:      # one thread, one job at a time: the latest data's
             self._specs_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="chart-specs")
+            # The GUI thread takes the GIL back from the spec thread within SWITCH_S, not Python's
+            # 5 ms: a repaint calls back into Python for every item, and waited that long each time.
+            sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_S))
         job = self._specs_thread.submit(prepare, self._generation, data, self.baselineCombo.currentData(),
                                     None if marks is None else list(marks))
         self._job, self._job_data = job, data
