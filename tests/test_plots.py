@@ -278,3 +278,33 @@ def test_the_transfer_chart_shows_only_where_a_series_moves_data(qtbot):
     qtbot.waitUntil(lambda: p.runtimePlot.width() < wide)      # three columns of charts again
     p.update_from([cpu])
     assert not p.transferPlot.isVisible()
+
+
+def test_a_scheduled_update_draws_what_update_from_draws_and_the_latest_data_last(qtbot, plots):
+    """``schedule`` has the specs made in the spec thread and draws them chart by chart: the same
+    points, ticks and summary as the synchronous ``update_from``; data scheduled while a job is in
+    flight are drawn after it, so the final state is the last data's (issue 19)."""
+    import threading
+
+    from panels.plots import PlotsPanel
+    from workbench.results.files import ResultSet
+    early = [row("numpy", 1024 * 2 ** i, 1e-3 * 2 ** i) for i in range(3)]
+    late = early + [row("numba", 1024 * 2 ** i, 5e-4 * 2 ** i) for i in range(4)]
+    made_in = []
+    plots.schedule(lambda: made_in.append(threading.current_thread()) or [ResultSet(results.to_frame(early))])
+    plots.schedule(results.to_frame(late))           # while the first is in flight: drawn after it
+    with qtbot.waitSignal(plots.updated, timeout=10_000):
+        pass
+    assert made_in and made_in[0] is not threading.main_thread()
+    reference = PlotsPanel()
+    qtbot.addWidget(reference)
+    reference.resize(1200, 700)
+    reference.update_from(results.to_frame(late))
+    for mine, theirs in zip(plots.plots(), reference.plots()):
+        assert mine.spec == theirs.spec, mine.kind
+    assert set(plots.runtimePlot.points()) >= {("compute", "numpy", ""), ("compute", "numba", "")}
+    x, _ = plots.runtimePlot.points()[("compute", "numba", "")]
+    assert list(x) == [1024, 2048, 4096, 8192]
+    assert plots.summary.text() == reference.summary.text()
+    plots.shutdown()
+    assert plots._specs_thread is None
