@@ -140,3 +140,16 @@ def test_a_pair_measured_on_a_busy_machine_stays_undecided():
     from workbench.core import verdicts
     base = _row(1.0, 0.99, 1.01, [1.0] * 5, noisy="other processes kept 1.0 of 2 cores busy")
     assert verdicts.compare_rows(_row(1.3, 1.29, 1.31, [1.3] * 5), base).verdict == "undecided"
+
+
+def test_an_interval_from_rounds_stays_within_the_samples_when_one_round_is_wild():
+    """Rounds of a known distribution (lognormal around 2 us), one of them replaced by two samples
+    of 8 ms (a preempted round): the interval widens, never below the fastest sample."""
+    rng = np.random.default_rng(11)
+    rounds = [rng.lognormal(np.log(2e-6), 0.02, 60) for _ in range(2)] + [np.array([8e-3, 8.01e-3])]
+    samples = np.concatenate(rounds)
+    lo, hi = stats.rounds_ci(samples, [float(np.median(r)) for r in rounds])
+    assert samples.min() <= lo <= np.median(samples) <= hi <= samples.max()
+    quiet = [rng.lognormal(np.log(2e-6), 0.02, 60) for _ in range(5)]
+    qlo, qhi = stats.rounds_ci(np.concatenate(quiet), [float(np.median(r)) for r in quiet])
+    assert 1.9e-6 < qlo < 2e-6 < qhi < 2.1e-6      # quiet rounds: a narrow interval, as before

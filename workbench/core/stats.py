@@ -123,9 +123,15 @@ def rounds_ci(samples: Sequence[float] | np.ndarray, round_medians: Sequence[flo
     if logs.size < 2:
         return lo, hi
     a = np.asarray(samples, dtype=np.float64)
-    center = float(np.median(a[np.isfinite(a)]))
+    a = a[np.isfinite(a)]
+    center = float(np.median(a))
     half = t975(logs.size - 1) * float(np.std(logs, ddof=1)) / math.sqrt(logs.size)
-    return min(lo, center * math.exp(-half)), max(hi, center * math.exp(half))
+    # Within what was observed: the t-interval is symmetric on a log scale, and one round that
+    # took 4000x the others (two samples, both preempted, on a busy 2-core VM) drew numba's
+    # interval at 1024 down to 15 ps, a time no hardware runs and a band the chart drew to 1 ns.
+    # No median of these samples can lie outside their range, so neither does its interval.
+    floor, ceiling = float(a.min()), float(a.max())
+    return (max(floor, min(lo, center * math.exp(-half))), min(ceiling, max(hi, center * math.exp(half))))
 
 
 def rel_noise(samples: Sequence[float] | np.ndarray) -> float:
