@@ -185,3 +185,11 @@ def test_a_pair_still_decides_where_one_point_had_no_state_of_its_own():
         assert verdicts.compare_rows(new, base).verdict == "slower"
         new["noisy"] += "; other processes kept 1.0 of 2 cores busy"
         assert verdicts.compare_rows(new, base).verdict == "undecided"
+
+
+def test_other_processes_make_a_point_noisy_only_where_they_compete_for_its_cores():
+    from workbench.measure.load import Load
+    assert Load(0.7, 2, own_cores=1.0).noisy          # the 2-core VM: one core each
+    assert not Load(0.7, 16, own_cores=1.0).noisy     # a 16-core host: 14 cores idle
+    assert Load(0.7, 16, own_cores=15.0).noisy        # a parallel point that wants them all
+    assert not Load(0.3, 2, own_cores=1.5).noisy      # the background hum

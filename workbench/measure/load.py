@@ -5,7 +5,8 @@ A benchmark cannot tell its own slowness from a neighbour's: on a 2-core machine
 busy process, Numba's parallel loop took 8 ms a call at every size, and a lesson explained the
 plateau as the cost of waking threads. So each point records how many cores other processes kept
 busy while it ran (the machine's busy time, from psutil, less this process's own CPU time), and a
-point past ``BUSY_CORES`` is flagged ``noisy`` with that reason: its verdicts are left undecided.
+point past ``BUSY_CORES``, on a machine whose cores it and the others then fill, is flagged
+``noisy`` with that reason: its verdicts are left undecided.
 """
 from __future__ import annotations
 
@@ -34,15 +35,27 @@ def _own_seconds(proc: psutil.Process) -> float:
     return t.user + t.system + getattr(t, "children_user", 0.0) + getattr(t, "children_system", 0.0)
 
 
+#: Cores the point and the other processes may use together before they compete for one: a
+#: core's worth less than the machine has (the kernel's own threads, interrupts).
+FREE_CORES = 0.5
+
+
 @dataclass(frozen=True)
 class Load:
     others_cores: float          # cores other processes kept busy, on average, over the scope
     cores: int
+    own_cores: float = 1.0       # cores the point's own process kept busy over the scope
 
     @property
     def noisy(self) -> str:
-        """Why this load makes the point untrustworthy ('' when it does not)."""
-        if self.others_cores >= BUSY_CORES:
+        """Why this load makes the point untrustworthy ('' when it does not): other processes kept
+        ``BUSY_CORES`` or more busy, and with the point's own they wanted the machine's cores. On
+        the 2-core VM one core of a NumPy point and half a core of others is already that; on the
+        H200's 16-core host the window drawing a live sweep (0.7 of a core) left 14 cores idle and
+        still flagged every GPU point busy, so no verdict was drawn at 2^26 between Numba's 7.7 ms
+        and cupy-fused's 77 ms. A neighbour on another core that slows the memory the point uses is
+        what the canary (below) is for."""
+        if self.others_cores >= BUSY_CORES and self.others_cores + self.own_cores >= self.cores - FREE_CORES:
             return f"other processes kept {self.others_cores:.1f} of {self.cores} cores busy"
         return ""
 
@@ -76,7 +89,8 @@ class LoadMeter:
             busy, own = _busy_seconds() - self._busy0, _own_seconds(self._proc) - self._own0
         # psutil's system times tick at 100 Hz: a scope of a few ticks says nothing.
         others = max(0.0, busy - own) / wall if wall >= 0.05 else 0.0
-        return Load(others, os.cpu_count() or 1)
+        mine = own / wall if wall >= 0.05 else 1.0
+        return Load(others, os.cpu_count() or 1, mine)
 
 
 
