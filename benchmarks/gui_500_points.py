@@ -12,6 +12,7 @@ which tells the window's work from a core taken by a neighbour on a shared machi
 
 Run: QT_QPA_PLATFORM=offscreen python benchmarks/gui_500_points.py [--points 500] [--every-ms 40]
      [--profile]   (cProfile of the GUI thread's slots, the 25 costliest by cumulative time)
+     [--trace]     (each gap over 16 ms: when, and the events handled within it that took 2 ms or more)
 """
 from __future__ import annotations
 
@@ -129,6 +130,7 @@ class Heartbeat:
     def __init__(self, interval_ms: int = 1) -> None:
         from PySide6.QtCore import Qt, QTimer
         self.gaps: list[float] = []
+        self.ends: list[float] = []
         self.cpu: list[float] = []
         self.last = self.last_cpu = 0.0
         self.timer = QTimer(interval=interval_ms)
@@ -142,6 +144,7 @@ class Heartbeat:
     def tick(self) -> None:
         now, cpu = time.perf_counter(), time.thread_time()
         self.gaps.append(now - self.last)
+        self.ends.append(now)
         self.cpu.append(cpu - self.last_cpu)
         self.last, self.last_cpu = now, cpu
 
@@ -150,8 +153,32 @@ class Heartbeat:
         self.timer.stop()
 
 
+def traced_application():
+    """A QApplication that times every event it delivers (``events``: start, seconds, depth, what)."""
+    from PySide6.QtWidgets import QApplication
+
+    class Traced(QApplication):
+        def __init__(self, argv) -> None:
+            super().__init__(argv)
+            self.events: list[tuple[float, float, int, str]] = []
+            self.depth = 0
+
+        def notify(self, receiver, event) -> bool:
+            t0 = time.perf_counter()
+            self.depth += 1
+            try:
+                return super().notify(receiver, event)
+            finally:
+                self.depth -= 1
+                took = time.perf_counter() - t0
+                if took > 0.002:
+                    name = receiver.objectName() if hasattr(receiver, "objectName") else ""
+                    self.events.append((t0, took, self.depth, f"{type(receiver).__name__}({name}) {event.type().name}"))
+    return Traced([])
+
+
 def session(points: int = 500, every_ms: float = 40.0, size: tuple[int, int] = (1600, 1000),
-            profile: bool = False) -> dict:
+            profile: bool = False, trace: bool = False) -> dict:
     """One window, one fake sweep of ``points`` points; the heartbeat's figures."""
     import cProfile
     import pstats
@@ -160,7 +187,7 @@ def session(points: int = 500, every_ms: float = 40.0, size: tuple[int, int] = (
     from PySide6.QtWidgets import QApplication
 
     from panels.window import MainWindow
-    app = QApplication.instance() or QApplication([])  # noqa: F841 - the window needs it
+    app = QApplication.instance() or (traced_application() if trace else QApplication([]))
     w = MainWindow(QSettings(str(Path(tempfile.mkdtemp()) / "s.ini"), QSettings.Format.IniFormat))
     w.resize(*size)
     w.show()
@@ -194,6 +221,15 @@ def session(points: int = 500, every_ms: float = 40.0, size: tuple[int, int] = (
               "p99_ms": statistics.quantiles(gaps, n=100)[98] * 1e3, "over_16": sum(g > 0.016 for g in gaps),
               "max_cpu_ms": max(cpu) * 1e3, "cpu_over_16": sum(c > 0.016 for c in cpu),
               "load": os.getloadavg()[0]}
+    if trace:
+        events = getattr(app, "events", [])
+        long = sorted(range(len(beat.gaps)), key=lambda i: -beat.gaps[i])[:25]
+        for i in sorted(long):
+            end, start = beat.ends[i], beat.ends[i] - beat.gaps[i]
+            print(f"gap at {start - t0:6.3f} s: {beat.gaps[i] * 1e3:5.1f} ms wall, {beat.cpu[i] * 1e3:5.1f} ms CPU")
+            for e0, took, depth, what in events:
+                if e0 >= start - 1e-4 and e0 + took <= end + 1e-4:
+                    print(f"    {'  ' * depth}{(e0 - start) * 1e3:5.1f} +{took * 1e3:5.1f} ms {what}")
     if profiler:
         stats = pstats.Stats(profiler)
         stats.sort_stats("cumulative").print_stats(25)
@@ -206,12 +242,13 @@ def main() -> None:
     parser.add_argument("--every-ms", type=float, default=40.0, help="one point every so many ms (default 40)")
     parser.add_argument("--size", default="1600x1000", help="the window's size, WxH")
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--trace", action="store_true")
     args = parser.parse_args()
     from workbench.measure.cpu import cpu_name
     width, height = (int(v) for v in args.size.split("x"))
     print(f"GUI stalls over a {args.points}-point session, {datetime.date.today()}, {cpu_name()}, "
           f"{os.cpu_count()} cores, QT_QPA_PLATFORM={os.environ['QT_QPA_PLATFORM']}, window {args.size}")
-    r = session(args.points, args.every_ms, (width, height), args.profile)
+    r = session(args.points, args.every_ms, (width, height), args.profile, args.trace)
     print(f"{r['points']} points, one every {args.every_ms:g} ms, in {r['seconds']:.1f} s; heartbeat every 1 ms, "
           f"{r['ticks']} gaps: longest {r['max_ms']:.1f} ms, 99th percentile {r['p99_ms']:.1f} ms, "
           f"{r['over_16']} over 16 ms (target: none)")
