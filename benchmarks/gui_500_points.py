@@ -172,7 +172,10 @@ def traced_application():
                 self.depth -= 1
                 took = time.perf_counter() - t0
                 if took > 0.002:
-                    name = receiver.objectName() if hasattr(receiver, "objectName") else ""
+                    try:
+                        name = receiver.objectName()
+                    except (RuntimeError, TypeError, AttributeError):    # deleted, or no QObject
+                        name = "?"
                     self.events.append((t0, took, self.depth, f"{type(receiver).__name__}({name}) {event.type().name}"))
     return Traced([])
 
