@@ -36,6 +36,21 @@ class LegendStrip(QWidget):
         self._by_kind: dict[str, tuple[spec.LegendEntry, ...]] = {}
         self._shown: list[tuple[spec.LegendEntry, frozenset]] = []
         self._stale = False
+        self._reserved = False            # shown, one row high, before its entries come (a sweep runs)
+
+    def reserve(self, on: bool) -> None:
+        """Shown and a row high even while empty (``on``), so that the charts below are not laid out
+        anew when the first entries come; off: shown only with entries, as high as they need."""
+        self._reserved = bool(on)
+        if on:
+            probe = self._entry(style.entry_pixmap(spec.LegendEntry("x", "series"), self.look,
+                                                   round(self.look.font_pt * 1.4)), "x")
+            margins = self.layout_.contentsMargins()
+            self.setMinimumHeight(probe.sizeHint().height() + margins.top() + margins.bottom())
+            probe.deleteLater()
+        else:
+            self.setMinimumHeight(0)
+        self.setVisible(bool(self._shown) or self._reserved)
 
     def show_chart(self, kind: str, entries: Sequence[spec.LegendEntry], now: bool = True) -> None:
         """The entries of chart ``kind``'s spec that name series, phases and bands; ``now`` False:
@@ -89,10 +104,15 @@ class LegendStrip(QWidget):
         for e, kinds in self._shown:
             self._add(style.entry_pixmap(e, look, px), f"{BAND_PREFIX}{e.label}" if e.role == "band" else e.label)
             self.kinds.append(set(kinds))
-        self.setVisible(bool(self._shown))
+        self.setVisible(bool(self._shown) or self._reserved)
         self.updateGeometry()
 
     def _add(self, pixmap, text: str) -> None:
+        self.layout_.addWidget(self._entry(pixmap, text))
+        self.entries.append(text)
+
+    def _entry(self, pixmap, text: str) -> QWidget:
+        """One entry: its sign and its text."""
         font = QFont()
         font.setPointSize(self.look.font_pt)
         sign = QLabel()
@@ -106,8 +126,7 @@ class LegendStrip(QWidget):
         row.setSpacing(4)
         row.addWidget(sign, 0, Qt.AlignmentFlag.AlignVCenter)
         row.addWidget(label, 0, Qt.AlignmentFlag.AlignVCenter)
-        self.layout_.addWidget(entry)
-        self.entries.append(text)
+        return entry
 
     def apply_look(self, look: Look) -> None:
         self.setStyleSheet(f"background: {look.background};")

@@ -193,6 +193,7 @@ class PlotsPanel(QWidget):
         self.summaryScroll.setMinimumSize(*MIN_SUMMARY)
         grid.addWidget(self.summaryScroll, 1, 2)
         self._transfers_shown = True      # the grid above; _arrange gives the cell away without a GPU series
+        self._expect_transfers = False    # a sweep under way has GPU backends: the transfer chart stays
         self._stretch()
         self._arrange(False)              # nothing measured yet: nothing moved between host and device
         for chart in self.plots():
@@ -212,9 +213,23 @@ class PlotsPanel(QWidget):
         self._context = None
         self.verdicts = []
         self._forget_jobs()
+        self._expect_transfers = False
         self.legendStrip.clear()
         self.set_lesson("", None)
         self.summary.setText("Measuring the first point...")
+
+    def expect(self, transfers: bool) -> None:
+        """A sweep begins: lay out now what it will show, so that nothing is laid out anew while its
+        points arrive (every chart resized and repainted at once, 40-90 ms): the transfer chart where
+        it has GPU backends (``transfers``), and the legend strip's row."""
+        self._expect_transfers = bool(transfers)
+        self._arrange(self._expect_transfers or self._transfers_shown and bool(self.overlay.sets))
+        self.legendStrip.reserve(True)
+
+    def settle(self) -> None:
+        """The sweep ended: the next update lays the panel out from its data alone."""
+        self._expect_transfers = False
+        self.legendStrip.reserve(False)
 
     def schedule(self, data: pd.DataFrame | Sequence[ResultSet] | Callable[[], Sequence[ResultSet]]) -> None:
         """Update the charts from ``data`` (a result table, result sets to overlay, or a function
@@ -287,7 +302,7 @@ class PlotsPanel(QWidget):
             self.speedupPlot.set_baseline(self.baseline_choice(), p.overlay.labels)
         else:
             self.speedupPlot.set_baseline(p.baseline, p.overlay.labels)
-        self._arrange(p.transfers)
+        self._arrange(p.transfers or self._expect_transfers)
 
     def _next(self) -> None:
         if not self._pending:

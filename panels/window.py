@@ -363,6 +363,8 @@ class MainWindow(QMainWindow):
             self.experiment.dtypeCombo.setCurrentText(spec.dtype)
             self.experiment.hostMemoryCombo.setCurrentText(spec.host_memory)
         self._measuring = True
+        # What the sweep will show is laid out now, not when its first GPU point or entry comes.
+        self.plots.expect(any(is_gpu(b) for b in spec.backends))
         # The experiment is fixed while it runs: a workload switch now would be half-applied
         # (new sizes and unit on screen, the old sweep's points arriving), so it is refused.
         self.experiment.set_locked(True)
@@ -519,6 +521,7 @@ class MainWindow(QMainWindow):
                 self._show_statement(e.lesson)
             return
         self._measuring = False
+        self.plots.settle()
         cancelled, elapsed = e.cancelled, e.elapsed_s
         what = f"Lesson {e.lesson.title!r}" if e.lesson is not None else "Sweep"
         self.refresh_timer.stop()
