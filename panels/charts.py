@@ -276,18 +276,26 @@ class SpecChart(Titled, pg.PlotWidget):
     # --- the key to the line styles -----------------------------------------------------------
 
     def _show_key(self, entries: Sequence[spec.LegendEntry]) -> None:
-        """The key holds the spec's entries for line styles and rings; rebuilt only when they change."""
+        """The key holds the spec's entries for line styles and rings. Entries added after those it
+        shows are added alone, with their labels made in the key's size and colour: rebuilt, every
+        label laid out again and the plot with it (4-9 ms a label in a sweep's first second)."""
         key = tuple(entries)
         if key == self._key:
             return
-        self._key = key
-        self.legend.clear()
-        self.key_items = []
+        old, self._key = self._key, key
+        if key[:len(old)] == old:
+            entries = key[len(old):]
+        else:
+            self.legend.clear()
+            self.key_items = []
+        look, pt = self.look, f"{self.key_pt()}pt"
+        # The labels addItem makes take these: set once, never set again (setText lays them out).
+        self.legend.opts["labelTextColor"], self.legend.opts["labelTextSize"] = look.foreground, pt
         for e in entries:
             item = self._key_item(e)
+            self._style_item(e, item)
             self.key_items.append((e, item))
             self.legend.addItem(item, e.label)
-        self._style_key()
 
     @staticmethod
     def _key_item(e: spec.LegendEntry):
@@ -316,19 +324,24 @@ class SpecChart(Titled, pg.PlotWidget):
 
     def _style_key(self) -> None:
         look = self.look
-        pt = self.key_pt()
+        pt = f"{self.key_pt()}pt"
         for e, item in self.key_items:
-            colour = look.muted if e.color == spec.KEY_COLOR else style.ink(e.color, look)
-            if isinstance(item, pg.ScatterPlotItem):
-                item.setPen(pg.mkPen(colour, width=1.5))
-                item.setBrush(None)
-            else:
-                item.setPen(style.pen(colour, look, e.line) if e.line else None)
-                item.setSymbol(e.marker or None)
-                item.setSymbolPen(pg.mkPen(colour, width=1.5))
-                item.setSymbolBrush(pg.mkBrush(colour) if e.filled else None)
+            self._style_item(e, item)
+        self.legend.opts["labelTextColor"], self.legend.opts["labelTextSize"] = look.foreground, pt
         for _, label in self.legend.items:     # the setters reach only labels made later
-            label.setText(label.text, color=look.foreground, size=f"{pt}pt")
+            if label.opts.get("color") != look.foreground or label.opts.get("size") != pt:
+                label.setText(label.text, color=look.foreground, size=pt)
+
+    def _style_item(self, e: spec.LegendEntry, item) -> None:
+        colour = self.look.muted if e.color == spec.KEY_COLOR else style.ink(e.color, self.look)
+        if isinstance(item, pg.ScatterPlotItem):
+            item.setPen(pg.mkPen(colour, width=1.5))
+            item.setBrush(None)
+        else:
+            item.setPen(style.pen(colour, self.look, e.line) if e.line else None)
+            item.setSymbol(e.marker or None)
+            item.setSymbolPen(pg.mkPen(colour, width=1.5))
+            item.setSymbolBrush(pg.mkBrush(colour) if e.filled else None)
 
     def key_labels(self) -> list[str]:
         """What the chart's own key says (tests compare it with the export's legend)."""
