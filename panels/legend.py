@@ -38,15 +38,21 @@ class LegendStrip(QWidget):
         self._stale = False
         self._reserved = False            # shown, one row high, before its entries come (a sweep runs)
 
-    def reserve(self, on: bool) -> None:
-        """Shown and a row high even while empty (``on``), so that the charts below are not laid out
-        anew when the first entries come; off: shown only with entries, as high as they need."""
-        self._reserved = bool(on)
-        if on:
-            probe = self._entry(style.entry_pixmap(spec.LegendEntry("x", "series"), self.look,
-                                                   round(self.look.font_pt * 1.4)), "x")
+    def reserve(self, labels: Sequence[str] | None) -> None:
+        """Shown, and as high as entries named ``labels`` need at its width, even before they come
+        (a sweep begins: the charts below are not laid out anew when its first entries come, nor as
+        they wrap onto a second and third row); None: shown only with entries, as high as they need."""
+        self._reserved = labels is not None
+        if labels is not None:
+            px = round(self.look.font_pt * 1.4)
+            sign = style.entry_pixmap(spec.LegendEntry("x", "series"), self.look, px)
+            probe = QWidget()
+            flow = FlowLayout(probe, spacing=14)
             margins = self.layout_.contentsMargins()
-            self.setMinimumHeight(probe.sizeHint().height() + margins.top() + margins.bottom())
+            flow.setContentsMargins(margins)
+            for text in labels or ["x"]:
+                flow.addWidget(self._entry(sign, text))
+            self.setMinimumHeight(flow.heightForWidth(self.width()))
             probe.deleteLater()
         else:
             self.setMinimumHeight(0)

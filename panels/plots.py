@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (QComboBox, QFrame, QGridLayout, QHBoxLayout, QLab
 
 from panels import style
 from panels.charts import FirstCallChart, MemoryChart, RuntimeChart, SpeedupChart
-from panels.legend import LegendStrip
+from panels.legend import BAND_PREFIX, LegendStrip
 from panels.style import Look
 from panels.transfer_chart import TransferChart
 from workbench.views import compare, spec
@@ -44,6 +44,9 @@ from workbench.results.files import ResultSet
 from workbench.results.rows import caution, human_seconds, interval_text
 from workbench.core.sizes import fmt_size
 from workbench.views.summary import sentences
+from workbench.views.bands import INTERVAL
+from workbench.views.palette import PHASE_LABELS
+from workbench.catalog.backends import is_gpu
 
 log = logging.getLogger(__name__)
 CAUTION_COLOR = "#8a5a00"      # amber, as the experiment panel's notes: read with care, not an error
@@ -218,18 +221,20 @@ class PlotsPanel(QWidget):
         self.set_lesson("", None)
         self.summary.setText("Measuring the first point...")
 
-    def expect(self, transfers: bool) -> None:
-        """A sweep begins: lay out now what it will show, so that nothing is laid out anew while its
-        points arrive (every chart resized and repainted at once, 40-90 ms): the transfer chart where
-        it has GPU backends (``transfers``), and the legend strip's row."""
-        self._expect_transfers = bool(transfers)
+    def expect(self, backends: Sequence[str]) -> None:
+        """A sweep of ``backends`` begins: lay out now what it will show, so that nothing is laid out
+        anew while its points arrive (every chart resized and repainted at once, 40-90 ms): the
+        transfer chart where a backend is a GPU's, and the legend strip as high as its entries will
+        need (each backend, the phases, the band)."""
+        self._expect_transfers = any(is_gpu(b) for b in backends)
         self._arrange(self._expect_transfers or self._transfers_shown and bool(self.overlay.sets))
-        self.legendStrip.reserve(True)
+        phases = [PHASE_LABELS[p] for p in ("h2d", "compute", "d2h")] if self._expect_transfers else []
+        self.legendStrip.reserve([*backends, *phases, f"{BAND_PREFIX}{INTERVAL}"])
 
     def settle(self) -> None:
         """The sweep ended: the next update lays the panel out from its data alone."""
         self._expect_transfers = False
-        self.legendStrip.reserve(False)
+        self.legendStrip.reserve(None)
 
     def schedule(self, data: pd.DataFrame | Sequence[ResultSet] | Callable[[], Sequence[ResultSet]]) -> None:
         """Update the charts from ``data`` (a result table, result sets to overlay, or a function

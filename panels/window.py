@@ -363,8 +363,6 @@ class MainWindow(QMainWindow):
             self.experiment.dtypeCombo.setCurrentText(spec.dtype)
             self.experiment.hostMemoryCombo.setCurrentText(spec.host_memory)
         self._measuring = True
-        # What the sweep will show is laid out now, not when its first GPU point or entry comes.
-        self.plots.expect(any(is_gpu(b) for b in spec.backends))
         # The experiment is fixed while it runs: a workload switch now would be half-applied
         # (new sizes and unit on screen, the old sweep's points arriving), so it is refused.
         self.experiment.set_locked(True)
@@ -464,6 +462,8 @@ class MainWindow(QMainWindow):
 
     def on_sweep_planned(self, e: ev.SweepPlanned) -> None:
         self._spec = e.spec
+        # What the sweep will show is laid out now, not when its first GPU point or entry comes.
+        self.plots.expect(e.spec.backends)
         self.progressBar.setRange(0, e.total)
         self.progressBar.setValue(0)
         self.progressBar.setFormat(f"0 / {e.total} points")
