@@ -198,6 +198,10 @@ def session(points: int = 500, every_ms: float = 40.0, size: tuple[int, int] = (
     w.ready.connect(loop.quit)
     QTimer.singleShot(120_000, loop.quit)
     loop.exec()
+    if trace:                         # the charts' scenes and viewports by their charts' names
+        for chart in w.plots.plots():
+            chart.scene().setObjectName(chart.objectName())
+            chart.viewport().setObjectName(f"{chart.objectName()}.viewport")
     rows = fake_rows(points)
     w.controller.worker.engine = FakeEngine(rows, every_ms / 1e3, w.journal)
     w.experiment.select_workload(WORKLOAD)
