@@ -52,7 +52,8 @@ class LegendStrip(QWidget):
             flow.setContentsMargins(margins)
             for text in labels or ["x"]:
                 flow.addWidget(self._entry(sign, text))
-            self.setMinimumHeight(flow.heightForWidth(self.width()))
+            # Not laid out yet (a window never shown): as if in one row, not one entry a row.
+            self.setMinimumHeight(flow.heightForWidth(self.width() if self.width() > 100 else 1 << 20))
             probe.deleteLater()
         else:
             self.setMinimumHeight(0)
