@@ -153,3 +153,28 @@ def test_an_interval_from_rounds_stays_within_the_samples_when_one_round_is_wild
     quiet = [rng.lognormal(np.log(2e-6), 0.02, 60) for _ in range(5)]
     qlo, qhi = stats.rounds_ci(np.concatenate(quiet), [float(np.median(r)) for r in quiet])
     assert 1.9e-6 < qlo < 2e-6 < qhi < 2.1e-6      # quiet rounds: a narrow interval, as before
+
+
+def test_a_busy_machine_leaves_undecided_only_what_its_load_could_explain():
+    """Samples of known distributions, the base measured on a busy machine: a 9x difference is
+    beyond any time-sharing of a core (at most about 2x) and stands; a 1.5x one does not."""
+    rng = np.random.default_rng(21)
+    busy = stats.estimate(rng.normal(1.0, 0.01, 200), noisy="the machine changed speed during the point")
+    far = stats.compare(stats.estimate(rng.normal(9.0, 0.09, 200)), busy)
+    assert far.verdict == "slower" and "busy" in far.why
+    near = stats.compare(stats.estimate(rng.normal(1.5, 0.015, 200)), busy)
+    assert near.verdict == "undecided" and "busy" in near.why
+    assert stats.compare(busy, stats.estimate(rng.normal(9.0, 0.09, 200))).verdict == "faster"
+
+
+def test_canaries_that_disagree_leave_undecided_only_what_that_speed_could_explain():
+    from workbench.core import verdicts
+
+    def row(median, canary):
+        return {"total_median_s": median, "total_ci_lo_s": median * 0.99, "total_ci_hi_s": median * 1.01,
+                "repeats": 100, "noisy": "", "device": "cpu", "canary_s": canary}
+    base = row(1.0, 1.5e-6)
+    assert verdicts.compare_rows(row(1 / 500, 2.8e-6), base).verdict == "faster"      # 1.87x apart
+    v = verdicts.compare_rows(row(1.3, 2.8e-6), base)
+    assert v.verdict == "undecided" and "another speed" in v.why
+    assert verdicts.compare_rows(row(1.0, 2.8e-6), base).verdict == "undecided"         # never 'same'

@@ -45,8 +45,12 @@ def estimate_of(row: Mapping[str, Any], column: str = "total_median_s") -> stats
             return math.nan
         return v
     noisy = row.get("noisy", "")
+    noisy = noisy if isinstance(noisy, str) else ""
+    # Other processes on its core: the point may have waited 1 + their cores' worth of its time.
+    others = num("others_cores")
+    slack = max(stats.BUSY_SLACK, 1 + others) if noisy and math.isfinite(others) else stats.BUSY_SLACK
     return stats.Estimate(num(column), num(lo_col), num(hi_col), int(num("repeats")) if num("repeats") >= 0 else 0,
-                          noisy if isinstance(noisy, str) else "")
+                          noisy, slack if noisy else 1.0)
 
 
 def compare_rows(new: Mapping[str, Any], base: Mapping[str, Any], column: str = "total_median_s",
@@ -68,16 +72,21 @@ def compare_rows(new: Mapping[str, Any], base: Mapping[str, Any], column: str = 
     if v.verdict != "undecided" and new.get("device") == base.get("device"):
         ca, cb = (_number(r.get("canary_s")) for r in (new, base))
         if ca > 0 and cb > 0 and max(ca, cb) / min(ca, cb) > CANARY_SPREAD:
-            return stats.Verdict("undecided", v.ratio, v.lo, v.hi,
-                                 f"the machine ran at another speed for each (a fixed kernel took "
-                                 f"{max(ca, cb) / min(ca, cb):.2f}x as long for one)")
+            # Undecided within what that speed could do (the canary's factor, at least the busy
+            # machine's): a 500x speedup stands whatever the canary said, a 1.1x does not.
+            spread = max(ca, cb) / min(ca, cb)
+            why = f"the machine ran at another speed for each (a fixed kernel took {spread:.2f}x as long for one)"
+            if v.verdict == "same":
+                return stats.Verdict("undecided", v.ratio, v.lo, v.hi, why)
+            w = stats.decide(v.ratio, v.lo, v.hi, min_effect, why, max(spread, stats.BUSY_SLACK))
+            return w if w.decided else stats.Verdict("undecided", v.ratio, v.lo, v.hi, why)
     return v
 
 
 #: Every column a verdict between two rows reads (:func:`compare_rows`): two rows that agree on these
 #: get the same verdict, which is what lets :func:`compare_frames` keep each point's verdict.
 READS = ("total_median_s", "total_ci_lo_s", "total_ci_hi_s", "compute_median_s", "compute_ci_lo_s",
-         "compute_ci_hi_s", "repeats", "noisy", "rounds", "device", "canary_s")
+         "compute_ci_hi_s", "repeats", "noisy", "rounds", "device", "canary_s", "others_cores")
 
 
 def compare_frames(new: pd.DataFrame, base: pd.DataFrame, column: str = "total_median_s",
