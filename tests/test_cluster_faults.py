@@ -19,21 +19,12 @@ import pytest
 
 pytest.importorskip("distributed", reason="the cluster extra is not installed (pip install -e '.[cluster]')")
 
-from test_cluster import PLUGIN, ROOT, Lab, spec_of  # noqa: E402
+from test_cluster import PLUGIN, ROOT, lab, spec_of  # noqa: E402,F401 - lab: the fixture
 
 from workbench.cluster.connect import Target  # noqa: E402
 from workbench.measure import protocol  # noqa: E402
 
 RUN = ["run", "-w", "source_terms", "-b", "numpy", "-s", "1024", "--budget", "0.01", "-q"]
-
-
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    pids = tmp_path_factory.mktemp("pids")
-    lab = Lab(2, pids)
-    lab.pids = pids
-    yield lab
-    lab.stop()
 
 
 def cli(*args: str, timeout: float = 60) -> tuple[subprocess.CompletedProcess, float]:

@@ -244,11 +244,10 @@ def decide(ratio: float, lo: float, hi: float, min_effect: float = DEFAULT_MIN_E
         # 'same' too: a load that slowed one point's rounds may have hidden a difference as well
         # as made one, and the tables would call the load's coincidence a tie of the code. A
         # difference beyond all the load could have done (``slack`` on the interval) still stands.
-        wide_lo, wide_hi = lo / max(slack, 1.0), hi * max(slack, 1.0)
-        if decided == "faster" and wide_hi < 1 and ratio * max(slack, 1.0) < bottom:
-            return Verdict("faster", ratio, lo, hi, f"beyond what a busy machine explains ({noisy})")
-        if decided == "slower" and wide_lo > 1 and ratio / max(slack, 1.0) > top:
-            return Verdict("slower", ratio, lo, hi, f"beyond what a busy machine explains ({noisy})")
+        k = max(slack, 1.0)
+        if (decided == "faster" and hi * k < 1 and ratio * k < bottom) or \
+                (decided == "slower" and lo / k > 1 and ratio / k > top):
+            return Verdict(decided, ratio, lo, hi, f"beyond what a busy machine explains ({noisy})")
         return Verdict("undecided", ratio, lo, hi, f"measured on a busy machine ({noisy})")
     return Verdict(decided, ratio, lo, hi)
 

@@ -48,9 +48,9 @@ def estimate_of(row: Mapping[str, Any], column: str = "total_median_s") -> stats
     noisy = noisy if isinstance(noisy, str) else ""
     # Other processes on its core: the point may have waited 1 + their cores' worth of its time.
     others = num("others_cores")
-    slack = max(stats.BUSY_SLACK, 1 + others) if noisy and math.isfinite(others) else stats.BUSY_SLACK
+    slack = 1.0 if not noisy else max(stats.BUSY_SLACK, 1 + others if math.isfinite(others) else 0.0)
     return stats.Estimate(num(column), num(lo_col), num(hi_col), int(num("repeats")) if num("repeats") >= 0 else 0,
-                          noisy, slack if noisy else 1.0)
+                          noisy, slack)
 
 
 def compare_rows(new: Mapping[str, Any], base: Mapping[str, Any], column: str = "total_median_s",

@@ -24,7 +24,7 @@ from workbench.measure import limits
 from workbench.core import stats, verdicts
 from workbench.measure import load as load_mod
 from workbench.measure import sampling
-from workbench.measure.gpu import cap
+from workbench.measure.gpu import cap, memory
 from workbench.core import driver
 from workbench.measure.gpu import clocks as clocks_mod
 from workbench.measure.cpu import HostPeak, summarize, typical_stages
@@ -162,8 +162,8 @@ class Point:
             self.max_error = max(self.max_error, workload.relative_error(t.out, self.reference))
             t.out = None
             self.round_timings[r] = t
-            self.peak_host = _larger(self.peak_host, peak_host)
-            self.peak_device = _larger(self.peak_device, peak_device)
+            self.peak_host = memory.larger(self.peak_host, peak_host)
+            self.peak_device = memory.larger(self.peak_device, peak_device)
             for key, values in (("compute", t.compute), ("total", t.total)):
                 self.round_medians[key][r] = float(np.median(values)) if values else None
             if self.timings is None:
@@ -241,11 +241,6 @@ def _pooled(rounds: list, every: Timings) -> Timings:
     for other in rounds[1:]:
         t = sampling.merged(t, other)
     return dataclasses.replace(t, first_call=every.first_call, cancelled=every.cancelled, out=None)
-
-
-def _larger(a: float, b: float) -> float:
-    """The larger of two peaks, either of which may be unknown (NaN)."""
-    return b if math.isnan(a) else a if math.isnan(b) else max(a, b)
 
 
 def _close(phases: Phases, workload: Workload, backend: str) -> None:
