@@ -46,11 +46,8 @@ def estimate_of(row: Mapping[str, Any], column: str = "total_median_s") -> stats
         return v
     noisy = row.get("noisy", "")
     noisy = noisy if isinstance(noisy, str) else ""
-    # Other processes on its core: the point may have waited 1 + their cores' worth of its time.
-    others = num("others_cores")
-    slack = 1.0 if not noisy else max(stats.BUSY_SLACK, 1 + others if math.isfinite(others) else 0.0)
     return stats.Estimate(num(column), num(lo_col), num(hi_col), int(num("repeats")) if num("repeats") >= 0 else 0,
-                          noisy, slack)
+                          noisy, stats.slack_of(noisy))
 
 
 def compare_rows(new: Mapping[str, Any], base: Mapping[str, Any], column: str = "total_median_s",
@@ -86,7 +83,7 @@ def compare_rows(new: Mapping[str, Any], base: Mapping[str, Any], column: str = 
 #: Every column a verdict between two rows reads (:func:`compare_rows`): two rows that agree on these
 #: get the same verdict, which is what lets :func:`compare_frames` keep each point's verdict.
 READS = ("total_median_s", "total_ci_lo_s", "total_ci_hi_s", "compute_median_s", "compute_ci_lo_s",
-         "compute_ci_hi_s", "repeats", "noisy", "rounds", "device", "canary_s", "others_cores")
+         "compute_ci_hi_s", "repeats", "noisy", "rounds", "device", "canary_s")
 
 
 def compare_frames(new: pd.DataFrame, base: pd.DataFrame, column: str = "total_median_s",
