@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import logging
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from html import escape
 from typing import Any, Callable, Mapping, Sequence
 
@@ -43,66 +43,26 @@ from workbench.views.compare import Baseline, Overlay
 from workbench.results.files import ResultSet
 from workbench.results.rows import caution, human_seconds, interval_text
 from workbench.core.sizes import fmt_size
-from workbench.views.summary import sentences
+from workbench.results.rows import to_frame
+from workbench.results.sets import SetParts, sets_of
+from workbench.views import spec_process
+from workbench.views.live import EMPTY_MESSAGE, KIND_ORDER, Prepared, prepare, summary_text
 from workbench.views.bands import INTERVAL
 from workbench.views.palette import PHASE_LABELS
 from workbench.catalog.backends import is_gpu
 
 log = logging.getLogger(__name__)
 CAUTION_COLOR = "#8a5a00"      # amber, as the experiment panel's notes: read with care, not an error
-EMPTY_MESSAGE = "Pick a workload and press Run (Ctrl+R)"
 MIN_SUMMARY = (150, 100)
 
-@dataclass
-class Prepared:
-    """Everything the panel shows of one update, made in the spec thread: plain data only."""
+#: Between two steps of a live update (a chart's drawing, its repaint, the summary) in ms.
+STAGGER_MS = 15
 
-    generation: int
-    overlay: Overlay
-    verdicts: list
-    choices: list[tuple[str, str]]        # the baseline chooser's (shown, text) items
-    baseline_text: str                    # the one chosen, as the chooser will hold it
-    baseline: Baseline
-    context: Any
-    specs: dict = field(default_factory=dict)     # chart kind -> its spec
-    summary: str = ""
-    transfers: bool = False
-    error: BaseException | None = None
-
-
-def prepare(generation: int, data, baseline_text: str | None,
-            marks: Sequence[tuple[float, str]] | None) -> Prepared:
-    """The result sets of ``data`` (a table, sets, or a function that returns them), their series,
-    verdicts, baseline, the five charts' specs and the summary: what ``PlotsPanel`` then only
-    draws. No Qt here: it runs in the spec thread."""
-    if callable(data):
-        data = data()
-    sets = [ResultSet(data)] if isinstance(data, pd.DataFrame) else list(data)
-    o = Overlay.of(sets)
-    found = overlay_verdicts.of_sets(o.sets, o.labels) if o.compare else []
-    choices = [(b.describe(o.labels), b.text) for b in compare.baseline_choices(o.sets, o.labels)]
-    texts = [text for _, text in choices]
-    if texts and baseline_text not in texts:
-        baseline_text = compare.baseline(o.sets, labels=o.labels).text
-    if not baseline_text:
-        b = Baseline("")
-    else:
-        try:
-            b = compare.baseline(o.sets, baseline_text, o.labels)
-        except ValueError:
-            b = compare.baseline(o.sets, labels=o.labels)
-    c = spec.context(o.sets, labels=o.labels, marks=marks, series=o.series)
-    specs = {kind: spec.build(kind, baseline=b if kind == "speedup" else None, shared=c) for kind in KIND_ORDER}
-    frames = [rs.frame for rs in sets if not rs.frame.empty]
-    return Prepared(generation, o, found, choices, baseline_text or "", b, c, specs,
-                    summary_text(o, b.backend, found) if o.sets else "", any((f["host_memory"] != "").any() for f in frames))
-
+#: How long a step may draw before it leaves the rest of a chart to the next step (s).
+STEP_S = 0.004
 
 #: How long the spec thread may hold the GIL while the GUI thread waits for it (seconds).
 SWITCH_S = 0.0005
-
-#: The charts in the order a live update draws them.
-KIND_ORDER = ("runtime", "speedup", "transfer", "memory", "first-call")
 
 
 class PlotsPanel(QWidget):
@@ -121,10 +81,12 @@ class PlotsPanel(QWidget):
         style.setup_pyqtgraph()
         self.look = style.NORMAL
         self._pending: list = []
-        # 30 ms apart: each chart's drawing and its repaint land in a turn of their own; 15 ms apart,
-        # one chart's repaint fell in the same turn as the next one's drawing (a 20 ms stall).
-        self.stagger = QTimer(self, interval=30)
+        # One step per tick: a chart's drawing, then its repaint, each in a turn of its own.
+        self.stagger = QTimer(self, interval=STAGGER_MS, objectName="chartStagger")
         self.stagger.timeout.connect(self._next)
+        self._held: set = set()         # charts drawn whose viewport repaints at the next step
+        self._steps = None              # the drawing of the chart first in _pending, where under way
+        self._turns: list = []          # what _in_turns has left to do
         self._generation = 0            # bumped by whatever makes a job in flight out of date
         self._specs_thread: ThreadPoolExecutor | None = None   # made at the first schedule
         self._job = None                # the spec thread's Future in flight
@@ -139,11 +101,16 @@ class PlotsPanel(QWidget):
         self.firstCallPlot = FirstCallChart()
         for chart in self.plots():
             chart.describe = self.describe
+            chart.overlay_of = lambda: self.overlay    # its points' rows, for the hover
         self.baselineCombo = QComboBox(objectName="speedupBaseline")
         self.baselineCombo.setToolTip("The backend every speedup is measured against; when sets are "
                                       "compared, each set's own or one set's for all")
         self.baselineCombo.currentIndexChanged.connect(self._baseline_changed)
-        self.overlay = Overlay.of([])
+        self._overlay: Overlay | None = Overlay.of([])
+        self._overlay_sets: Callable[[], Sequence[ResultSet]] | None = None   # makes it, where None
+        self._labels: tuple[str, ...] = ()
+        self._client: spec_process.SpecClient | None = None    # the spec process's, at the first parts
+        self._job_sets = None           # what makes the sets of the job in flight (its overlay)
         self.verdicts: list[overlay_verdicts.SetVerdicts] = []    # each later set's against the first
         self.lesson_html = ""          # a lesson's statement, above the summary, until the next sweep
         self._context = None           # workbench.views.spec.context of the sets shown
@@ -203,6 +170,24 @@ class PlotsPanel(QWidget):
             chart.viewport().installEventFilter(self)
         self.apply_look(self.look)
 
+    @property
+    def overlay(self) -> Overlay:
+        """The sets shown. Where the spec process made the specs, it kept the sets' tables: they
+        are made here again only when something asks (a hover, a baseline chosen, an export)."""
+        if self._overlay is None:
+            self._overlay = Overlay.of(list(self._overlay_sets()) if self._overlay_sets is not None else [])
+        return self._overlay
+
+    @overlay.setter
+    def overlay(self, overlay: Overlay) -> None:
+        self._overlay, self._overlay_sets = overlay, None
+        self._labels = tuple(overlay.labels)
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """Each set's label, as the charts shown name them (cheap: the overlay is not made for it)."""
+        return self._labels
+
     def plots(self) -> list[pg.PlotWidget]:
         return [self.runtimePlot, self.speedupPlot, self.transferPlot, self.memoryPlot, self.firstCallPlot]
 
@@ -227,36 +212,65 @@ class PlotsPanel(QWidget):
         transfer chart where a backend is a GPU's, and the legend strip as high as its entries will
         need (each backend, the phases, the band)."""
         self._expect_transfers = any(is_gpu(b) for b in backends)
-        self._arrange(self._expect_transfers or self._transfers_shown and bool(self.overlay.sets))
         phases = [PHASE_LABELS[p] for p in ("h2d", "compute", "d2h")] if self._expect_transfers else []
-        self.legendStrip.reserve([*backends, *phases, f"{BAND_PREFIX}{INTERVAL}"])
+        labels = [*backends, *phases, f"{BAND_PREFIX}{INTERVAL}"]
+        # In turns of their own (3 and 10 ms on a 2-core VM), and the panel repainted after the
+        # last (6-9 ms): all at once, with the repaint, the sweep's start was a 34 ms stall.
+        self._in_turns([lambda: self._arrange(self._expect_transfers or self._transfers_shown
+                                              and bool(self.overlay.sets)),
+                        lambda: self.legendStrip.reserve(labels)])
 
     def settle(self) -> None:
         """The sweep ended: the next update lays the panel out from its data alone."""
+        self._finish_turns()
         self._expect_transfers = False
         self.legendStrip.reserve(None)
 
-    def schedule(self, data: pd.DataFrame | Sequence[ResultSet] | Callable[[], Sequence[ResultSet]]) -> None:
-        """Update the charts from ``data`` (a result table, result sets to overlay, or a function
-        that returns them, called in the spec thread): the specs are made in the spec thread, then
-        drawn one chart per timer tick; ``updated`` fires when the last data scheduled are drawn.
-        Data scheduled while a job is in flight wait for it; only the latest is made."""
-        if self._job is not None:
-            self._wanted = (data,)
-            return
-        self._submit(data)
+    def _in_turns(self, steps: Sequence[Callable[[], None]]) -> None:
+        """Each of ``steps`` in a turn of the event loop of its own, the panel repainted only
+        after the last."""
+        self._finish_turns()
+        self.setUpdatesEnabled(False)
+        self._turns = [*steps, lambda: self.setUpdatesEnabled(True)]
+        self._turn()
 
-    def _submit(self, data) -> None:
+    @Slot()
+    def _turn(self) -> None:
+        if self._turns:
+            self._turns.pop(0)()
+        if self._turns:
+            QTimer.singleShot(0, self, self._turn)
+
+    def _finish_turns(self) -> None:
+        """What is left of ``_in_turns``, done now."""
+        while self._turns:
+            self._turns.pop(0)()
+
+    def schedule(self, data: pd.DataFrame | Sequence[ResultSet] | Callable[[], Sequence[ResultSet] | SetParts],
+                 sets: Callable[[], Sequence[ResultSet]] | None = None) -> None:
+        """Update the charts from ``data`` (a result table, result sets to overlay, or a function
+        that returns them or their parts, called in the spec thread): the specs are made in the
+        spec process (parts) or the spec thread, then drawn one chart per timer tick; ``updated``
+        fires when the last data scheduled are drawn. Data scheduled while a job is in flight wait
+        for it; only the latest is made. ``sets``: what makes the sets of parts, where the panel
+        needs them (``overlay``)."""
+        if self._job is not None:
+            self._wanted = (data, sets)
+            return
+        self._submit(data, sets)
+
+    def _submit(self, data, sets=None) -> None:
         self._wanted = None
         marks = self.runtimePlot.lesson_marks
         if self._specs_thread is None:      # one thread, one job at a time: the latest data's
             self._specs_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="chart-specs")
             # The GUI thread takes the GIL back from the spec thread within SWITCH_S, not Python's
-            # 5 ms: a repaint calls back into Python for every item, and waited that long each time.
+            # 5 ms: where the specs are made in this thread, a repaint waited that long for each item.
             sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_S))
-        job = self._specs_thread.submit(prepare, self._generation, data, self.baselineCombo.currentData(),
-                                    None if marks is None else list(marks))
-        self._job, self._job_data = job, data
+            self._client = spec_process.SpecClient()
+        job = self._specs_thread.submit(_make, self._client, self._generation, data,
+                                        self.baselineCombo.currentData(), None if marks is None else list(marks))
+        self._job, self._job_data, self._job_sets = job, data, sets
         job.add_done_callback(self._job_done)
 
     def _job_done(self, job) -> None:
@@ -280,7 +294,7 @@ class PlotsPanel(QWidget):
             log.error("the charts could not be made: %s", result, exc_info=result)
             result = None
         elif result.generation != self._generation and self._wanted is None:
-            self._submit(self._job_data)    # made with a lesson's old marks: made again
+            self._submit(self._job_data, self._job_sets)    # made with a lesson's old marks: made again
             return
         if self._wanted is not None:        # newer data came meanwhile: make those, draw these not
             self._submit(*self._wanted)
@@ -289,6 +303,7 @@ class PlotsPanel(QWidget):
             self._finished()
             return
         self._take(result)
+        self._drop_steps()                  # a chart half drawn from older specs: drawn anew
         self._pending = [self.runtimePlot, self.speedupPlot, self.transferPlot, self.memoryPlot,
                          self.firstCallPlot, None]   # None: the legend strip and the summary text
         if not self.stagger.isActive():
@@ -296,7 +311,11 @@ class PlotsPanel(QWidget):
 
     def _take(self, p: Prepared) -> None:
         """What the spec thread made becomes what the panel shows (cheap: the chooser, the grid)."""
-        self.overlay = p.overlay
+        if p.overlay is not None:
+            self.overlay = p.overlay
+        else:                       # made in the spec process: the sets are made here if asked for
+            self._overlay, self._labels = None, p.labels
+            self._overlay_sets = self._job_sets or _sets_maker(self._job_data)
         self.verdicts = p.verdicts
         self._context = p.context
         self._ready = p
@@ -304,9 +323,9 @@ class PlotsPanel(QWidget):
         if (self.baselineCombo.currentData() or "") != p.baseline_text:   # chosen meanwhile: made anew
             p.specs.pop("speedup", None)
             p.summary = None
-            self.speedupPlot.set_baseline(self.baseline_choice(), p.overlay.labels)
+            self.speedupPlot.set_baseline(self.baseline_choice(), p.labels)
         else:
-            self.speedupPlot.set_baseline(p.baseline, p.overlay.labels)
+            self.speedupPlot.set_baseline(p.baseline, p.labels)
         self._arrange(p.transfers or self._expect_transfers)
 
     def _next(self) -> None:
@@ -315,17 +334,41 @@ class PlotsPanel(QWidget):
             return
         item = self._pending.pop(0)
         p = self._ready
-        if item is None:
+        if isinstance(item, tuple):        # ("show", chart): drawn a step ago, repainted now
+            self._release(item[1])
+        elif item is None:
             self.legendStrip.flush()       # once every chart drew: one relayout, not one per chart
             self._say(p.summary if p is not None else None)
         else:
             made = p.specs.get(item.kind) if p is not None else None
+            # The chart's scene asks for its repaint as soon as the drawing ends, and Qt sends the
+            # window's pending repaints right away: drawn (5-8 ms on a 2-core VM) and repainted
+            # (8-9 ms) back to back, a live chart held the GUI thread 16-19 ms. Its viewport takes
+            # no repaint until the next step, so a timer or input comes between (issue 19).
+            self._hold(item)
             if made is None:
+                self._steps = None
                 self._draw(item, strip_now=False)
             else:
-                item.overlay = self.overlay
-                item.show_spec(made)
-                self.legendStrip.show_chart(item.kind, made.legend, now=False)
+                if self._steps is None:
+                    self._steps = item.steps(made)
+                    self.legendStrip.show_chart(item.kind, made.legend, now=False)
+                t0 = time.perf_counter()
+                for _ in self._steps:
+                    if time.perf_counter() - t0 > STEP_S:     # the rest at the next step
+                        self._pending.insert(0, item)
+                        return
+                self._steps = None
+            self._pending.insert(0, ("show", item))
+
+    def _hold(self, chart) -> None:
+        chart.viewport().setUpdatesEnabled(False)
+        self._held.add(chart)
+
+    def _release(self, chart) -> None:
+        """The chart's viewport repaints again (all of it: what was asked meanwhile was dropped)."""
+        self._held.discard(chart)
+        chart.viewport().setUpdatesEnabled(True)
 
     def _finished(self) -> None:
         """Nothing in flight, nothing left to draw: the charts show the last data scheduled."""
@@ -342,13 +385,24 @@ class PlotsPanel(QWidget):
         self._ready = None
         self._pending = []
         self.stagger.stop()
+        self._drop_steps()
+
+    def _drop_steps(self) -> None:
+        """No chart is left half drawn or held: what comes next draws them whole."""
+        self._steps = None
+        for chart in list(self._held):
+            self._release(chart)
 
     def shutdown(self) -> None:
         """Nothing more is drawn, and the spec thread ends (the window closes)."""
+        self._turns = []
         self._forget_jobs()
         if self._specs_thread is not None:
             self._specs_thread.shutdown(wait=True, cancel_futures=True)
             self._specs_thread = None
+        if self._client is not None:
+            self._client.close()
+            self._client = None
 
     def update_from(self, data: pd.DataFrame | Sequence[ResultSet]) -> None:
         """Update every chart now (opened files, exports and tests; a live sweep uses ``schedule``)."""
@@ -374,8 +428,8 @@ class PlotsPanel(QWidget):
         """The chooser lists every baseline the sets allow; the one chosen stays chosen while it is there.
         ``items`` and ``default``: the chooser's (shown, text) items and the default text, where the
         spec thread made them."""
-        o = self.overlay
         if items is None:
+            o = self.overlay
             items = [(b.describe(o.labels), b.text) for b in compare.baseline_choices(o.sets, o.labels)]
         combo = self.baselineCombo
         if not items or items == [(combo.itemText(i), combo.itemData(i)) for i in range(combo.count())]:
@@ -387,7 +441,7 @@ class PlotsPanel(QWidget):
             combo.addItem(shown, text)
         texts = [text for _, text in items]
         if current not in texts and default is None:
-            default = compare.baseline(o.sets, labels=o.labels).text
+            default = compare.baseline(self.overlay.sets, labels=self.overlay.labels).text
         combo.setCurrentIndex(texts.index(current) if current in texts else texts.index(default))
         combo.blockSignals(False)
 
@@ -602,32 +656,36 @@ class PlotsPanel(QWidget):
         return super().eventFilter(watched, event)
 
 
-def summary_text(o: Overlay, base: str, found: Sequence[overlay_verdicts.SetVerdicts]) -> str:
-    """The summary of each set against the baseline ``base`` (its own, where a set lacks that
-    backend); when sets are compared, each later set's verdicts against the first after them.
-    No Qt: the spec thread makes it too."""
-    if not o.sets:
-        return EMPTY_MESSAGE
-    if not o.compare:
-        return summary_html(o.sets[0].frame, base)
-    parts = []
-    for rs, label in zip(o.sets, o.labels):
-        here = base if (rs.frame["backend"] == base).any() else \
-            (str(rs.frame["backend"].iloc[0]) if len(rs.frame) else "")
-        parts.append(f"<b>{escape(label)}</b>: " + summary_html(rs.frame, here))
-    parts += [verdicts_html(sv) for sv in found]
-    return "<br><br>".join(parts)
+def _make(client: spec_process.SpecClient | None, generation: int, data, baseline_text: str | None,
+          marks) -> Prepared:
+    """In the spec thread: what ``data`` (as ``PlotsPanel.schedule`` takes it) shows. Parts go to
+    the spec process; sets, and parts where that process cannot run, are made here."""
+    if callable(data):
+        data = data()
+    if isinstance(data, SetParts):
+        if client is not None and spec_process.usable():
+            try:
+                return client.prepare(generation, data, baseline_text, marks)
+            except spec_process.Unavailable as e:
+                log.warning("%s: the charts are made in the window's process", e)
+                spec_process.give_up()
+        data = _parts_sets(data)
+    return prepare(generation, data, baseline_text, marks)
 
 
-# Where workbench.views.summary stresses a figure; private-use characters, so that no name can hold them.
-_STRONG, _PLAIN = "\ue000", "\ue001"
+def _parts_sets(parts: SetParts) -> list[ResultSet]:
+    return sets_of(to_frame(parts.rows[:parts.count]), parts.origin, parts.compared, parts.environment,
+                   parts.settings)
 
 
-def summary_html(frame: pd.DataFrame, baseline: str) -> str:
-    """``workbench.views.summary``'s sentences as rich text, every name in them escaped (a backend named
-    ``numba<!--`` opened a comment that hid the rest of the summary) and their emphasis kept."""
-    said = sentences(frame, baseline, strong=lambda text: f"{_STRONG}{text}{_PLAIN}")
-    return "<br>".join(escape(line).replace(_STRONG, "<b>").replace(_PLAIN, "</b>") for line in said)
+def _sets_maker(data) -> Callable[[], list[ResultSet]]:
+    """What makes the sets of ``data`` (as ``schedule`` takes it), in the GUI thread."""
+    def made() -> list[ResultSet]:
+        d = data() if callable(data) else data
+        if isinstance(d, SetParts):
+            return _parts_sets(d)
+        return [ResultSet(d)] if isinstance(d, pd.DataFrame) else list(d)
+    return made
 
 
 def spread_text(row: Mapping[str, Any], figure: str) -> str:
@@ -640,11 +698,3 @@ def spread_text(row: Mapping[str, Any], figure: str) -> str:
             f"(no interval in the file)")
 
 
-def verdicts_html(sv: overlay_verdicts.SetVerdicts) -> str:
-    """One later set's verdicts against the first, as the summary shows them; names escaped."""
-    head = (f"<b>{escape(sv.label)}</b> against <b>{escape(sv.base_label)}</b>, "
-            f"{overlay_verdicts.FIGURE_NAME[overlay_verdicts.FIGURE]} time"
-            + (", matched across dtypes" if sv.across_dtypes else ""))
-    if not sv.points:
-        return head + ": no point measured ok in both"
-    return head + f" ({escape(sv.counts())}):<br>" + "<br>".join(escape(line) for line in sv.lines())

@@ -153,11 +153,11 @@ class MainWindow(QMainWindow):
         if logging.getLogger().level > logging.INFO or logging.getLogger().level == logging.NOTSET:
             logging.getLogger().setLevel(logging.INFO)
 
-        self.refresh_timer = QTimer(self, singleShot=True, interval=PLOT_REFRESH_MS)
+        self.refresh_timer = QTimer(self, singleShot=True, interval=PLOT_REFRESH_MS, objectName="plotRefresh")
         self.refresh_timer.timeout.connect(self.refresh_plots)
         # The table shows new rows a few times a second too: a row inserted per point repainted the
         # table (every visible cell read through Python) at every point, 3 to 5 ms each (issue 19).
-        self.table_timer = QTimer(self, singleShot=True, interval=TABLE_REFRESH_MS)
+        self.table_timer = QTimer(self, singleShot=True, interval=TABLE_REFRESH_MS, objectName="tableRefresh")
         self.table_timer.timeout.connect(self.resultsTable.results.appended)
         # The next refresh waits for the charts to have drawn the last one: a refresh that came while
         # they were still drawing started them over (the summary and the last charts lagged behind)
@@ -504,14 +504,15 @@ class MainWindow(QMainWindow):
     @Slot()
     def _plots_drawn(self) -> None:
         """The charts show the last refresh: points that came meanwhile get the next one."""
-        self.resultsTable.results.set_labels(list(self.plots.overlay.labels))
+        self.resultsTable.results.set_labels(list(self.plots.labels))
         if self._measuring and not self._finishing and self.workspace.table.frame_is_behind():
             self.refresh_timer.start()
 
     def _schedule(self) -> None:
-        # The sets are made in the plots' spec thread: turning the rows into a table is the GUI
-        # thread's no more (the workspace's table makes its frame under a lock).
-        self.plots.schedule(self.workspace.result_sets)
+        # The sets' parts, taken in an instant, go to the spec process, which makes the sets and
+        # their charts (workbench.views.spec_process); the sets are made here only where a hover or
+        # an export asks for them.
+        self.plots.schedule(self.workspace.parts, sets=self.workspace.result_sets)
 
     def on_sweep_ended(self, e: ev.SweepEnded) -> None:
         if not self._measuring:               # a lesson of which nothing runs here: its statement only

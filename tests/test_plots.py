@@ -308,3 +308,73 @@ def test_a_scheduled_update_draws_what_update_from_draws_and_the_latest_data_las
     assert plots.summary.text() == reference.summary.text()
     plots.shutdown()
     assert plots._specs_thread is None
+
+
+def test_a_live_update_is_made_in_the_spec_process_and_drawn_as_update_from_draws(qtbot, plots):
+    """The window schedules its workspace's parts: the spec process makes the specs (the sets'
+    tables are not sent back, nor made here) and the charts draw what ``update_from`` draws; a
+    hover makes the sets here, then, and names the point's row (issue 19)."""
+    from panels.plots import PlotsPanel
+    from workbench.views import spec_process
+    from workbench.workspace.session import Workspace
+    ws = Workspace()
+    for r in [row("numpy", 1024 * 2 ** i, 1e-3 * 2 ** i) for i in range(4)] + \
+            [row("numba", 1024 * 2 ** i, 4e-4 * 2 ** i) for i in range(4)]:
+        ws.table.append(r)
+    plots.schedule(ws.parts, sets=ws.result_sets)
+    with qtbot.waitSignal(plots.updated, timeout=30_000):
+        pass
+    assert spec_process.process_id() is not None
+    assert plots._overlay is None and plots.labels == ("",)
+    reference = PlotsPanel()
+    qtbot.addWidget(reference)
+    reference.resize(1200, 700)
+    reference.update_from(ws.result_sets())
+    for mine, theirs in zip(plots.plots(), reference.plots()):
+        assert mine.spec == theirs.spec, mine.kind
+        assert mine.viewport().updatesEnabled(), mine.kind
+    assert plots.summary.text() == reference.summary.text()
+    text = _hover(qtbot, plots.runtimePlot, ("compute", "numba", ""), 2)
+    assert text.startswith("<b>numba</b> at 2^12<br>compute median 1.6 ms")
+    assert plots._overlay is not None and len(plots.overlay.sets[0].frame) == 8
+    plots.shutdown()
+    assert spec_process.process_id() is None          # its only client closed
+
+
+def test_a_chart_drawn_a_step_at_a_time_ends_as_drawn_at_once_and_repaints_after(qtbot, plots, monkeypatch):
+    """A live update draws a chart a few ms at a time (``STEP_S``), its viewport taking no repaint
+    until the step after its last: with no time at all per step, every series is a step of its
+    own, and the chart ends as ``update_from`` draws it; an update dropped half way leaves no
+    chart held (issue 19)."""
+    import panels.plots as panel
+    from panels.plots import PlotsPanel
+    from workbench.views.live import prepare
+    rows = [row(b, 1024 * 2 ** i, t * 2 ** i) for b, t in (("numpy", 1e-3), ("numba", 4e-4), ("pandas", 2e-3))
+            for i in range(5)]
+    frame = results.to_frame(rows)
+    monkeypatch.setattr(panel, "STEP_S", 0.0)
+    plots._take(prepare(plots._generation, frame, None, None))
+    plots._pending = [plots.runtimePlot, None]
+    calls = 0
+    while plots._pending and plots._pending[0] is plots.runtimePlot:
+        plots._next()
+        calls += 1
+        assert not plots.runtimePlot.viewport().updatesEnabled()     # held while drawn
+    assert calls >= 4                          # three series, a key entry or more: a step each
+    assert plots._pending[0] == ("show", plots.runtimePlot)
+    plots._next()
+    assert plots.runtimePlot.viewport().updatesEnabled()
+    reference = PlotsPanel()
+    qtbot.addWidget(reference)
+    reference.resize(1200, 700)
+    reference.update_from(frame)
+    assert plots.runtimePlot.points().keys() == reference.runtimePlot.points().keys()
+    for key, (x, y) in reference.runtimePlot.points().items():
+        assert list(plots.runtimePlot.points()[key][0]) == list(x) and list(plots.runtimePlot.points()[key][1]) == list(y)
+    assert [e for e, _ in plots.runtimePlot.key_items] == [e for e, _ in reference.runtimePlot.key_items]
+    # Half way through the next chart, the update is dropped: nothing stays held.
+    plots._pending = [plots.speedupPlot]
+    plots._next()
+    assert not plots.speedupPlot.viewport().updatesEnabled()
+    plots.clear()
+    assert plots.speedupPlot.viewport().updatesEnabled() and plots._steps is None

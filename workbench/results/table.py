@@ -29,6 +29,7 @@ class RowTable:
         self._frame: pd.DataFrame | None = None
         self._framed = 0                 # how many of rows the cached frame holds
         self._lock = threading.Lock()    # the cache is made in one thread at a time
+        self.epoch = 0                   # bumped where the rows are replaced: who copied them knows
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -49,6 +50,7 @@ class RowTable:
         table, where it is at hand (a file read is one already)."""
         with self._lock:
             self.rows[:] = [Row.of(r) for r in rows]
+            self.epoch += 1
             self._frame, self._framed = (frame, len(self.rows)) if frame is not None else (None, 0)
 
     def clear(self) -> None:

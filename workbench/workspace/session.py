@@ -26,11 +26,11 @@ from workbench import lessons
 from workbench.catalog.registry import REGISTRY
 from workbench.measure import engine, protocol
 from workbench.measure.environment import merged
-from workbench.results import files as result_files
 from workbench.results.files import ResultSet
 from workbench.results.journal import Journal, Journals, Orphan
 from workbench.results.out import ResultsOut
 from workbench.results.rows import Row
+from workbench.results.sets import SetParts, sets_of
 from workbench.results.table import RowTable
 from workbench.workspace import events as ev
 from workbench.workspace.events import RunState
@@ -117,12 +117,14 @@ class Workspace:
         """Every set shown, the main one first: what the plots, the table and every export show."""
         if not self.table.rows and self.origin is None and not self.compared:
             return []
-        frame = self.table.frame()
-        if self.origin is None:        # measured here: this machine's record, the sweep's settings
-            main = result_files.live(frame, self.environment, self.settings)
-        else:
-            main = dataclasses.replace(self.origin, frame=frame)
-        return [main] + self.compared
+        return sets_of(self.table.frame(), self.origin, self.compared, self.environment, self.settings)
+
+    def parts(self) -> SetParts:
+        """What :meth:`result_sets` makes them of, unmade: taken in an instant (the window's plots
+        send them to the process that makes the charts, ``workbench.views.spec_process``)."""
+        rows = self.table.rows
+        return SetParts(rows, len(rows), self.table.epoch, self.origin, tuple(self.compared),
+                        self.environment, self.settings)
 
     def listen(self, listener: Callable[[Any], Any]) -> None:
         self.listeners.add(listener)

@@ -1,0 +1,105 @@
+"""The spec process (``workbench.views.spec_process``): the charts' specs it makes from the rows
+it is sent are those made in the window's own process from the same sets; it is sent only what
+changed; it is started again where it died; the last client closed, it ends. No Qt."""
+from __future__ import annotations
+
+import dataclasses
+import os
+import signal
+
+import pytest
+
+from helpers import result_set
+from workbench.results.rows import Row, to_frame
+from workbench.results.sets import SetParts, sets_of
+from workbench.views import spec_process
+from workbench.views.live import prepare
+
+
+def _parts(rows, *, epoch=0, origin=None, compared=(), settings=None) -> SetParts:
+    return SetParts(rows, len(rows), epoch, origin, tuple(compared), {"cpu": "Test CPU"},
+                    settings if settings is not None else {"repeats": 5})
+
+
+def _here(parts: SetParts, baseline=None):
+    sets = sets_of(to_frame(list(parts.rows[:parts.count])), parts.origin, parts.compared, parts.environment,
+                   parts.settings)
+    return prepare(0, sets, baseline, None)
+
+
+def _same(made, here) -> None:
+    assert made.specs == here.specs
+    assert made.summary == here.summary
+    assert made.choices == here.choices and made.baseline == here.baseline
+    assert made.labels == here.labels and made.transfers == here.transfers
+    assert made.overlay is None and made.context is None       # the sets' tables stay there
+
+
+@pytest.fixture
+def client():
+    c = spec_process.SpecClient()
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def rows():
+    return [Row.of(r) for r in result_set().frame.to_dict("records")]
+
+
+def test_the_specs_made_there_are_those_made_here_as_rows_arrive_and_only_new_rows_go(client, rows):
+    live = rows[:5]
+    first = client.prepare(0, _parts(live), None, None)
+    _same(first, _here(_parts(live)))
+    assert spec_process.process_id() not in (None, os.getpid())
+    live += rows[5:9]
+    change = client._change(_parts(live), spec_process._channel.started)
+    assert change["start"] == 5 and [r["size"] for r in change["rows"]] == [r["size"] for r in rows[5:9]]
+    assert "reset" not in change and "compared" not in change
+    _same(client.prepare(1, _parts(live), "numba", None), _here(_parts(live), "numba"))
+
+
+def test_rows_replaced_or_sets_compared_are_sent_whole(client, rows):
+    client.prepare(0, _parts(rows[:6]), None, None)
+    # The same number of rows, other rows (a file opened): the epoch tells them apart.
+    other = [Row.of(dict(r, dtype="float64")) for r in rows[:6]]
+    assert "reset" in client._change(_parts(other, epoch=1), spec_process._channel.started)
+    _same(client.prepare(1, _parts(other, epoch=1), None, None), _here(_parts(other, epoch=1)))
+    compared = result_set(dtype="float64", source="b.json")
+    change = client._change(_parts(other, epoch=1, compared=[compared]), spec_process._channel.started)
+    assert "reset" not in change and change["compared"] == (compared,)
+    _same(client.prepare(2, _parts(other, epoch=1, compared=[compared]), None, None),
+          _here(_parts(other, epoch=1, compared=[compared])))
+    # A file's set: the rows are its rows, its header what it says (the origin goes without its table).
+    origin = dataclasses.replace(result_set(source="a.json"), settings={"repeats": 9})
+    opened = _parts(rows, epoch=2, origin=origin)
+    _same(client.prepare(3, opened, None, None), _here(opened))
+
+
+def test_a_killed_process_is_started_again_and_sent_everything(client, rows):
+    client.prepare(0, _parts(rows[:4]), None, None)
+    pid = spec_process.process_id()
+    os.kill(pid, signal.SIGKILL)
+    spec_process._channel.process.join(5)
+    made = client.prepare(1, _parts(rows), None, None)
+    _same(made, _here(_parts(rows)))
+    assert spec_process.process_id() not in (None, pid)
+
+
+def test_an_error_there_is_raised_here_with_its_text(client, rows):
+    with pytest.raises(ValueError, match="could not convert string to float: 'x'"):
+        client.prepare(0, _parts(rows), None, [("x", "a lesson's mark")])      # made there, raised here
+    with pytest.raises(Exception, match="pickle"):
+        client.prepare(1, _parts(rows, settings={"f": lambda: 0}), None, None)    # never sent
+    _same(client.prepare(2, _parts(rows), None, None), _here(_parts(rows)))
+
+
+def test_the_last_client_closed_the_process_ends(rows):
+    a, b = spec_process.SpecClient(), spec_process.SpecClient()
+    a.prepare(0, _parts(rows), None, None)
+    b.prepare(0, _parts(rows[:3]), None, None)
+    a.close()
+    assert spec_process.process_id() is not None      # b still draws from it
+    process = spec_process._channel.process
+    b.close()
+    assert spec_process.process_id() is None and not process.is_alive()
