@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import math
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 import pyqtgraph as pg
@@ -161,6 +161,8 @@ class SpecChart(Titled, pg.PlotWidget):
         self.look = style.NORMAL
         self.spec: ChartSpec | None = None
         self.overlay = Overlay.of([])
+        # The sets its points' rows are read from on a hover: a panel's own (made only then).
+        self.overlay_of: Callable[[], Overlay] = lambda: self.overlay
         self.describe: Callable[[dict, int], str] = lambda row, set_index: ""
         self.lesson_marks: list[tuple[float, str]] | None = None   # None: those the sets carry
         self.lesson_caption: str | None = None
@@ -206,23 +208,40 @@ class SpecChart(Titled, pg.PlotWidget):
         self.show_spec(self.build(overlay, shared))
 
     def show_spec(self, chart: ChartSpec) -> None:
+        for _ in self.steps(chart):
+            pass
+
+    def steps(self, chart: ChartSpec) -> Iterator[None]:
+        """:meth:`show_spec` a piece at a time (a series, a key entry, the labels), each a few ms:
+        a live panel draws as many as fit a step of its own (``panels.plots``). The first draw of
+        a sweep makes every item (25 to 45 ms a chart on a 2-core VM); at once, that was a dropped
+        frame or two per chart (issue 19). A drawing left half done is made whole by the next."""
         self.spec = chart
-        texts = (chart.title, chart.y.label, chart.x.label, chart.short_title, chart.y.short, chart.x.short)
-        relabel = texts != (self.title_text, self.left_text, self.bottom_text, self.short_title, self.left_short,
-                            self.bottom_short)
-        self.title_text, self.left_text, self.bottom_text = chart.title, chart.y.label, chart.x.label
-        self.short_title, self.left_short, self.bottom_short = chart.short_title, chart.y.short, chart.x.short
         self.getAxis("left").show_axis(chart.y)
         self.getAxis("bottom").show_axis(chart.x)
-        self.draw_content(chart)
-        self._show_key([e for e in chart.legend if e.role in OWN_KEY])
+        yield from self.draw_steps(chart)
+        yield from self._key_steps([e for e in chart.legend if e.role in OWN_KEY])
         self.note.setText("\n".join(chart.notes))
         self.hint.setText(chart.empty)
         self.note.setVisible(self.notes_shown and bool(chart.notes))
         self._place_notes()
         self._range(chart)
-        if relabel:                   # relabelling costs a layout pass: only on a change
+        texts = (chart.title, chart.y.label, chart.x.label, chart.short_title, chart.y.short, chart.x.short)
+        if texts != (self.title_text, self.left_text, self.bottom_text, self.short_title, self.left_short,
+                     self.bottom_short):      # relabelling costs a layout pass: only on a change
+            yield
+            self.title_text, self.left_text, self.bottom_text = chart.title, chart.y.label, chart.x.label
+            self.short_title, self.left_short, self.bottom_short = chart.short_title, chart.y.short, chart.x.short
             self._labels()
+        # pyqtgraph applies a new view range to the items (every curve's and marker set's geometry)
+        # in the paint event, which then asks for a second paint of the whole chart (3-5 ms more):
+        # applied now, the paint finds nothing left to change (issue 19).
+        self.scene().prepareForPaint()
+
+    def draw_steps(self, chart: ChartSpec) -> Iterator[None]:
+        """The plot's content, in steps (one, unless a chart kind says otherwise)."""
+        self.draw_content(chart)
+        yield
 
     def draw_content(self, chart: ChartSpec) -> None:
         raise NotImplementedError
@@ -276,26 +295,31 @@ class SpecChart(Titled, pg.PlotWidget):
     # --- the key to the line styles -----------------------------------------------------------
 
     def _show_key(self, entries: Sequence[spec.LegendEntry]) -> None:
+        for _ in self._key_steps(entries):
+            pass
+
+    def _key_steps(self, entries: Sequence[spec.LegendEntry]) -> Iterator[None]:
         """The key holds the spec's entries for line styles and rings. Entries added after those it
         shows are added alone, with their labels made in the key's size and colour: rebuilt, every
-        label laid out again and the plot with it (4-9 ms a label in a sweep's first second)."""
+        label laid out again and the plot with it (4-9 ms a label in a sweep's first second). One
+        entry a step; ``_key`` is what the key holds, at every step."""
         key = tuple(entries)
         if key == self._key:
             return
-        old, self._key = self._key, key
-        if key[:len(old)] == old:
-            entries = key[len(old):]
-        else:
+        if key[:len(self._key)] != self._key:
             self.legend.clear()
             self.key_items = []
+            self._key = ()
         look, pt = self.look, f"{self.key_pt()}pt"
         # The labels addItem makes take these: set once, never set again (setText lays them out).
         self.legend.opts["labelTextColor"], self.legend.opts["labelTextSize"] = look.foreground, pt
-        for e in entries:
+        for e in key[len(self._key):]:
             item = self._key_item(e)
             self._style_item(e, item)
             self.key_items.append((e, item))
             self.legend.addItem(item, e.label)
+            self._key += (e,)
+            yield
 
     @staticmethod
     def _key_item(e: spec.LegendEntry):
@@ -373,7 +397,7 @@ class SpecChart(Titled, pg.PlotWidget):
 
     def row_at(self, backend: str, variant: str, size: float, set_index: int) -> dict | None:
         """The ok row a drawn point stands for, as a dict (made only when hovered: to_dict is slow)."""
-        sets = self.overlay.sets
+        sets = self.overlay_of().sets
         if not 0 <= set_index < len(sets):
             return None
         f = sets[set_index].frame
@@ -400,15 +424,22 @@ class Chart(SpecChart):
     # --- drawing -----------------------------------------------------------------------------
 
     def draw_content(self, chart: ChartSpec) -> None:
+        for _ in self.draw_steps(chart):
+            pass
+
+    def draw_steps(self, chart: ChartSpec) -> Iterator[None]:
+        """One series a step (its curve, band and rings), then what is no longer drawn."""
         drawn = set()
         for s in chart.series:
-            self._curve(s)
+            changed = self._curve(s)
             drawn.add(s.key)
             band_key = (f"band-{s.role}",) + s.key[1:]
             if s.band is not None:
-                self._band(band_key, s)
+                changed = self._band(band_key, s) or changed
                 drawn.add(band_key)
             self._ring(s)
+            if changed:
+                yield
         for key in self.series:
             if key not in drawn:
                 self.series[key].setData([], [])
@@ -422,7 +453,7 @@ class Chart(SpecChart):
                 item.setData([], [])
         self._marks(chart.marks)
 
-    def _curve(self, s: spec.Series) -> None:
+    def _curve(self, s: spec.Series) -> bool:
         item = self.series.get(s.key)
         if item is None:
             item = self.plot([], [])
@@ -433,7 +464,7 @@ class Chart(SpecChart):
             self.series[s.key] = item
         styled = self.meta.get(s.key)
         if styled == s and item.xData is not None:     # a live sweep's new point is in one series:
-            return                                     # the others are as they were drawn
+            return False                               # the others are as they were drawn
         self.meta[s.key] = s
         if styled is None or (styled.color, styled.marker, styled.line, styled.filled) != \
                 (s.color, s.marker, s.line, s.filled):
@@ -444,6 +475,7 @@ class Chart(SpecChart):
             connect[list(s.breaks)] = False
         item.setData(np.asarray(s.xs, dtype=float), np.asarray(s.ys, dtype=float), connect=connect)
         item.setObjectName(f"{s.role}:{s.name}")     # what the export's id names: the same series
+        return True
 
     def _style_curve(self, key) -> None:
         s, item, look = self.meta[key], self.series[key], self.look
@@ -455,7 +487,7 @@ class Chart(SpecChart):
         item.setSymbolPen(pg.mkPen(c, width=max(1.5, look.line_px / 2)))
         item.setSymbolBrush(pg.mkBrush(c) if s.filled else None)
 
-    def _band(self, key, s: spec.Series) -> None:
+    def _band(self, key, s: spec.Series) -> bool:
         """A series' band as one closed outline, filled (pyqtgraph's 'enclosed' fill level), under
         the lines; the item is made once and its data set in place."""
         item = self.band_items.get(key)
@@ -466,7 +498,7 @@ class Chart(SpecChart):
             self.addItem(item)
             self.band_items[key] = item
         if key in self.bands and self._band_specs.get(key) == (s.band, s.color, s.name):
-            return                                     # as drawn
+            return False                               # as drawn
         b = bands.Band(np.asarray(s.band.xs, dtype=float), np.asarray(s.band.lo, dtype=float),
                        np.asarray(s.band.hi, dtype=float), s.band.label)
         item.setFillBrush(self._band_brush(s.color))
@@ -474,6 +506,7 @@ class Chart(SpecChart):
         item.setObjectName(f"band-{s.role}:{s.name}")
         self.bands[key] = b
         self._band_specs[key] = (s.band, s.color, s.name)
+        return True
 
     def _band_brush(self, colour: str) -> QColor:
         c = QColor(style.ink(colour, self.look))

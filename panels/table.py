@@ -29,8 +29,11 @@ SHOWN = tuple(c for column in COLUMNS for c in (column, *DERIVED.get(column, ())
 
 #: How many rows fitting the columns to their contents reads (resizeColumnsToContents).
 FIT_ROWS = 40
-#: How many columns one turn of the event loop fits (``ResultsTable.fit_columns``).
-FIT_COLUMNS_PER_TURN = 2
+#: How many columns one turn of the event loop fits (``ResultsTable.fit_columns``), and how far
+#: apart (ms): a column is 2-5 ms; two back to back, beside the charts' last update of a sweep
+#: (a step and a repaint of theirs), made 23 ms turns (issue 19).
+FIT_COLUMNS_PER_TURN = 1
+FIT_EVERY_MS = 10
 
 
 def status_color(status: str) -> QColor | None:
@@ -187,11 +190,15 @@ class ResultsTable(QTableView):
         self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.horizontalHeader().setStretchLastSection(True)
         self.verticalHeader().setDefaultSectionSize(22)
+        # The scroll bars there from the start: one that appears as rows come resizes the viewport,
+        # lays the table out again and repaints it whole (8 + 13 ms in one turn, issue 19).
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         # Columns fitted to the first rows only: Qt's default measures up to 1000 rows, every cell of
         # each through data() in Python, 2 s of the GUI thread at the end of a 500-point sweep.
         self.horizontalHeader().setResizeContentsPrecision(FIT_ROWS)
         self._to_fit: list[int] = []
-        self._fitting = QTimer(self, interval=0)
+        self._fitting = QTimer(self, interval=FIT_EVERY_MS, objectName="columnFitting")
         self._fitting.timeout.connect(self._fit_some)
 
     def fit_columns(self) -> None:
