@@ -232,7 +232,10 @@ class SpecChart(Titled, pg.PlotWidget):
             yield
             self.title_text, self.left_text, self.bottom_text = chart.title, chart.y.label, chart.x.label
             self.short_title, self.left_short, self.bottom_short = chart.short_title, chart.y.short, chart.x.short
-            self._labels()
+            self._fit_title()
+            self._fit_labels(force=True)
+            yield                      # the chart's minimum, measured anew (a layout pass), apart
+            self._fit_minimum()
         # pyqtgraph applies a new view range to the items (every curve's and marker set's geometry)
         # in the paint event, which then asks for a second paint of the whole chart (3-5 ms more):
         # applied now, the paint finds nothing left to change (issue 19).

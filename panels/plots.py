@@ -46,7 +46,7 @@ from workbench.core.sizes import fmt_size
 from workbench.results.rows import to_frame
 from workbench.results.sets import SetParts, sets_of
 from workbench.views import spec_process
-from workbench.views.live import EMPTY_MESSAGE, KIND_ORDER, Prepared, prepare, summary_text
+from workbench.views.live import EMPTY_MESSAGE, Prepared, prepare, summary_text
 from workbench.views.bands import INTERVAL
 from workbench.views.palette import PHASE_LABELS
 from workbench.catalog.backends import is_gpu
@@ -58,8 +58,12 @@ MIN_SUMMARY = (150, 100)
 #: Between two steps of a live update (a chart's drawing, its repaint, the summary) in ms.
 STAGGER_MS = 15
 
+#: Between two turns of ``PlotsPanel._in_turns`` (ms): not 0, which Qt posts as an event, sent in
+#: the same pass over the posted events as the one before (a timer comes between turns).
+TURN_MS = 1
+
 #: How long a step may draw before it leaves the rest of a chart to the next step (s).
-STEP_S = 0.004
+STEP_S = 0.002
 
 #: How long the spec thread may hold the GIL while the GUI thread waits for it (seconds).
 SWITCH_S = 0.0005
@@ -232,14 +236,14 @@ class PlotsPanel(QWidget):
         self._finish_turns()
         self.setUpdatesEnabled(False)
         self._turns = [*steps, lambda: self.setUpdatesEnabled(True)]
-        self._turn()
+        QTimer.singleShot(TURN_MS, self, self._turn)
 
     @Slot()
     def _turn(self) -> None:
         if self._turns:
             self._turns.pop(0)()
         if self._turns:
-            QTimer.singleShot(0, self, self._turn)
+            QTimer.singleShot(TURN_MS, self, self._turn)
 
     def _finish_turns(self) -> None:
         """What is left of ``_in_turns``, done now."""

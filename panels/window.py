@@ -53,6 +53,7 @@ from workbench.workspace import events as ev
 log = logging.getLogger(__name__)
 PLOT_REFRESH_MS = 150   # coalesce plot updates: a few per second however fast points arrive
 TABLE_REFRESH_MS = 250  # and the table's new rows
+TABLE_RETRY_MS = 20     # how soon the table tries again where the charts were being drawn
 
 
 class MainWindow(QMainWindow):
@@ -158,7 +159,7 @@ class MainWindow(QMainWindow):
         # The table shows new rows a few times a second too: a row inserted per point repainted the
         # table (every visible cell read through Python) at every point, 3 to 5 ms each (issue 19).
         self.table_timer = QTimer(self, singleShot=True, interval=TABLE_REFRESH_MS, objectName="tableRefresh")
-        self.table_timer.timeout.connect(self.resultsTable.results.appended)
+        self.table_timer.timeout.connect(self._table_rows)
         # The next refresh waits for the charts to have drawn the last one: a refresh that came while
         # they were still drawing started them over (the summary and the last charts lagged behind)
         # and its own work landed between two of theirs, one long stall of the GUI thread.
@@ -486,7 +487,7 @@ class MainWindow(QMainWindow):
     def on_point_added(self, e: ev.PointAdded) -> None:
         row = e.row
         if not self.table_timer.isActive():          # the model reads the workspace's rows in place
-            self.table_timer.start()
+            self.table_timer.start(TABLE_REFRESH_MS)
         self.progressBar.setValue(e.done)
         self.progressBar.setFormat(f"{e.done} / {e.total} points")
         if row["status"] != "ok":
@@ -495,6 +496,15 @@ class MainWindow(QMainWindow):
         if not self.refresh_timer.isActive() and not self.plots.stagger.isActive():
             self.refresh_timer.start()
         self.pointAdded.emit(row)
+
+    @Slot()
+    def _table_rows(self) -> None:
+        """The new rows into the table, while the charts are not being drawn: the table's layout
+        and repaint (10-12 ms) in the turn of a chart's step or repaint made a 16-22 ms stall."""
+        if self.plots.stagger.isActive():
+            self.table_timer.start(TABLE_RETRY_MS)
+            return
+        self.resultsTable.take_rows()
 
     @Slot()
     def refresh_plots(self) -> None:

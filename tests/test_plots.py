@@ -378,3 +378,21 @@ def test_a_chart_drawn_a_step_at_a_time_ends_as_drawn_at_once_and_repaints_after
     assert not plots.speedupPlot.viewport().updatesEnabled()
     plots.clear()
     assert plots.speedupPlot.viewport().updatesEnabled() and plots._steps is None
+
+
+def test_rows_taken_by_the_table_are_laid_out_at_once_and_repainted_a_turn_later(qtbot):
+    """``take_rows``: the rows come into the table's layout in the call, the repaint a turn of the
+    event loop after (not in the turn of the layout); no new row, nothing is held (issue 19)."""
+    from panels.table import ResultsTable
+    t = ResultsTable()
+    qtbot.addWidget(t)
+    t.show()
+    live = []
+    t.results.attach(live)
+    live.extend(row("numpy", 1024 * 2 ** i, 1e-3) for i in range(3))
+    t.take_rows()
+    assert t.model().rowCount() == 3 and t.rowViewportPosition(2) >= 0      # laid out now
+    assert not t.updatesEnabled()                                           # painted later
+    qtbot.waitUntil(t.updatesEnabled, timeout=2_000)
+    t.take_rows()                                                           # nothing new: nothing held
+    assert t.updatesEnabled() and t.model().rowCount() == 3
