@@ -9,10 +9,12 @@ exports draw too; the legend strip shows the series, phases and band those specs
 captions (a lesson's statement above the summary, the charts' notes) can be hidden.
 
 While a sweep runs, what the charts draw is worked out away from the GUI thread: ``schedule``
-hands the data to a worker thread, which makes the result sets' series, the five specs and the
-summary (plain data, ``workbench.views``, no Qt) in one go; the GUI thread then only draws them,
-one chart per timer tick, each a few milliseconds. Building the specs there took 20 to 45 ms a
-chart, a dropped frame or three each time (issue 19).
+hands the workspace's parts to the spec thread, which sends what changed to the spec process
+(``workbench.views.spec_process``): it makes the result sets' series, the five specs and the
+summary (plain data, ``workbench.views.live``, no Qt) in one go, in an interpreter of its own, so
+that the GUI thread never waits for the GIL. The GUI thread then only draws them, a step of a
+couple of milliseconds per timer tick (a series, a key entry, the labels), each chart repainted
+in a tick after its last step (issue 19).
 """
 from __future__ import annotations
 
@@ -72,9 +74,9 @@ SWITCH_S = 0.0005
 class PlotsPanel(QWidget):
     """The five charts in a grid, the legend strip, the speedup baseline chooser and the summary.
 
-    ``schedule`` has the specs made in the spec thread, then draws one chart per timer tick, so
-    each chart's update and repaint is its own short slice of the GUI thread (a few ms) rather
-    than one long stall for all five.
+    ``schedule`` has the specs made in the spec process (or the spec thread), then draws them a
+    step per timer tick and repaints each chart in a tick of its own, so that each is a short
+    slice of the GUI thread (a few ms) rather than one long stall for all five.
     """
 
     updated = Signal()     # every chart shows the last scheduled table
