@@ -265,16 +265,24 @@ class PlotsPanel(QWidget):
             return
         self._submit(data, sets)
 
-    def _submit(self, data, sets=None) -> None:
-        self._wanted = None
-        marks = self.runtimePlot.lesson_marks
+    def warm(self) -> None:
+        """Start the spec process now, in the spec thread: at a sweep's first update, its start
+        (a fork, pandas imported) slowed the GUI thread's first repaints of the sweep."""
+        self._thread().submit(_warm, self._client)
+
+    def _thread(self) -> ThreadPoolExecutor:
         if self._specs_thread is None:      # one thread, one job at a time: the latest data's
             self._specs_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="chart-specs")
             # The GUI thread takes the GIL back from the spec thread within SWITCH_S, not Python's
             # 5 ms: where the specs are made in this thread, a repaint waited that long for each item.
             sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_S))
             self._client = spec_process.SpecClient()
-        job = self._specs_thread.submit(_make, self._client, self._generation, data,
+        return self._specs_thread
+
+    def _submit(self, data, sets=None) -> None:
+        self._wanted = None
+        marks = self.runtimePlot.lesson_marks
+        job = self._thread().submit(_make, self._client, self._generation, data,
                                         self.baselineCombo.currentData(), None if marks is None else list(marks))
         self._job, self._job_data, self._job_sets = job, data, sets
         job.add_done_callback(self._job_done)
@@ -677,6 +685,16 @@ def _make(client: spec_process.SpecClient | None, generation: int, data, baselin
                 spec_process.give_up()
         data = _parts_sets(data)
     return prepare(generation, data, baseline_text, marks)
+
+
+def _warm(client: spec_process.SpecClient) -> None:
+    """In the spec thread: the spec process started, where it can be."""
+    if spec_process.usable():
+        try:
+            client.warm()
+        except spec_process.Unavailable as e:
+            log.warning("%s: the charts are made in the window's process", e)
+            spec_process.give_up()
 
 
 def _parts_sets(parts: SetParts) -> list[ResultSet]:

@@ -606,6 +606,7 @@ class MainWindow(QMainWindow):
         # window: out of the collector's way, so that a full collection during a sweep walks only
         # what the sweep made (it walked everything, 60 ms on the GUI thread, a dropped frame).
         gc.freeze()
+        self.plots.warm()
         self.ready.emit()
 
     def on_backends_probed(self, message: protocol.ProbeResults) -> None:

@@ -396,3 +396,14 @@ def test_rows_taken_by_the_table_are_laid_out_at_once_and_repainted_a_turn_later
     qtbot.waitUntil(t.updatesEnabled, timeout=2_000)
     t.take_rows()                                                           # nothing new: nothing held
     assert t.updatesEnabled() and t.model().rowCount() == 3
+
+
+def test_the_spec_process_is_started_before_a_sweep_and_ends_with_the_panel(qtbot, plots):
+    """``warm`` (the window calls it when it is ready) starts the spec process in the spec thread,
+    so that a sweep's first update does not pay for its start; the panel shut, it ends."""
+    from workbench.views import spec_process
+    plots.warm()
+    qtbot.waitUntil(lambda: spec_process.process_id() is not None, timeout=30_000)
+    process = spec_process._channel.process
+    plots.shutdown()
+    assert spec_process.process_id() is None and not process.is_alive()

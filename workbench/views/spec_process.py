@@ -224,6 +224,11 @@ class SpecClient:
                 return made
         raise Unavailable("the spec process died twice in one request")
 
+    def warm(self) -> None:
+        """The process started, if it is not (a window does it when it is ready, before a sweep)."""
+        with _channel.lock:
+            _channel.ensure()
+
     def _change(self, parts: SetParts, started: int) -> dict:
         had = self._had
         if had is None or had[0] != started or had[1] != parts.epoch or had[2] > parts.count \
