@@ -411,6 +411,8 @@ class PlotsPanel(QWidget):
         """Nothing more is drawn, and the spec thread ends (the window closes)."""
         self._turns = []
         self._forget_jobs()
+        if self._client is not None:
+            self._client.closed.set()       # a request waiting for the process stops waiting
         if self._specs_thread is not None:
             self._specs_thread.shutdown(wait=True, cancel_futures=True)
             self._specs_thread = None

@@ -103,3 +103,35 @@ def test_the_last_client_closed_the_process_ends(rows):
     process = spec_process._channel.process
     b.close()
     assert spec_process.process_id() is None and not process.is_alive()
+
+
+def test_a_client_closed_while_its_request_waits_on_a_stopped_process_stops_waiting(rows):
+    """A window closing while the spec process is stopped (SIGSTOP) or swamped does not wait for
+    it: the request gives up within ``WAIT_S`` and the process, whose late answer would be taken
+    for the next request's, is ended."""
+    import threading
+    c = spec_process.SpecClient()
+    c.prepare(0, _parts(rows[:3]), None, None)
+    process = spec_process._channel.process
+    os.kill(process.pid, signal.SIGSTOP)
+    raised = []
+    waiting = threading.Thread(target=lambda: raised.append(_raises(c.prepare, 1, _parts(rows), None, None)))
+    try:
+        waiting.start()
+        while spec_process._channel.lock.acquire(blocking=False):     # until the request holds the pipe
+            spec_process._channel.lock.release()
+        c.close()
+        waiting.join(10)
+        assert not waiting.is_alive() and isinstance(raised[0], spec_process.Closed)
+        assert spec_process.process_id() is None and not process.is_alive()
+    finally:
+        if process.is_alive():
+            os.kill(process.pid, signal.SIGKILL)
+
+
+def _raises(f, *args):
+    try:
+        f(*args)
+    except Exception as e:      # noqa: BLE001 - handed to the test to look at
+        return e
+    return None

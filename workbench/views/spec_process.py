@@ -36,10 +36,17 @@ log = logging.getLogger(__name__)
 #: How long a request may wait for the process to start and answer before it counts as gone (s):
 #: its first start imports pandas (a second or two on a 2-core VM), a request takes 30-150 ms.
 ANSWER_S = 60.0
+#: How often a waiting request looks whether its client was closed (s): a window closing while the
+#: process is stopped or swamped waits no longer than this for it.
+WAIT_S = 0.1
 
 
 class Unavailable(RuntimeError):
     """No spec process could be started, or it died twice in one request."""
+
+
+class Closed(RuntimeError):
+    """The client was closed while its request waited."""
 
 
 # --- the process ---------------------------------------------------------------------------------
@@ -133,10 +140,18 @@ class _Channel:
             self.started += 1
         return self.started
 
-    def request(self, message) -> tuple[str, Any]:
+    def request(self, message, closed: threading.Event) -> tuple[str, Any]:
+        """Send ``message``, wait for the answer: a client ``closed`` meanwhile stops waiting (the
+        process then ends, or its late answer would be taken for the next request's)."""
         self.conn.send(message)
-        if not self.conn.poll(ANSWER_S):
-            raise TimeoutError(f"the spec process did not answer within {ANSWER_S:g} s")
+        waited = 0.0
+        while not self.conn.poll(WAIT_S):
+            waited += WAIT_S
+            if closed.is_set():
+                self.drop()
+                raise Closed("the window closed while the spec process worked")
+            if waited >= ANSWER_S:
+                raise TimeoutError(f"the spec process did not answer within {ANSWER_S:g} s")
         return self.conn.recv()
 
     def send(self, message) -> None:
@@ -197,6 +212,7 @@ class SpecClient:
 
     def __init__(self) -> None:
         self.id = next(_ids)
+        self.closed = threading.Event()     # set by close(), from any thread
         _clients.add(self.id)
         self._had: tuple | None = None   # (process started, epoch, count, origin, compared, environment, settings)
 
@@ -205,10 +221,13 @@ class SpecClient:
         """What ``workbench.views.live.prepare`` makes of ``parts``' sets, made in the spec process."""
         with _channel.lock:
             for _ in range(2):
+                if self.closed.is_set():
+                    raise Closed("the client is closed")
                 started = _channel.ensure()
                 change = self._change(parts, started)
                 try:
-                    answer, made = _channel.request(("make", self.id, change, generation, baseline_text, marks))
+                    answer, made = _channel.request(("make", self.id, change, generation, baseline_text, marks),
+                                                    self.closed)
                 except (EOFError, OSError, TimeoutError) as e:
                     log.warning("the spec process went away (%s): starting it again", e)
                     _channel.drop()
@@ -246,7 +265,9 @@ class SpecClient:
 
     def close(self) -> None:
         """The process forgets this client's rows; the last client closed, the process ends (a
-        window closed leaves no process behind)."""
+        window closed leaves no process behind). A request of this client waiting for the process
+        stops waiting, within ``WAIT_S``."""
+        self.closed.set()
         with _channel.lock:
             _clients.discard(self.id)
             if not _clients:
