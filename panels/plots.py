@@ -679,24 +679,33 @@ def _make(client: spec_process.SpecClient | None, generation: int, data, baselin
     if callable(data):
         data = data()
     if isinstance(data, SetParts):
-        if client is not None and spec_process.usable():
-            try:
-                return client.prepare(generation, data, baseline_text, marks)
-            except spec_process.Unavailable as e:
-                log.warning("%s: the charts are made in the window's process", e)
-                spec_process.give_up()
+        if client is not None:
+            made = _in_process(lambda: client.prepare(generation, data, baseline_text, marks))
+            if made is not _NOT_THERE:
+                return made
         data = _parts_sets(data)
     return prepare(generation, data, baseline_text, marks)
 
 
 def _warm(client: spec_process.SpecClient) -> None:
     """In the spec thread: the spec process started, where it can be."""
-    if spec_process.usable():
-        try:
-            client.warm()
-        except spec_process.Unavailable as e:
-            log.warning("%s: the charts are made in the window's process", e)
-            spec_process.give_up()
+    _in_process(client.warm)
+
+
+_NOT_THERE = object()      # what _in_process returns where no spec process can run
+
+
+def _in_process(call: Callable[[], Any]) -> Any:
+    """``call()``, a request to the spec process; ``_NOT_THERE`` where none can run: said once,
+    and the spec thread makes the specs itself from then on."""
+    if not spec_process.usable():
+        return _NOT_THERE
+    try:
+        return call()
+    except spec_process.Unavailable as e:
+        log.warning("%s: the charts are made in the window's process", e)
+        spec_process.give_up()
+        return _NOT_THERE
 
 
 def _parts_sets(parts: SetParts) -> list[ResultSet]:
