@@ -155,6 +155,40 @@ def test_an_interval_from_rounds_stays_within_the_samples_when_one_round_is_wild
     assert 1.9e-6 < qlo < 2e-6 < qhi < 2.1e-6      # quiet rounds: a narrow interval, as before
 
 
+def _bimodal_point(rng, rounds: int, slow_share: float, per_round: int = 60) -> stats.Estimate:
+    """A point of ``rounds`` rounds, each in one of two modes (1.0 or 1.15: a layout that aliases or
+    not), each round's samples lognormal around its mode with a tail of preempted ones."""
+    modes = np.where(rng.random(rounds) < slow_share, 1.15, 1.0)
+    parts = [m * rng.lognormal(0.0, 0.02, per_round) * (1 + (rng.random(per_round) < 0.05) * rng.exponential(0.3, per_round))
+             for m in modes]
+    samples = np.concatenate(parts)
+    lo, hi = stats.rounds_ci(samples, [float(np.median(r)) for r in parts])
+    return stats.Estimate(float(np.median(samples)), lo, hi, samples.size)
+
+
+@pytest.mark.parametrize("rounds,slow_share", [(5, 0.5), (5, 0.2), (10, 0.5), (10, 0.2)])
+def test_rounds_in_two_modes_keep_identical_code_from_a_verdict(rounds, slow_share):
+    """Identical code measured twice, its rounds each in one of two modes 15 % apart (what a layout
+    does to twin-a at 2^14). The pooled median jumps between the modes; the interval, centred on
+    the rounds' mean, must cover that jump: false verdicts stay within the 95 % intervals' own rate
+    (centred on the pooled median they reached 20 % at 10 rounds, half in each mode)."""
+    rng = np.random.default_rng(rounds * 100 + int(slow_share * 10))
+    found = [stats.compare(_bimodal_point(rng, rounds, slow_share), _bimodal_point(rng, rounds, slow_share)).verdict
+             for _ in range(1000)]
+    assert sum(v in ("faster", "slower") for v in found) / len(found) <= 0.03
+
+
+def test_rounds_in_two_modes_still_tell_a_real_difference():
+    """The same two-mode rounds, one point doing 1.4x the work: the wider interval must not hide it."""
+    rng = np.random.default_rng(5)
+    slow = 0
+    for _ in range(200):
+        a, b = _bimodal_point(rng, 5, 0.5), _bimodal_point(rng, 5, 0.5)
+        b = stats.Estimate(b.median * 1.4, b.lo * 1.4, b.hi * 1.4, b.n)
+        slow += stats.compare(b, a).verdict == "slower"
+    assert slow / 200 >= 0.9
+
+
 def test_a_busy_machine_leaves_undecided_only_what_its_load_could_explain():
     """Samples of known distributions, the base measured on a busy machine: a 9x difference is
     beyond any time-sharing of a core (at most about 2x) and stands; a 1.5x one does not."""
