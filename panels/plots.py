@@ -67,6 +67,9 @@ TURN_MS = 1
 #: How long a step may draw before it leaves the rest of a chart to the next step (s).
 STEP_S = 0.002
 
+#: The steps of a panel's update after its charts' (``PlotsPanel._next``).
+LEGEND, SUMMARY = "legend strip", "summary text"
+
 #: How long the spec thread may hold the GIL while the GUI thread waits for it (seconds).
 SWITCH_S = 0.0005
 
@@ -318,8 +321,11 @@ class PlotsPanel(QWidget):
             return
         self._take(result)
         self._drop_steps()                  # a chart half drawn from older specs: drawn anew
+        # Then the legend strip and the summary text, each a step of its own: the strip's relayout,
+        # the summary's rich text laid out (3-4 ms) and its repaint in one turn, after a chart's
+        # step, made 18-25 ms turns at a sweep's start (issue 19).
         self._pending = [self.runtimePlot, self.speedupPlot, self.transferPlot, self.memoryPlot,
-                         self.firstCallPlot, None]   # None: the legend strip and the summary text
+                         self.firstCallPlot, LEGEND, SUMMARY]
         if not self.stagger.isActive():
             self.stagger.start()
 
@@ -350,8 +356,9 @@ class PlotsPanel(QWidget):
         p = self._ready
         if isinstance(item, tuple):        # ("show", chart): drawn a step ago, repainted now
             self._release(item[1])
-        elif item is None:
+        elif item is LEGEND:
             self.legendStrip.flush()       # once every chart drew: one relayout, not one per chart
+        elif item is SUMMARY:
             self._say(p.summary if p is not None else None)
         else:
             made = p.specs.get(item.kind) if p is not None else None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from html import escape
-from typing import Any
+from typing import Any, Callable
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, QTimer, Slot
 from PySide6.QtGui import QColor
@@ -218,6 +218,10 @@ class ResultsTable(QTableView):
         # each through data() in Python, 2 s of the GUI thread at the end of a 500-point sweep.
         self.horizontalHeader().setResizeContentsPrecision(FIT_ROWS)
         self._to_fit: list[int] = []
+        #: While this says so (the charts are being drawn: the window sets it), no column is fitted:
+        #: a column's fit and the table's repaint in the turn of a chart's step and repaint made a
+        #: 16 ms turn at a sweep's end (issue 19).
+        self.wait_while: Callable[[], bool] = lambda: False
         self._fitting = QTimer(self, interval=FIT_EVERY_MS, objectName="columnFitting")
         self._fitting.timeout.connect(self._fit_some)
 
@@ -245,6 +249,8 @@ class ResultsTable(QTableView):
 
     @Slot()
     def _fit_some(self) -> None:
+        if self.wait_while():             # the timer comes back in FIT_EVERY_MS
+            return
         for column in self._to_fit[:FIT_COLUMNS_PER_TURN]:
             self.resizeColumnToContents(column)
         del self._to_fit[:FIT_COLUMNS_PER_TURN]

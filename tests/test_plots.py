@@ -354,7 +354,7 @@ def test_a_chart_drawn_a_step_at_a_time_ends_as_drawn_at_once_and_repaints_after
     frame = results.to_frame(rows)
     monkeypatch.setattr(panel, "STEP_S", 0.0)
     plots._take(prepare(plots._generation, frame, None, None))
-    plots._pending = [plots.runtimePlot, None]
+    plots._pending = [plots.runtimePlot, panel.LEGEND, panel.SUMMARY]
     calls = 0
     while plots._pending and plots._pending[0] is plots.runtimePlot:
         plots._next()
@@ -364,6 +364,12 @@ def test_a_chart_drawn_a_step_at_a_time_ends_as_drawn_at_once_and_repaints_after
     assert plots._pending[0] == ("show", plots.runtimePlot)
     plots._next()
     assert plots.runtimePlot.viewport().updatesEnabled()
+    # The legend strip, then the summary, each a step of its own after the charts'.
+    summary = plots.summary.text()
+    plots._next()
+    assert plots.legendStrip.entries_of("runtime") and plots.summary.text() == summary
+    plots._next()
+    assert plots.summary.text() != summary and "numba" in plots.summary.text()
     reference = PlotsPanel()
     qtbot.addWidget(reference)
     reference.resize(1200, 700)
@@ -378,6 +384,28 @@ def test_a_chart_drawn_a_step_at_a_time_ends_as_drawn_at_once_and_repaints_after
     assert not plots.speedupPlot.viewport().updatesEnabled()
     plots.clear()
     assert plots.speedupPlot.viewport().updatesEnabled() and plots._steps is None
+
+
+def test_the_table_fits_no_column_while_the_charts_are_drawn(qtbot):
+    """``wait_while``: a turn of the column fitting that comes while the charts draw fits nothing
+    and keeps its columns for a later turn; once they are done, one column a turn (issue 19)."""
+    from panels.table import FIT_COLUMNS_PER_TURN, ResultsTable
+    t = ResultsTable()
+    qtbot.addWidget(t)
+    t.show()
+    live = [row("numpy", 1024 * 2 ** i, 1e-3) for i in range(3)]
+    t.results.attach(live)
+    t.take_rows()
+    drawing = [True]
+    t.wait_while = lambda: drawing[0]
+    t.fit_columns()
+    left = len(t._to_fit)
+    t._fit_some()
+    assert len(t._to_fit) == left > 0
+    drawing[0] = False
+    t._fit_some()
+    assert len(t._to_fit) == left - FIT_COLUMNS_PER_TURN
+    t.stop_fitting()
 
 
 def test_rows_taken_by_the_table_are_laid_out_at_once_and_repainted_a_turn_later(qtbot):
