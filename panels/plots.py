@@ -200,8 +200,10 @@ class PlotsPanel(QWidget):
     def plots(self) -> list[pg.PlotWidget]:
         return [self.runtimePlot, self.speedupPlot, self.transferPlot, self.memoryPlot, self.firstCallPlot]
 
-    def clear(self) -> None:
-        """A new sweep: empty every series (the items stay, for the next data)."""
+    def clear(self, sweep: bool = False) -> None:
+        """Empty every series (the items stay, for the next data); ``sweep``: a sweep begins, and
+        :meth:`expect` reserves the legend strip's room anew (dropped here, then reserved a turn
+        later, the room would relay every chart out twice); else the strip fits its data again."""
         for chart in self.plots():
             chart.clear_series()
         for chart in self.plots():
@@ -211,6 +213,8 @@ class PlotsPanel(QWidget):
         self.verdicts = []
         self._forget_jobs()
         self._expect_transfers = False
+        if not sweep:
+            self.legendStrip.reserve(None)
         self.legendStrip.clear()
         self.set_lesson("", None)
         self.summary.setText("Measuring the first point...")
@@ -230,10 +234,11 @@ class PlotsPanel(QWidget):
                         lambda: self.legendStrip.reserve(labels)])
 
     def settle(self) -> None:
-        """The sweep ended: the next update lays the panel out from its data alone."""
+        """The sweep ended: the next update lays the panel out from its data alone. The legend
+        strip keeps its room until the panel is cleared: given back now, it relaid every chart out
+        and repainted all five in one turn as the sweep's last update came (47 ms, issue 19)."""
         self._finish_turns()
         self._expect_transfers = False
-        self.legendStrip.reserve(None)
 
     def _in_turns(self, steps: Sequence[Callable[[], None]]) -> None:
         """Each of ``steps`` in a turn of the event loop of its own, the panel repainted only

@@ -354,7 +354,7 @@ class MainWindow(QMainWindow):
         if e.first:
             self.exportLessonAction.setEnabled(False)
             self.resultsTable.results.attach(self.workspace.rows)
-            self.plots.clear()
+            self.plots.clear(sweep=True)
             if self.compared:                  # they stay on screen while the new set is measured
                 self._schedule()
             self.save_settings()

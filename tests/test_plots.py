@@ -435,3 +435,20 @@ def test_the_spec_process_is_started_before_a_sweep_and_ends_with_the_panel(qtbo
     process = spec_process._channel.process
     plots.shutdown()
     assert spec_process.process_id() is None and not process.is_alive()
+
+
+def test_the_legend_strip_keeps_its_room_from_a_sweep_s_start_past_its_end(qtbot, plots):
+    """Reserved as a sweep begins, the strip's room stays through the sweep's end (given back
+    then, every chart was relaid out and repainted in one turn) and through a next sweep's
+    clearing; a view of other data (a file, a comparison) fits the strip to that data."""
+    plots.clear(sweep=True)
+    plots.expect(["numpy", "numba", "cupy", "numba-cuda", "cudf", "cupy-fused", "cupy-raw"])
+    qtbot.waitUntil(lambda: not plots._turns, timeout=2_000)
+    room = plots.legendStrip.minimumHeight()
+    assert room > 0 and plots.legendStrip.isVisible()
+    plots.settle()
+    assert plots.legendStrip.minimumHeight() == room
+    plots.clear(sweep=True)
+    assert plots.legendStrip.minimumHeight() == room
+    plots.clear()
+    assert plots.legendStrip.minimumHeight() == 0 and not plots.legendStrip.isVisible()
