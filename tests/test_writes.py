@@ -362,6 +362,24 @@ def test_a_csv_gets_each_point_appended_to_the_file_it_began(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.csv", "r.meta.json"]
 
 
+def test_a_sweep_s_journal_entry_is_handed_to_the_system_and_synced_with_its_first_row(tmp_path, monkeypatch):
+    """Run writes the sweep's entry in the GUI thread: no fsync there (10-12 ms of the GUI thread),
+    yet another process reads it at once (a kill loses nothing), and the first row syncs both."""
+    from workbench.results import journal
+    path = tmp_path / "journal.jsonl"
+    j = journal.Journal(path)
+    j.begin()
+    synced = []
+    monkeypatch.setattr(journal.os, "fsync", lambda fd: synced.append(fd))
+    j.sweep({"workload": "w"})
+    assert synced == []
+    read = subprocess.run([sys.executable, "-c", f"print(open({str(path)!r}).read())"], capture_output=True, text=True)
+    assert [json.loads(line)["kind"] for line in read.stdout.splitlines() if line] == ["session", "sweep"]
+    j.append({"size": 8})
+    assert len(synced) == 1
+    j.end()
+
+
 def test_a_json_file_gets_a_journal_line_per_point_and_is_written_whole_at_the_end(tmp_path):
     from workbench.results.out import ResultsOut, journal_path
     path = tmp_path / "r.json"
