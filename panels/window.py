@@ -502,7 +502,7 @@ class MainWindow(QMainWindow):
     def _table_rows(self) -> None:
         """The new rows into the table, while the charts are not being drawn: the table's layout
         and repaint (10-12 ms) in the turn of a chart's step or repaint made a 16-22 ms stall."""
-        if self.plots.stagger.isActive():
+        if self.resultsTable.wait_while():      # the one rule of when the table waits (set above)
             self.table_timer.start(TABLE_RETRY_MS)
             return
         self.resultsTable.take_rows()
