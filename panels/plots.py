@@ -38,7 +38,7 @@ from panels.legend import BAND_PREFIX, LegendStrip
 from panels.style import Look
 from panels.transfer_chart import TransferChart
 from workbench.views import compare, spec
-from workbench.views import overlay_verdicts
+from workbench.views import overlay_verdicts, point_text
 from workbench.core import stats
 from workbench.core import verdicts
 from workbench.views.compare import Baseline, Overlay
@@ -602,6 +602,9 @@ class PlotsPanel(QWidget):
         said = overlay_verdicts.point(self.verdicts, row, set_index) if set_index else None
         if said is not None:
             lines.append(f"end-to-end against {escape(o.labels[0])}: <b>{escape(said['described'])}</b>")
+        memory = point_text.memory_text(row)
+        if memory:
+            lines.append(escape(memory))
         careful = caution(row)
         if careful:
             lines.append(f"<span style='color: {CAUTION_COLOR}'>{escape(careful)}</span>")

@@ -7,7 +7,6 @@ just before its inputs are made. Prints one JSON line per point.
 """
 from __future__ import annotations
 
-import gc
 import json
 import sys
 import tracemalloc
@@ -17,7 +16,7 @@ import numpy as np
 from workbench.measure import protocol
 from workbench.catalog.backends import BACKENDS
 from workbench.measure.engine import SweepSpec, run_sweep
-from workbench.measure.cpu import _CLEAR_REFS, _status_kib
+from workbench.measure.host_memory import HostPeak
 from workbench.catalog.registry import REGISTRY
 
 TARGET = 256 * 2 ** 20
@@ -52,17 +51,13 @@ def main(names: list[str]) -> None:
                 isz = np.dtype(dtype).itemsize
                 point(name, backend, w.default_sizes[0], dtype, variant)   # imports, JIT and caches first
                 size = size_for(w, isz)
-                gc.collect()
-                with open(_CLEAR_REFS, "w") as f:
-                    f.write("5")                                      # high-water mark := now
-                base = _status_kib("VmRSS:")
-                tracemalloc.reset_peak()
-                traced = tracemalloc.get_traced_memory()[0]
-                row = point(name, backend, size, dtype, variant)
-                # Two lower bounds of the true peak, the larger kept: the resident high-water mark
-                # misses memory the allocator reuses from earlier points (it read near zero for a
-                # dozen points in one fresh clone), and tracemalloc misses what Numba allocates.
-                peak = max((_status_kib("VmHWM:") - base) * 1024, tracemalloc.get_traced_memory()[1] - traced)
+                with HostPeak().scope() as resident:     # allocators' free pages given back first
+                    tracemalloc.reset_peak()
+                    traced = tracemalloc.get_traced_memory()[0]
+                    row = point(name, backend, size, dtype, variant)
+                    # Two lower bounds of the true peak, the larger kept: tracemalloc misses what
+                    # Numba allocates, the resident set what a page holds beside the point's data.
+                    peak = max(resident(), tracemalloc.get_traced_memory()[1] - traced)
                 print(json.dumps({"workload": name, "backend": backend, "dtype": dtype, "variant": variant, "size": size,
                                   "declared": w.footprint(size, isz), "peak": peak,
                                   "status": row["status"]}), flush=True)

@@ -15,6 +15,8 @@ from PIL import Image
 from workbench.views import matplotlib_charts as charts
 from workbench.views import palette
 from workbench.views import provenance
+from workbench.views.spec import kinds
+from workbench.core import units
 
 SVG = "{http://www.w3.org/2000/svg}"
 OK_SIZES = [2 ** 10, 2 ** 12, 2 ** 14, 2 ** 16]
@@ -228,7 +230,15 @@ def test_zero_values_are_left_out_of_log_axes_and_counted():
         fig = charts.figure("memory", [rs])
     _, y = lines_by_gid(fig)["series-memory-host-numba"]
     assert np.isnan(y).all()
-    assert [t.get_text() for t in fig.axes[0].texts] == ["4 values of 0 not shown on the log scale"]
+    sizes = sorted(rs.frame.loc[(rs.frame["backend"] == "numba") & (rs.frame["status"] == "ok"), "size"])
+    said = [t.get_text() for t in fig.axes[0].texts]
+    # Which points, not how many: a user can find each of them (issue 27).
+    assert said == [f"0 at numba (host) {', '.join(units.size(s) for s in sizes)}: not drawn on the log scale"], said
+
+
+def test_a_zero_note_names_a_few_series_and_counts_the_rest():
+    zeros = [(f"b{i}", 2.0 ** 16) for i in range(5)] + [("b0", 2.0 ** 18)]
+    assert kinds.zeros_note(zeros) == "0 at b0 2^16, 2^18; b1 2^16; b2 2^16 and 2 more: not drawn on the log scale"
 
 
 def test_memory_axis_in_bytes_and_first_call_dashed():

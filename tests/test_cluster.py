@@ -192,6 +192,19 @@ def test_a_sweep_spreads_over_both_workers_and_matches_the_same_sweep_run_here(l
     assert not wrong, f"identical code here and on the cluster was given a verdict: {wrong}"
 
 
+def test_a_points_memory_on_a_worker_is_the_figure_measured_here(lab, tmp_path):
+    """Memory is the point's allocations on a Dask worker as here: the output array's bytes (issue 27)."""
+    from workbench.results.files import open_results
+    args = ["run", "-w", "source_terms", "-b", "numpy", "-s", "2^20,2^18", "--budget", "0.1", "-q"]
+    for where, extra in (("here.csv", ()), ("there.csv", ("--cluster", lab.address))):
+        out = cli(*args, *extra, "--out", str(tmp_path / where))
+        assert out.returncode == 0, out.stderr
+        frame = open_results(tmp_path / where).frame
+        for size, got in zip(frame["size"], frame["peak_host_bytes"]):
+            known = size * 4                    # float32: one output array a call
+            assert abs(got - known) <= 0.1 * known + 4096, (where, size, got)
+
+
 def test_naming_the_devices_names_each_series_by_its_device(lab, nap):
     msgs = list(runner(lab, devices=("all",)).run(spec_of(sizes=(1024, 2048))))
     rows = protocol.rows(msgs)

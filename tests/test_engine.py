@@ -16,6 +16,14 @@ from workbench.measure import sampling
 from workbench.results.rows import COLUMNS
 
 
+@pytest.fixture
+def no_memory_pass(monkeypatch):
+    """Counts of calls and implementations without the memory pass's one of each after the rounds
+    (``Point.measure_memory``: tested on its own in tests/test_memory_truth.py)."""
+    from workbench.measure.point import Point
+    monkeypatch.setattr(Point, "measure_memory", lambda self: None)
+
+
 def rows_of(spec, stop=None):
     return protocol.rows(run_sweep(spec, stop))
 
@@ -69,7 +77,8 @@ def test_first_call_is_kept_out_of_the_statistics(fake_device):
                                rounds=1))
     assert row["first_call_s"] == pytest.approx(0.05)
     assert row["compute_max_s"] == pytest.approx(0.001)
-    assert row["repeats"] == 3 and len(calls) == 4
+    # The first call, three samples, and the memory pass's one untimed call (Point.measure_memory).
+    assert row["repeats"] == 3 and len(calls) == 5
 
 
 def test_phases_are_timed_apart(fake_device):
@@ -231,7 +240,7 @@ def test_device_compute_is_timed_back_to_back(registry, monkeypatch):
     assert row["h2d_s"] == pytest.approx(0.002) and row["d2h_s"] == pytest.approx(0.0005)
 
 
-def test_short_device_computes_are_timed_in_warmed_up_bursts(registry, monkeypatch):
+def test_short_device_computes_are_timed_in_warmed_up_bursts(registry, monkeypatch, no_memory_pass):
     """A 0.1 ms kernel is timed in bursts of 10 (1 ms), after 20 ms of unrecorded warm-up."""
     fake = _device_workload(registry, monkeypatch, lambda state: 1e-4)
     (row,) = rows_of(SweepSpec("synthetic", ("fake-a",), (16,), "float64", min_repeats=5, budget_s=0.0, rounds=1))
@@ -282,7 +291,7 @@ def test_rows_without_stages_say_so_with_an_empty_cell(registry):
     assert row["stages"] == ""
 
 
-def test_each_round_makes_the_implementation_anew_and_only_the_first_call_counts(fake_device):
+def test_each_round_makes_the_implementation_anew_and_only_the_first_call_counts(fake_device, no_memory_pass):
     made, calls = [], []
 
     @fake_device.implement("fake-cpu")
@@ -396,7 +405,7 @@ def test_a_tiny_cpu_call_is_timed_in_batches(one, calls):
     assert sampling.cpu_batch(one) == calls
 
 
-def test_batched_cpu_samples_are_the_mean_call_of_their_batch(registry, monkeypatch):
+def test_batched_cpu_samples_are_the_mean_call_of_their_batch(registry, monkeypatch, no_memory_pass):
     """After a first sample of one call, each sample times a batch and divides by its size: the
     calls made are the first call, the sizing sample, and a batch per later sample."""
     monkeypatch.setattr(sampling, "CPU_BATCH_S", 1.0)      # every call here is 'tiny': batches of 100
@@ -438,7 +447,7 @@ def test_stop_keeps_the_point_in_progress_once_it_has_its_fewest_samples(registr
         assert "stopped after" in rows[0]["message"]
 
 
-def test_each_round_places_the_inputs_anew_at_another_page_offset(fake_device):
+def test_each_round_places_the_inputs_anew_at_another_page_offset(fake_device, no_memory_pass):
     """The layout is sampled: each round's inputs are a fresh copy at a random offset in its page
     (``sampling.layout``), equal to the engine's, so rounds do not share one process's layout."""
     seen = []

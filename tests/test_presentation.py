@@ -343,7 +343,7 @@ def test_the_status_line_is_one_short_sentence_and_the_log_has_the_rest(qtbot, w
 
 
 def test_a_note_stays_within_its_plot_in_presentation_mode_at_1280x720(qtbot, window):
-    """'6 values of 0 not shown on the log scale' ran off the memory chart's left edge."""
+    """The note of the values of 0 a log axis leaves out ran off the memory chart's left edge."""
     w = window
     w.presentationAction.trigger()
     w.resize(1280, 720)

@@ -8,7 +8,7 @@ from workbench.core.sizes import fmt_size
 from workbench.lessons.core import Lesson
 from workbench.lessons.measured import Measured
 from workbench.lessons.say import Say, times
-from workbench.results.rows import human_seconds
+from workbench.results.rows import human_bytes, human_seconds
 
 #: The backends that compile at their first call: the ones the claim is about.
 JIT_BACKENDS = ("numba", "numba-cuda", "numba-cuda-x4")
@@ -32,7 +32,7 @@ def explain(m: Measured, ls: Lesson, say: Say) -> None:
             continue
         ratio = first / steady
         said = f"{b}'s first call took {human_seconds(first)}, {times(ratio)} a steady call " \
-               f"({human_seconds(steady)}) at {fmt_size(int(r['size']))}"
+               f"({human_seconds(steady)}) at {fmt_size(int(r['size']))}" + _memory(r)
         if b in JIT_BACKENDS:
             say.claim(ratio >= 10 and first - steady >= 1e-3, f"{said}: compilation.",
                       f"{said}: it compiled nothing here (a kernel compiled earlier in the same process, or "
@@ -56,3 +56,12 @@ def _pays_back(m: Measured, say: Say, b: str, base: str, overhead: float) -> Non
                  f"back after about {math.ceil(overhead / gain):,} calls.")
     else:
         say.note(f"At {fmt_size(s)} {b} is no faster than {base}: its compilation never pays back at this size.")
+
+
+def _memory(r) -> str:
+    """', and 187 MiB of host memory against a steady call's 64 MiB': where the first call held more."""
+    for what in ("host", "device"):
+        first, steady = float(r.get(f"first_call_{what}_bytes", math.nan)), float(r.get(f"peak_{what}_bytes", math.nan))
+        if math.isfinite(first) and math.isfinite(steady) and first > steady + 2 ** 20:
+            return f", and {human_bytes(first)} of {what} memory against a steady call's {human_bytes(steady)}"
+    return ""

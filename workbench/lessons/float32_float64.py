@@ -37,6 +37,12 @@ def explain(m: Measured, ls: Lesson, say: Say) -> None:
         say.decide(longer, f"{b}: float64 took {times(rt)} the time of float32 at {fmt_size(s)}{memory}.",
                    f"{b}: float64 took only {times(rt)} the time of float32 at {fmt_size(s)}{memory}: here its "
                    "time is not set by the bytes it moves.", v)
+        ratios = _memory_ratios(m, b, col, f32, f64)
+        if len(ratios) > 1:
+            lo, hi = min(ratios.values()), max(ratios.values())
+            span = f"{times(lo)}" if f"{lo:.1f}" == f"{hi:.1f}" else f"{lo:.1f}-{hi:.1f}x"
+            say.note(f"{b}: float64 held {span} the {where} memory of float32 at each size from "
+                     f"{fmt_size(min(ratios))} to {fmt_size(max(ratios))}.")
         if m32 > 0 and m64 > 0 and m64 / m32 < 1.5:
             say.claim(False, "", f"{b}'s peak {where} memory did not double ({human_bytes(m32)} to "
                                  f"{human_bytes(m64)}): part of it does not scale with the element size.")
@@ -47,3 +53,19 @@ def explain(m: Measured, ls: Lesson, say: Say) -> None:
                              f"{wrong['message'].iloc[0]}")
     elif errors.notna().any():
         say.note(f"float32 results stayed within a relative error of {errors.max():.1e} of the float64 reference.")
+
+
+#: From this many bytes a point's arrays outweigh what does not scale with the element size (a
+#: page per allocation, a result's few objects): its memory ratio says the dtype's, not the noise's.
+RATIO_FROM_BYTES = 2 ** 20
+
+
+def _memory_ratios(m: Measured, b: str, col: str, f32: str, f64: str) -> dict[int, float]:
+    """{size: float64's memory over float32's} at each size both measured, from a float32 point of
+    RATIO_FROM_BYTES up."""
+    out = {}
+    for s in m.common([b], f32):
+        m32, m64 = m.value(b, s, col, f32), m.value(b, s, col, f64)
+        if m32 >= RATIO_FROM_BYTES and m64 > 0:
+            out[int(s)] = m64 / m32
+    return out

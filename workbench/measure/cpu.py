@@ -1,17 +1,6 @@
-"""Clocks and memory readings for the CPU, and the statistics of repeats.
-
-Host memory is read from the kernel, not from an allocator: Linux keeps the
-process's peak resident set (``VmHWM``) and lets the process reset it to the
-current size by writing ``5`` to ``/proc/self/clear_refs``.  Resetting before
-a point and reading after gives the point's peak over its starting size,
-whoever allocated: NumPy's allocator, Numba's NRT (which ``tracemalloc`` does
-not see), pandas and Arrow buffers, BLAS workspaces, a CUDA context.  It costs
-nothing while the point runs, where tracemalloc would slow every Python
-allocation and skew the timings it sits next to.
-"""
+"""Clocks for the CPU, and the statistics of repeats (host memory: ``workbench.measure.host_memory``)."""
 from __future__ import annotations
 
-import gc
 import logging
 import os
 import platform
@@ -24,52 +13,6 @@ import numpy as np
 from workbench.measure import cpu_bandwidth
 
 log = logging.getLogger(__name__)
-
-_STATUS = "/proc/self/status"
-_CLEAR_REFS = "/proc/self/clear_refs"
-
-
-def _status_kib(key: str) -> int | None:
-    try:
-        with open(_STATUS) as f:
-            for line in f:
-                if line.startswith(key):
-                    return int(line.split()[1])
-    except OSError:
-        return None
-    return None
-
-
-class HostPeak:
-    """Peak resident memory of this process during a scope, above its start."""
-
-    def __init__(self) -> None:
-        self.supported = self._reset()
-        if not self.supported:
-            log.info("peak host memory is not measurable here (needs Linux /proc/self/clear_refs)")
-
-    @staticmethod
-    def _reset() -> bool:
-        try:
-            with open(_CLEAR_REFS, "w") as f:
-                f.write("5")
-            return _status_kib("VmHWM:") is not None
-        except OSError:
-            return False
-
-    @contextmanager
-    def scope(self, collect: bool = True) -> Iterator[Callable[[], float]]:
-        """Yield a function that returns the peak in bytes since the scope began (NaN if unknown).
-        ``collect``: collect garbage first (tens of milliseconds with many objects alive: once a
-        point, not once a round)."""
-        if not self.supported:
-            yield lambda: float("nan")
-            return
-        if collect:
-            gc.collect()
-        self._reset()
-        base = _status_kib("VmRSS:") or 0
-        yield lambda: max(0, ((_status_kib("VmHWM:") or 0) - base)) * 1024.0
 
 
 def cpu_name() -> str:

@@ -29,7 +29,7 @@ import psutil
 from workbench.catalog import backends as backends_mod
 from workbench.core import driver, units
 from workbench.core.sizes import fmt_size
-from workbench.measure.cpu import HostPeak
+from workbench.measure.host_memory import HostPeak
 from workbench.measure.point import Point
 from workbench.measure.protocol import PointFinished, PointStarted, SweepError, SweepFinished, SweepStarted
 from workbench.catalog.registry import REGISTRY, Workload, shown
@@ -289,6 +289,8 @@ def run_sweep(spec: SweepSpec, stop: StopFlag | None = None, first: int = 0, las
                     break
             started = [p for p in group if p.timings is not None or p.error is not None]
             for p in started:
+                if not stop.is_set():       # one more call each: never after Stop
+                    p.measure_memory()
                 row = p.row()
                 yield PointFinished(p.index, total, row)
                 done += 1

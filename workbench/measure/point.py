@@ -11,6 +11,7 @@ backends' medians of the same round, measured a few milliseconds apart, can be c
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import logging
@@ -27,7 +28,8 @@ from workbench.measure import sampling
 from workbench.measure.gpu import cap, memory
 from workbench.core import driver
 from workbench.measure.gpu import clocks as clocks_mod
-from workbench.measure.cpu import HostPeak, summarize, typical_stages
+from workbench.measure.cpu import summarize, typical_stages
+from workbench.measure.host_memory import HostPeak
 from workbench.catalog.registry import Context, Phases, Workload
 from workbench.results.rows import empty_row, encode_samples, encode_stages
 from workbench.measure.sampling import Timings, repeat
@@ -78,7 +80,8 @@ class Point:
         self.round_medians: dict[str, list] = {"compute": [None] * rounds, "total": [None] * rounds}
         self.error: dict | None = None         # the row, once a round failed
         self.cancelled = False                 # stopped during a round
-        self.peak_host = self.peak_device = math.nan
+        self.peak_host = self.peak_device = math.nan          # the measuring pass's (measure_memory)
+        self.first_host = self.first_device = math.nan        # the first call's, with its setup
         self.max_error = 0.0
         self.note = ""
         self.session: Any = None
@@ -134,18 +137,23 @@ class Point:
             # held through the round: every round another layout, drawn alike for the group's backends.
             placed = sampling.layout(self.inputs, sampling.layout_rng(self.group, r))
             before = canary.read()
-            with self.load.running(), cap.capped(limit), session.activate(), \
-                    self.host_peak.scope(collect=r == 0) as host_bytes, session.device_memory() as device_bytes:
+            with self.load.running(), cap.capped(limit), session.activate(), contextlib.ExitStack() as first:
+                if r == 0:      # the first call's memory (its compilation, its setup), apart from the point's
+                    host_bytes = first.enter_context(self.host_peak.scope(alone=False))
+                    device_bytes = first.enter_context(session.device_memory())
+
+                    def after_first() -> None:
+                        self.first_host, self.first_device = host_bytes(), device_bytes()
+                        first.close()       # no memory hook stays on through the timed calls
                 ctx = Context(size=base["size"], dtype=self.dtype, variant=base["variant"],
                               host_memory=spec.host_memory, session=session)
                 made = workload.implementations[backend].factory(placed.inputs, ctx)
                 phases = made if isinstance(made, Phases) else Phases(compute=made)
                 clocks = _clocks(self.sessions) if session.device_kind == "gpu" else None
-                t = repeat(phases, session, self._round_spec(), stop, clocks)
+                t = repeat(phases, session, self._round_spec(), stop, clocks, after_first if r == 0 else None)
                 # The result is verified only once every piece of device work is complete: a download
                 # into pinned memory returns before its copy has landed.
                 session.synchronize()
-                peak_host, peak_device = host_bytes(), device_bytes()
                 if r == 0 and not t.cancelled:
                     self.note = _diagnose(session, phases, t)
             after = canary.read()
@@ -162,8 +170,6 @@ class Point:
             self.max_error = max(self.max_error, workload.relative_error(t.out, self.reference))
             t.out = None
             self.round_timings[r] = t
-            self.peak_host = memory.larger(self.peak_host, peak_host)
-            self.peak_device = memory.larger(self.peak_device, peak_device)
             for key, values in (("compute", t.compute), ("total", t.total)):
                 self.round_medians[key][r] = float(np.median(values)) if values else None
             if self.timings is None:
@@ -194,6 +200,39 @@ class Point:
                 except Exception:  # noqa: BLE001 - a poisoned CUDA context fails here too: the row stands
                     log.exception("releasing %s after the point failed", backend)
 
+    def measure_memory(self) -> None:
+        """The point's memory, in an untimed pass of its own after its rounds: the implementation made
+        anew and called once (with its transfers), counted from before it was made. Its first call's
+        compilation and setup are behind it (``first_host``), the allocators' free pages were given
+        back (``HostPeak``), and no hook slows a timed call. Nothing when the point failed or nothing
+        of it was kept; a pass that fails leaves the figures unmeasured and says why."""
+        if self.error is not None or self.session is None or not any(self.round_medians["compute"]):
+            return
+        workload, backend, session = self.workload, self.backend, self.session
+        limit = self.spec.device_memory_limit if backends_mod.is_gpu(backend) else 0
+        phases = None
+        try:
+            with cap.capped(limit), session.activate(), self.host_peak.scope(collect=False) as host_bytes, \
+                    session.device_memory() as device_bytes:
+                ctx = Context(size=self.base["size"], dtype=self.dtype, variant=self.base["variant"],
+                              host_memory=self.spec.host_memory, session=session)
+                made = workload.implementations[backend].factory(self.inputs, ctx)
+                phases = made if isinstance(made, Phases) else Phases(compute=made)
+                out = sampling.execute(phases, session.timed)[3]
+                session.synchronize()
+                self.peak_host, self.peak_device = host_bytes(), device_bytes()
+                out = None  # noqa: F841 - held to the reading: the result is the call's memory too
+        except Exception as exc:  # noqa: BLE001 - the figures stay unmeasured, the point stands
+            log.warning("measuring the memory of %s on %s failed: %s", workload.name, backend, exc)
+            self.note = "; ".join(n for n in (self.note, f"memory not measured: {type(exc).__name__}: {exc}") if n)
+        finally:
+            if phases is not None:
+                _close(phases, workload, backend)
+            try:
+                session.release()
+            except Exception:  # noqa: BLE001
+                log.exception("releasing %s after its memory pass", backend)
+
     def row(self) -> dict:
         if self.error is not None:
             return self.error
@@ -216,6 +255,7 @@ class Point:
                          f"as long in one round as in another")
         row = _row(self.workload, self.base, self.session, t, self.peak_host, self.peak_device,
                    self.load.read(), speeds, self.spec.noise)
+        row.update(first_call_host_bytes=self.first_host, first_call_device_bytes=self.first_device)
         if noisy:
             row["noisy"] = "; ".join(n for n in (row["noisy"], noisy) if n)
         # Every round's median stays, with its state and the rounds the figures are drawn from: a

@@ -248,13 +248,17 @@ class _Throttle:
         return True
 
 
-def repeat(phases: Phases, session: Any, spec: Any, stop: Any, clocks: Any = None) -> Timings:
-    """The first call on its own, then the samples (see the module's docstring)."""
+def repeat(phases: Phases, session: Any, spec: Any, stop: Any, clocks: Any = None,
+           after_first: Callable[[], None] | None = None) -> Timings:
+    """The first call on its own, then the samples (see the module's docstring). ``after_first``
+    is called between them (the point reads the first call's memory there)."""
     timed = session.timed
     t = Timings()
     t0 = clock()
     t.out = execute(phases, timed)[3]
     t.first_call = clock() - t0
+    if after_first is not None:
+        after_first()
     gpu = getattr(session, "device_kind", "cpu") == "gpu"
     transfers = phases.h2d is not None or phases.d2h is not None
 

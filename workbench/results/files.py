@@ -66,6 +66,7 @@ MIN_SECONDS, MAX_SECONDS = 1e-30, 1e6
 #: _INFINITE. Anything else (a column added later) is finite and within +-_MAX_FIGURE.
 _MAX_FIGURE = 1e30
 _RANGES = {"peak_host_bytes": (0.0, 2.0 ** 63), "peak_device_bytes": (0.0, 2.0 ** 63),
+           "first_call_host_bytes": (0.0, 2.0 ** 63), "first_call_device_bytes": (0.0, 2.0 ** 63),
            "gflops": (0.0, _MAX_FIGURE), "gbps": (0.0, _MAX_FIGURE), "gbps_limit": (0.0, _MAX_FIGURE),
            "gflops_limit": (0.0, _MAX_FIGURE), "max_rel_error": (0.0, _MAX_FIGURE), "noise": (0.0, _MAX_FIGURE),
            "others_cores": (0.0, 1e6), "sm_clock_mhz": (0.0, 1e6), "mem_clock_mhz": (0.0, 1e6)}

@@ -91,8 +91,13 @@ class Row(Mapping):
     throttle: str = _text()
     dropped: int = _column(0, int, "count", "samples")
     noisy: str = _text()
+    # What one steady call allocates, its implementation's buffers with it, above what the process
+    # held before (workbench.measure.host_memory, workbench.measure.gpu.memory); the first call's
+    # (compilation, setup) apart.
     peak_host_bytes: float = _number("bytes", "B")
     peak_device_bytes: float = _number("bytes", "B")
+    first_call_host_bytes: float = _number("bytes", "B")
+    first_call_device_bytes: float = _number("bytes", "B")
     gflops: float = _number("rate", "GFLOP/s")
     gbps: float = _number("rate", "GB/s")
     gbps_limit: float = _number("rate", "GB/s")
@@ -318,6 +323,7 @@ def readable_table(frame: pd.DataFrame) -> pd.DataFrame:
         "d2h": [human_seconds(v) if hm else "-" for v, hm in zip(frame["d2h_s"], frame["host_memory"])],
         "end-to-end": frame["total_median_s"].map(human_seconds),
         "first call": frame["first_call_s"].map(human_seconds),
+        "1st-call host": frame["first_call_host_bytes"].map(human_bytes),
         # GPU rows: the warm figure above is GPU time (launch gaps hidden); beside it, after an L2
         # flush, and a Python call with its wait, as a user's line of code pays it.
         "GPU cold": [human_seconds(v) if hm else "-" for v, hm in zip(frame["cold_median_s"], frame["host_memory"])],

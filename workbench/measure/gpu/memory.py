@@ -10,14 +10,17 @@
   count and keeps the larger: one of them saw the point's buffers, and neither
   counts the other's. Reading RMM's alone gave a peak of 0 bytes for CuPy and
   Numba CUDA points measured after a cuDF test in one process (H200, 2026-12-04).
-* Numba without RMM: Numba kernels allocate nothing themselves, so the device
-  memory in use (cuMemGetInfo) at the end of a point, above its start, is what
-  the point held; deferred frees can only make it read high, never low.
+* Numba CUDA: the context's ``memalloc`` (every device array of Numba goes
+  through it, whatever memory manager serves it) is wrapped for the scope and
+  counts what it hands out; a buffer counts as freed when Numba lets go of it,
+  not when its deferred free reaches the driver. cuMemGetInfo would read the
+  driver's 2 MiB granules and other processes' use.
 """
 from __future__ import annotations
 
 import logging
 import sys
+import weakref
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
@@ -98,3 +101,45 @@ def larger(a: float, b: float) -> float:
     if a != a:
         return b
     return a if b != b else max(a, b)
+
+
+class AllocationCount:
+    """Bytes in use and their peak, counted allocation by allocation (a CuPy hook, a Numba wrap)."""
+
+    def __init__(self) -> None:
+        self.used = 0
+        self.peak = 0
+
+    def took(self, nbytes: int) -> None:
+        self.used += nbytes
+        self.peak = max(self.peak, self.used)
+
+    def gave(self, nbytes: int) -> None:
+        self.used -= nbytes
+
+
+@contextmanager
+def numba_scope(context) -> Iterator[Callable[[], float]]:
+    """Count what Numba's ``context.memalloc`` hands out while the scope is open (its peak in use)."""
+    count = AllocationCount()
+    plain = context.memalloc
+
+    def memalloc(nbytes: int, *args, **kwargs):
+        pointer = plain(nbytes, *args, **kwargs)
+        count.took(int(nbytes))
+        try:
+            weakref.finalize(pointer, count.gave, int(nbytes))
+        except TypeError:      # a pointer type without weak references: counted as held to the end
+            pass
+        return pointer
+
+    context.memalloc = memalloc
+    try:
+        if not rmm_active():
+            yield lambda: float(count.peak)
+            return
+        # RMM imported is not RMM allocating for Numba (see above): the larger of the two.
+        with rmm_scope() as rmm_peak:
+            yield lambda: larger(rmm_peak(), float(count.peak))
+    finally:
+        del context.memalloc      # the class's method again

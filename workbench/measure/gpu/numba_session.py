@@ -76,18 +76,8 @@ class NumbaCudaSession:
 
     @contextmanager
     def device_memory(self) -> Iterator[Callable[[], float]]:
-        self.context.deallocations.clear()
-        base = self._used()
-        if not memory.rmm_active():
-            yield lambda: float(max(0, self._used() - base))
-            return
-        # RMM imported is not RMM allocating for Numba (see workbench.measure.gpu.memory): the larger.
-        with memory.rmm_scope() as rmm_peak:
-            yield lambda: memory.larger(rmm_peak(), float(max(0, self._used() - base)))
-
-    def _used(self) -> int:
-        free, total = self.context.get_memory_info()
-        return total - free
+        with memory.numba_scope(self.context) as peak:
+            yield peak
 
     def host_buffer(self, array: np.ndarray, pinned: bool) -> np.ndarray:
         if not pinned:

@@ -56,7 +56,7 @@ def build(kind: str, sets: Sequence[ResultSet] = (), *, labels: Sequence[str] | 
     if kind not in BUILDERS:
         raise ValueError(f"unknown chart {kind!r}: use one of {', '.join(KINDS)}")
     c = shared if shared is not None else context(sets, labels=labels, marks=marks, caption=caption)
-    c.zeros = 0
+    c.zeros = []
     if kind == "speedup":
         b = baseline if isinstance(baseline, Baseline) else find_baseline(c.sets, baseline, c.labels)
         return kinds.shortened(kinds.speedup(c, b))

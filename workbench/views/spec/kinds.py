@@ -9,13 +9,14 @@ counts the others.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
+from workbench.core import units
 from workbench.views import bands, palette
 from workbench.views.compare import WITHIN_NOISE, Baseline, is_baseline, series, speedups, within_noise
 from workbench.views.compare import Series as Rows
@@ -57,7 +58,8 @@ class Context:
     caption: str
     compare: bool = False
     given_series: Sequence[Rows] | None = None      # the series where the caller has them (an Overlay's)
-    zeros: int = 0                                  # values of 0 a log axis cannot show, in the chart being built
+    #: The points whose value is 0, which a log axis cannot show, in the chart being built: (label, size)
+    zeros: list = field(default_factory=list)
 
     @classmethod
     def of(cls, sets, labels, marks=None, caption=None, series_=None) -> "Context":
@@ -127,7 +129,8 @@ class Context:
              ringed=None) -> Series:
         """A series of the points a log axis can show; the line breaks where one was left out."""
         x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-        self.zeros += int((y == 0).sum())
+        label = s.label + ("" if role in ("compute", "steady") else f" ({role})")
+        self.zeros += [(label, float(v)) for v in x[y == 0]]
         y = ticks.positive(y)
         keep = np.isfinite(x) & (x > 0) & np.isfinite(y)
         where = np.flatnonzero(keep)
@@ -202,9 +205,25 @@ def _finish(c: Context, kind: str, title: str, y_label: str, y_unit: str, drawn:
     if shows_walls:
         marks += c.walls
     marks += marks_mod.lesson_lines(c.marks, x.range)
-    notes = (f"{c.zeros} value{'s' if c.zeros > 1 else ''} of 0 not shown on the log scale",) if c.zeros else ()
+    notes = (zeros_note(c.zeros),) if c.zeros else ()
     return ChartSpec(kind, title, x, y, series=tuple(drawn), marks=tuple(marks), legend=tuple(legend),
                      caption=c.caption, notes=notes, footnote=c.left_out)
+
+
+def zeros_note(zeros: Sequence[tuple[str, float]], most: int = 3) -> str:
+    """'0 at numba (host) 2^16 and 2^18, not drawn on the log scale': which points a log axis
+    leaves out, the first ``most`` series by name and the count of the rest."""
+    by: dict[str, list[float]] = {}
+    for label, x in zeros:
+        by.setdefault(label, []).append(x)
+    said = [f"{label} {', '.join(size_text(x) for x in sorted(xs))}" for label, xs in list(by.items())[:most]]
+    rest = sum(len(xs) for xs in list(by.values())[most:])
+    more = f" and {rest} more" if rest else ""
+    return f"0 at {'; '.join(said)}{more}: not drawn on the log scale"
+
+
+def size_text(x: float) -> str:
+    return units.size(int(x)) if float(x).is_integer() else f"{x:g}"
 
 
 def _band(b: bands.Band) -> Band | None:
