@@ -58,3 +58,21 @@ def test_switching_back_to_an_array_workload_ticks_its_cpu_backends(qtbot, windo
     check_backends(w, ["numba"])                 # a choice the user made is kept where it applies
     w.experiment.select_workload("source_terms")
     assert w.experiment.checked_backends() == ["numba"]
+
+
+def test_the_memory_chart_after_a_larger_sweep_shows_what_a_fresh_window_shows(qtbot, window):
+    """The memory of each point is its own allocation (issue 27): after a sweep to 2^22 the window's
+    engine holds freed pages, and the next, smaller sweep still reads each output array's bytes,
+    as a fresh window does: 4 bytes a cell (float32), 1 MiB at 2^18."""
+    w = window
+    w.experiment.select_workload("source_terms")
+    check_backends(w, ["numpy", "numba"])
+    w.experiment.budgetSpin.setValue(0.0)
+    w.experiment.repeatsSpin.setValue(1)
+    _sweep(qtbot, w, "2^20", "2^22", 2)
+    _sweep(qtbot, w, "2^18", "2^20", 2)
+    for backend in ("numpy", "numba"):
+        x, y = w.memoryPlot.points()[("host", backend, "")]
+        assert list(x) == [2 ** 18, 2 ** 20]
+        for size, got in zip(x, y):
+            assert abs(got - 4 * size) <= 0.1 * 4 * size + 4096, (backend, size, got)

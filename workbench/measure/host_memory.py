@@ -79,8 +79,9 @@ def release_free_memory() -> None:
 
 #: Resident free memory left to the interpreter's own small blocks after the trim: the engine's and
 #: Python's bookkeeping between two readings (a dict, a frame's locals) touched fresh heap pages,
-#: 24-86 KiB, and a call that allocates nothing read as one that did. Small beside what the
-#: sizes that are measured allocate (a point of 2^18 float32 elements holds 1 MiB).
+#: 24-86 KiB, and a call that allocates nothing read as one that did. It sets the resolution: an
+#: allocation of less than this may be served from it and read 0 (a point of 2^18 float32
+#: elements holds 1 MiB; docs/ARCHITECTURE.md, "Memory").
 RESERVE_BYTES = 64 * 1024
 
 
