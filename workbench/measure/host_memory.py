@@ -77,11 +77,9 @@ def release_free_memory() -> None:
         _LIBC.malloc_trim(0)
 
 
-#: Resident free memory left to the interpreter's own small blocks after the trim: the engine's and
-#: Python's bookkeeping between two readings (a dict, a frame's locals) touched fresh heap pages,
-#: 24-86 KiB, and a call that allocates nothing read as one that did. It sets the resolution: an
-#: allocation of less than this may be served from it and read 0 (a point of 2^18 float32
-#: elements holds 1 MiB; docs/ARCHITECTURE.md, "Memory").
+#: Resident free memory left to the interpreter's own small blocks after the trim, so that its
+#: bookkeeping between two readings does not read as the call's. It sets the resolution: an
+#: allocation under this may be served from it and read 0 (docs/ARCHITECTURE.md, "Memory").
 RESERVE_BYTES = 64 * 1024
 
 
@@ -95,7 +93,7 @@ def _reserve() -> None:
 @contextmanager
 def _no_collection() -> Iterator[None]:
     """No garbage collection inside the scope: garbage of before freed inside it would leave its
-    pages to the scope's allocations, unseen. (A full collection before it costs 20-50 ms.)"""
+    pages to the scope's allocations, unseen (cheaper than a full collection before it)."""
     was = gc.isenabled()
     gc.disable()
     try:
