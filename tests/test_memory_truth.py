@@ -261,3 +261,19 @@ def test_device_memory_is_the_points_allocations_in_any_order(registry, backend)
                 if not abs(got - known) <= 0.1 * known + arrays * 512:     # CuPy rounds to 512 bytes
                     wrong.append(f"{r['variant']} {r['size']} {dtype}: {got:,.0f} B, known {known:,} B")
     assert not wrong, "\n".join(wrong)
+
+
+def test_a_memory_pass_that_fails_leaves_the_figures_unmeasured_and_the_point_standing(registry):
+    w = registry.add(synthetic("fails-late"))
+    made = []
+
+    @w.implement("numpy")
+    def _(inputs, ctx):
+        made.append(1)
+        if len(made) > 1:               # the round's implementation is made; the pass's is refused
+            raise MemoryError("no room for a second one")
+        return lambda: inputs[0] * 2
+    spec = SweepSpec("fails-late", ("numpy",), (2 ** 12,), "float64", min_repeats=2, budget_s=0.0, rounds=1)
+    (row,) = protocol.rows(run_sweep(spec))
+    assert row["status"] == "ok" and np.isnan(row["peak_host_bytes"])
+    assert "memory not measured: MemoryError: no room for a second one" in row["message"]

@@ -225,13 +225,19 @@ class Point:
         except Exception as exc:  # noqa: BLE001 - the figures stay unmeasured, the point stands
             log.warning("measuring the memory of %s on %s failed: %s", workload.name, backend, exc)
             self.note = "; ".join(n for n in (self.note, f"memory not measured: {type(exc).__name__}: {exc}") if n)
+            out_of_memory = backends_mod.is_gpu(backend) and cap.is_device_oom(exc)
+        else:
+            out_of_memory = False
         finally:
             if phases is not None:
                 _close(phases, workload, backend)
+            phases = None
             try:
                 session.release()
             except Exception:  # noqa: BLE001
                 log.exception("releasing %s after its memory pass", backend)
+        if out_of_memory:      # as after a round that ran out: the pool's cached blocks go back
+            cap.release_after_oom()
 
     def row(self) -> dict:
         if self.error is not None:
