@@ -1,0 +1,93 @@
+"""A workload of known allocation, for the memory tests (tests/test_memory_truth.py): in each
+variant a call holds at its peak ``one`` array of n elements, ``two`` at once, ``nothing``, or
+one ``freed`` before it returns; NumPy, Numba and pandas, each returning its input's values."""
+import functools
+
+import numpy as np
+
+from workbench.catalog.registry import Workload, register
+
+#: Arrays of n elements at a call's peak, by variant.
+ARRAYS = {"one": 1, "two": 2, "nothing": 0, "freed": 1}
+
+W = register(Workload(
+    name="allocating", title="Allocating", kind="kernels", description="known allocations a call",
+    lesson="none", size_unit="elements", default_sizes=(2 ** 18,), variants=tuple(ARRAYS),
+    make_inputs=lambda n, dt, v, rng: (np.arange(n, dtype=dt),),
+    reference=lambda inp: inp[0].astype(np.float64), flops=lambda n: 0.0, bytes_moved=lambda n, i: 0.0,
+    footprint=lambda n, i: 4.0 * n * i))
+
+
+@W.implement("numpy")
+def _numpy(inputs, ctx):
+    x = inputs[0]
+    if ctx.variant == "one":
+        return lambda: x.copy()
+    if ctx.variant == "two":
+        def two():
+            a, b = x.copy(), x.copy()
+            return a if b is not None else None
+        return two
+    if ctx.variant == "freed":
+        def freed():
+            a = x.copy()
+            x[0] = a[0]
+            del a
+            return x
+        return freed
+    return lambda: x
+
+
+@functools.cache
+def _kernels():
+    import numba
+
+    @numba.njit
+    def one(x):
+        return x.copy()
+
+    @numba.njit
+    def two(x):
+        a = x.copy()
+        b = x.copy()
+        a[0] = b[0]           # both used: neither is left out by the compiler
+        return a
+
+    @numba.njit
+    def nothing(x):
+        return x
+
+    @numba.njit
+    def freed(x):
+        a = x.copy()
+        x[0] = a[0]
+        return x
+    return {"one": one, "two": two, "nothing": nothing, "freed": freed}
+
+
+@W.implement("numba")
+def _numba(inputs, ctx):
+    kernel, x = _kernels()[ctx.variant], inputs[0]
+    return lambda: kernel(x)
+
+
+@W.implement("pandas")
+def _pandas(inputs, ctx):
+    import pandas as pd
+    x = inputs[0]
+    s = pd.Series(x, copy=False)
+    if ctx.variant == "one":
+        return lambda: s.to_numpy(copy=True)
+    if ctx.variant == "two":
+        def two():
+            a, b = s.to_numpy(copy=True), (s * 1).to_numpy()
+            return a if b is not None else None
+        return two
+    if ctx.variant == "freed":
+        def freed():
+            a = (s * 1).to_numpy()
+            x[0] = a[0]
+            del a
+            return x
+        return freed
+    return lambda: s.to_numpy()
