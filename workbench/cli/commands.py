@@ -4,7 +4,8 @@ Exit status: 0 when every point is ok, 1 when some point failed or a file could 
 (what was measured is still printed), 2 for bad usage (an ``--out`` that exists, or that another
 sweep is writing, included), 128 + the signal's number when a signal stopped it (130 for Ctrl-C,
 143 for SIGTERM), 141 when the reader of its output went away (a closed pipe), 1 when its output
-could not be written (a full device).
+could not be written (a full device). A stdout the shell closed (``>&-``) changes no status: one line
+says the output was dropped.
 """
 from __future__ import annotations
 
@@ -136,7 +137,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """The command; its exit status. Output is written to stdout through :class:`_Output`: a reader
     that went away (``| head -1``) or a full device ends the command quietly, once every file it was
     asked to write is written, with the status a shell expects (one line on stderr for a full device)."""
-    out = sys.stdout = _Output(sys.stdout)
+    out = sys.stdout = _Output(*_open_stream(1, "stdout"))
+    if sys.stderr is None:          # closed too (`2>&-`): what it would say goes nowhere, quietly
+        sys.stderr = _open_stream(2, "stderr")[0]
     try:
         code = _command(argv)
     except SystemExit as exc:           # argparse's --help
@@ -153,21 +156,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     return out.status(code)
 
 
+def _open_stream(fd: int, name: str):
+    """(sys.stdout or sys.stderr, False); where the shell closed that descriptor (`>&-`: Python then
+    sets it to None), (/dev/null opened onto it, True): a file or socket opened later must not take
+    the number and receive what is printed, nor the engine's processes, which inherit it."""
+    stream = getattr(sys, name)
+    if stream is not None:
+        return stream, False
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    if devnull != fd:            # fd 0 closed as well: /dev/null took 0, not 1
+        os.dup2(devnull, fd)
+        os.close(devnull)
+    return open(fd, "w", closefd=False), True
+
+
 class _Output:
     """stdout for the length of a command: a write that fails (EPIPE: the reader went away; ENOSPC:
     a full device) is remembered and what follows is dropped, so the command goes on to write its
     files. Python's recommended pattern: stdout is then pointed at /dev/null, so that the
     interpreter's last flush of what is left in its buffer cannot fail again at exit."""
 
-    def __init__(self, stream) -> None:
+    def __init__(self, stream, closed: bool = False) -> None:
         self.stream = stream
-        self.error: OSError | None = None
+        self.error: OSError | None = OSError(errno.EBADF, "stdout is closed") if closed else None
 
     def write(self, text: str) -> int:
         if self.error is None:
             try:
                 return self.stream.write(text)
-            except OSError as exc:
+            except (OSError, ValueError) as exc:     # ValueError: the file object was closed
                 self._failed(exc)
         return len(text)
 
@@ -175,10 +192,12 @@ class _Output:
         if self.error is None:
             try:
                 self.stream.flush()
-            except OSError as exc:
+            except (OSError, ValueError) as exc:
                 self._failed(exc)
 
-    def _failed(self, exc: OSError) -> None:
+    def _failed(self, exc: Exception) -> None:
+        if not isinstance(exc, OSError) or exc.errno == errno.EBADF:
+            exc = OSError(errno.EBADF, "stdout is closed")
         self.error = exc
         try:
             fd = self.stream.fileno()
@@ -194,15 +213,23 @@ class _Output:
             return code
         if self.error.errno == errno.EPIPE:
             return EXIT_BROKEN_PIPE              # quietly: the reader had what it wanted
-        try:
-            print(f"gpu-workbench: error: could not write the output: {self.error.strerror or self.error}",
-                  file=sys.stderr)
-        except OSError:
-            pass
+        if self.error.errno == errno.EBADF:      # `>&-`: the user chose not to see it; the files are written
+            if code == EXIT_OK:                  # a failure has said its own one line
+                _say("gpu-workbench: stdout is closed: what the command printed is dropped")
+            return code
+        _say(f"gpu-workbench: error: could not write the output: {self.error.strerror or self.error}")
         return EXIT_FAILED
 
     def __getattr__(self, name: str):
         return getattr(self.stream, name)
+
+
+def _say(line: str) -> None:
+    """One line on stderr, or nothing where that cannot be written either."""
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
 
 
 def _command(argv: Sequence[str] | None = None) -> int:
