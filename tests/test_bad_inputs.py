@@ -130,7 +130,7 @@ BAD_OPTIONS = [
     (["lesson", "small-problems", "-s", ""], "no size given"),
     (["lesson", "small-problems", "-o", ".csv"], "must end in .csv or .json"),
     (["lesson", "small-problems", "-o", "{tmp}/missing/r.csv"], "does not exist"),
-    (["lesson", "small-problems", "-r", "0"], "at least 1"),
+    (["lesson", "small-problems", "-r", "0"], "repeats must be between 1 and 100,000, not 0"),
     (["lesson", "small-problems", "--chart", "{tmp}/c.gif"], ".png, .svg or .pdf"),
 ]
 
@@ -186,6 +186,7 @@ def _refused(argv, expect, tmp_path, capsys):
     assert expect in lines[0], lines[0]
     assert len(lines[0]) < 400                 # one readable line, even for a 10,000-character input
     assert sorted(p.name for p in tmp_path.iterdir()) == before      # nothing written
+    return lines[0]
 
 
 @pytest.mark.parametrize("sizes,expect", BAD_SIZES, ids=[repr(s)[:30] for s, _ in BAD_SIZES])
@@ -196,6 +197,20 @@ def test_bad_sizes_on_the_command_line(sizes, expect, files, capsys):
 @pytest.mark.parametrize("argv,expect", BAD_OPTIONS, ids=[" ".join(a)[:60] for a, _ in BAD_OPTIONS])
 def test_bad_options_on_the_command_line(argv, expect, files, capsys):
     _refused(argv, expect, files, capsys)
+
+
+# Values `run` refuses past the parser: `lesson` must refuse them too, with the same line (it took
+# --sizes 2^40 as "left out", measured nothing and said 0), before it prints or starts anything.
+LESSON_AS_RUN = [("-s", "2^40"), ("-s", "64,2^40"), ("--budget", "-1"), ("--budget", "nan"), ("--budget", "1e9"),
+                 ("--min-time", "-1"), ("--min-time", "1e9"), ("-r", "0"), ("-r", "100000000"),
+                 ("--point-timeout", "0"), ("--point-timeout", "inf"), ("--point-timeout", "nan")]
+
+
+@pytest.mark.parametrize("option,value", LESSON_AS_RUN, ids=[" ".join(c) for c in LESSON_AS_RUN])
+def test_a_lesson_refuses_what_run_refuses_with_the_same_line(option, value, files, capsys):
+    said = {argv[0]: _refused([*argv, option, value, "-o", "{tmp}/r.csv"], "", files, capsys).split(";")[0]
+            for argv in (["run", "-w", "source_terms", "-b", "numpy", "-s", "64"], ["lesson", "small-problems"])}
+    assert said["run"] == said["lesson"]      # to the memory free now, which moves between the two
 
 
 @pytest.mark.parametrize("name", sorted(BAD_PLUGINS))

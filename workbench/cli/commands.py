@@ -343,16 +343,37 @@ def _plan(args: argparse.Namespace):
                          "them when the sweep starts, not of this machine")
     # On a cluster, each worker is asked what it can run instead of this machine.
     checked = check(_experiment(args), (lambda name: Availability(True)) if on_cluster else probe)
-    if checked.problems:
-        problem = checked.problems[0]
-        option = OPTION_OF.get(problem.setting)
-        raise UsageError(f"{option}: {problem.text}" if option else problem.text)
+    _refuse(checked)
+    _point_timeout(args)
     spec = checked.spec
     _check_out(args)
     if args.baseline and backend_of(args.baseline).partition("@")[0].strip() not in spec.backends:
         raise UsageError(f"--baseline {args.baseline}: not among the backends of this sweep "
                          f"({', '.join(spec.backends)})")
     return spec
+
+
+def _refuse(checked) -> None:
+    """The first problem the workspace's check found, as a UsageError naming its option."""
+    if checked.problems:
+        problem = checked.problems[0]
+        option = OPTION_OF.get(problem.setting)
+        raise UsageError(f"{option}: {problem.text}" if option else problem.text)
+
+
+def _check_lesson_options(args: argparse.Namespace, ls) -> None:
+    """What ``run`` refuses, ``lesson`` refuses, with the same check and line, before any work:
+    each of the lesson's sweeps with the options given (the lesson's smallest size without --sizes,
+    whose larger ones it leaves out with a note where they do not fit)."""
+    from workbench.catalog.backends import BACKENDS, Availability
+    from workbench.workspace import Experiment, check
+    sizes = args.sizes if args.sizes is not None else str(min(ls.sizes))
+    for dtype in ls.dtypes:
+        _refuse(check(Experiment(workload=ls.workload, backends=tuple(b for b in ls.backends if b in BACKENDS),
+                                 sizes=sizes, dtype=dtype, repeats=args.repeats, budget_s=args.budget,
+                                 noise=args.noise, min_time_s=args.min_time),
+                      lambda name: Availability(True)))     # a backend not usable here is the lesson's note
+    _point_timeout(args)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -415,10 +436,8 @@ def _run(args: argparse.Namespace, spec, chart, out) -> int:
 
 def _runner(args: argparse.Namespace):
     """The supervised engine (or, with --in-process, the engine in this process)."""
-    from workbench.measure.supervisor import DEFAULT_POINT_TIMEOUT_S, InProcess, Supervisor
-    timeout = args.point_timeout if args.point_timeout is not None else DEFAULT_POINT_TIMEOUT_S
-    if not 0 < timeout < float("inf"):     # an endless limit would let a hung kernel hang the sweep
-        raise UsageError(f"--point-timeout {args.point_timeout}: must be a positive, finite number of seconds")
+    from workbench.measure.supervisor import InProcess, Supervisor
+    timeout = _point_timeout(args)
     target = _cluster_target(args)
     if target is not None:
         from workbench.cluster.options import runner
@@ -426,6 +445,15 @@ def _runner(args: argparse.Namespace):
     if getattr(args, "in_process", False):
         return InProcess()
     return Supervisor(plugins=tuple(args.plugin), point_timeout_s=timeout)
+
+
+def _point_timeout(args: argparse.Namespace) -> float:
+    """``--point-timeout`` in seconds, or the default; UsageError where it cannot work."""
+    from workbench.measure.supervisor import DEFAULT_POINT_TIMEOUT_S
+    timeout = args.point_timeout if args.point_timeout is not None else DEFAULT_POINT_TIMEOUT_S
+    if not 0 < timeout < float("inf"):     # an endless limit would let a hung kernel hang the sweep
+        raise UsageError(f"--point-timeout {args.point_timeout}: must be a positive, finite number of seconds")
+    return timeout
 
 
 def _cluster_target(args: argparse.Namespace):
@@ -510,12 +538,8 @@ def cmd_lesson(args: argparse.Namespace) -> int:
         ls = lessons.get(args.name)
     except KeyError as exc:
         raise UsageError(exc.args[0]) from None
-    try:
-        sizes = tuple(parse_sizes(args.sizes)) if args.sizes is not None else None
-    except ValueError as exc:
-        raise UsageError(f"--sizes: {exc}") from None
-    if args.repeats is not None and args.repeats < 1:
-        raise UsageError(f"--repeats {args.repeats}: must be at least 1")
+    _check_lesson_options(args, ls)
+    sizes = tuple(parse_sizes(args.sizes)) if args.sizes is not None else None
     _check_out(args)
     chart = _chart_plan(args) if args.chart else None
     p = lessons.plan(ls, probe_all([b for b in ls.backends if b in BACKENDS]), sizes=sizes,
