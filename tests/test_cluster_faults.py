@@ -133,6 +133,55 @@ def test_a_port_held_by_something_else_is_one_line_within_the_time_given(squatte
     assert squatter.accepted >= 1 and took < 15, took
 
 
+class Echo:
+    """A port that answers with what it is sent: Dask's handshake passes, nothing else does."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.port = self.sock.getsockname()[1]
+        threading.Thread(target=self._take, daemon=True).start()
+
+    def _take(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._echo, args=(conn,), daemon=True).start()
+
+    @staticmethod
+    def _echo(conn: socket.socket) -> None:
+        with conn:
+            while data := conn.recv(65536):
+                conn.sendall(data)
+
+
+def test_a_port_that_echoes_is_one_line_then_silence():
+    """The handshake came back and Dask's client failed after it: one line, then 6 s later a
+    Client.__del__ traceback as the half-made client was collected at exit."""
+    echo = Echo()
+    try:
+        out, took = cli(*RUN, "--cluster", f"tcp://127.0.0.1:{echo.port}", "--cluster-timeout", "5")
+    finally:
+        echo.sock.close()
+    assert out.returncode == 2 and out.stdout == ""
+    assert "answered, but not as a Dask scheduler" in one_line(out)      # one line: nothing at exit either
+    assert took < 5, took
+
+
+def test_a_workers_address_given_as_the_schedulers_is_named_as_such(lab):
+    from distributed import Client
+    with Client(lab.address, timeout=10, set_as_default=False) as client:
+        worker = next(iter(client.scheduler_info()["workers"]))
+    out, took = cli(*RUN, "--cluster", worker, "--cluster-timeout", "5")
+    assert out.returncode == 2 and out.stdout == ""
+    line = one_line(out)
+    assert f"{worker} is a Dask worker, not a scheduler: give the scheduler's address ({lab.address})" in line
+    assert took < 5, took
+
+
 def test_ctrl_c_while_the_scheduler_is_being_reached_ends_the_command_at_once():
     squatter = Squatter("silent")
     try:

@@ -184,9 +184,13 @@ def reach(target: Target, sec: Any, stopped: Callable[[], bool] = lambda: False)
 
     from distributed.comm import connect as open_comm
 
-    async def attempt() -> None:
+    async def attempt() -> Any:
         comm = await open_comm(target.address, timeout=target.timeout_s, **sec.get_connection_args("client"))
-        await comm.close()
+        try:       # who answers: a worker's port, or an echo, passes the handshake but not this
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            await comm.close()
 
     async def bounded() -> None:
         job = asyncio.ensure_future(attempt())
@@ -202,7 +206,7 @@ def reach(target: Target, sec: Any, stopped: Callable[[], bool] = lambda: False)
                         f"but did not answer as a Dask scheduler in {target.timeout_s:g} s (another service on "
                         "that port, or a tunnel whose far end is down?)")
                 await asyncio.wait({job}, timeout=min(POLL_S, left))
-            job.result()
+            answered(target.address, job.result())
         finally:
             job.cancel()
             await asyncio.gather(job, return_exceptions=True)
@@ -212,6 +216,21 @@ def reach(target: Target, sec: Any, stopped: Callable[[], bool] = lambda: False)
         loop.run_until_complete(bounded())
     finally:
         loop.close()
+
+
+def answered(address: str, identity: Any) -> None:
+    """Refuse what answered at ``address`` unless it is a scheduler. Dask's Client, given a worker or
+    an echo, failed after its handshake, and its half-made self timed out 6 s later, in a traceback."""
+    kind = identity.get("type") if isinstance(identity, dict) else None
+    if isinstance(kind, str) and "Scheduler" in kind:
+        return
+    if kind in ("Worker", "Nanny"):
+        scheduler = identity.get("scheduler")
+        raise ClusterError(f"{address} is a Dask {kind.lower()}, not a scheduler: give the scheduler's address"
+                           + (f" ({scheduler})" if isinstance(scheduler, str) and scheduler else
+                              " (tcp://HOST:8786, as `dask worker` was given it)"))
+    raise ClusterError(f"could not reach the Dask scheduler at {address}: something answered, but not as a Dask "
+                       "scheduler (another service on that port?)")
 
 
 def one_line(exc: BaseException) -> str:
