@@ -176,3 +176,20 @@ def test_a_plug_in_that_ends_the_engine_is_reported_as_what_it_did_not_as_a_kill
     assert "a plug-in raised KeyboardInterrupt at unruly.py" in frame.at[5, "message"]
     assert not frame["message"].str.contains("SIGKILL").any()
     assert "Traceback" not in err
+
+
+def test_ctrl_c_on_a_local_cluster_ends_its_workers_quietly_with_the_points_kept(tmp_path):
+    """The terminal's Ctrl-C reached the local cluster's worker too: a KeyboardInterrupt traceback
+    from it, and "went away ... the sweep goes on", which was false (the command was stopping it)."""
+    pytest.importorskip("distributed", reason="the cluster extra is not installed (pip install -e '.[cluster]')")
+    out = tmp_path / "out.csv"
+    proc = start("run", "-w", "unruly", "-s", SLOW, *SWEEP, "--cluster", "local", "--out", str(out),
+                 tmp_path=tmp_path)
+    wait_for(lambda: out.exists() and len(rows(out)) >= 1, "the first point to be written", timeout=120)
+    os.killpg(proc.pid, signal.SIGINT)
+    code, _, err = ended_within(proc, 10.0)        # the local cluster is closed as well
+    assert code == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err and "went away" not in err, err
+    assert err.strip().splitlines()[-1].startswith("gpu-workbench: interrupted by SIGINT"), err
+    frame = rows(out)
+    assert 1 <= len(frame) < 30 and f"{len(frame)} point(s) measured" in err

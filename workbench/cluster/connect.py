@@ -122,10 +122,15 @@ def start_local() -> Any:
                         "(pip install dask-cuda for one worker per GPU)")
         else:
             return LocalCUDACluster(host="127.0.0.1", threads_per_worker=1, dashboard_address=None,
-                                    scheduler_kwargs=_QUIET_HTTP, silence_logs=_log_level())
+                                    scheduler_kwargs=_QUIET_HTTP, silence_logs=_log_level(), preload=[_DEAF])
     from distributed import LocalCluster
     return LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
-                        dashboard_address=None, scheduler_kwargs=_QUIET_HTTP, silence_logs=_log_level())
+                        dashboard_address=None, scheduler_kwargs=_QUIET_HTTP, silence_logs=_log_level(),
+                        preload=[_DEAF])
+
+
+#: Ctrl-C goes to the whole terminal group: the command stops the sweep, its workers ignore it.
+_DEAF = "workbench.cluster.quiet_worker"
 
 
 #: A scheduler serves HTTP (health, metrics) even without its dashboard, by default on port 8787:
