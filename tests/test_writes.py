@@ -477,3 +477,57 @@ def test_a_csv_whose_last_row_was_cut_by_a_kill_is_resumed_without_it(tmp_path):
         open_results(path)                                    # refused as it is...
     again = ResultsOut(path, resume=True)                     # ...but resumed without the row cut
     assert [r["size"] for r in again.previous] == [8]
+
+
+# A JSON file's journal, damaged or not a file ------------------------------------------------------
+
+def _journal_of_two_points(tmp_path):
+    """What a sweep killed after two points leaves: their journal lines, no document."""
+    from workbench.results.out import journal_path
+    out = tmp_path / "r.json"
+    assert cli(*RUN, "-s", "2^8:2^9:x2", "-o", str(out)).returncode == 0
+    rows = json.loads(out.read_text())["rows"]
+    out.unlink()
+    journal = journal_path(out)
+    journal.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return out, journal, rows
+
+
+@pytest.mark.parametrize("damage", ["not UTF-8", "a value that is not a number", "a row cut by a kill"])
+def test_a_damaged_line_of_a_journal_costs_that_line_only(tmp_path, damage):
+    out, journal, rows = _journal_of_two_points(tmp_path)
+    with journal.open("ab") as f:
+        if damage == "not UTF-8":
+            f.write(b"\xff\xfe{\"size\": 1024}\n")
+        elif damage == "a value that is not a number":
+            f.write((json.dumps({**rows[0], "size": "abc"}) + "\n").encode())
+        else:
+            f.write(json.dumps(rows[0]).encode()[:40])
+    proc = cli(*RUN, "-s", "2^8:2^10:x2", "-o", str(out), "--resume")
+    assert proc.returncode == 0, proc.stderr
+    assert f"resumed {out}: 2 point(s) kept from it, 1 measured now" in proc.stdout
+    said = [line for line in proc.stderr.splitlines() if "could not be read" in line]
+    assert len(said) == 1 and "1 line of .r.json.rows.jsonl could not be read; 2 points kept" in said[0], proc.stderr
+    assert _sizes(out) == [256, 512, 1024] and not journal.exists()    # deleted once its points are in the file
+
+
+@pytest.mark.parametrize("planted", ["fifo", "link"])
+@pytest.mark.parametrize("flag", ["", "--resume", "--force"])
+def test_a_journal_that_is_not_a_regular_file_is_never_opened(tmp_path, planted, flag):
+    """A FIFO blocked the command for ever. What is at the journal's name is left as it is, said in
+    one line, and the document is written whole after each point instead."""
+    from workbench.results.out import journal_path
+    out = tmp_path / "r.json"
+    victim = tmp_path / "victim.jsonl"
+    victim.write_text("precious\n")
+    if planted == "fifo":
+        os.mkfifo(journal_path(out))
+    else:
+        journal_path(out).symlink_to(victim)
+    proc = cli(*RUN, "-s", "256,512", "-o", str(out), *([flag] if flag else []), timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    said = [line for line in proc.stderr.splitlines() if ".r.json.rows.jsonl" in line]
+    kind = "a FIFO" if planted == "fifo" else "a symbolic link"
+    assert len(said) == 1 and kind in said[0] and "left as it is, and r.json written whole after each point" in said[0], proc.stderr
+    assert _sizes(out) == [256, 512] and victim.read_text() == "precious\n"
+    assert (stat.S_ISFIFO if planted == "fifo" else stat.S_ISLNK)(os.lstat(journal_path(out)).st_mode)

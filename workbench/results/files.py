@@ -248,6 +248,32 @@ def from_document(path: str | Path, data: Any) -> ResultSet:
     return _from_rows(path, data, _header(path, data))
 
 
+def checked_rows(path: str | Path, rows: list[Any]) -> tuple[list[dict[str, Any]], list[str]]:
+    """Rows read one by one (a journal's lines), each checked as a results file's rows are: those
+    that pass, typed, in order; and why each other one was left out (one reason per row)."""
+    path = Path(path)
+    numbered = list(enumerate(rows, start=1))
+    bad = [f"row {n}: not a row (a JSON object was expected)" for n, r in numbered if not isinstance(r, dict)]
+    good = _good_rows(path, [(n, r) for n, r in numbered if isinstance(r, dict)], bad)
+    return good, bad
+
+
+def _good_rows(path: Path, numbered: list[tuple[int, dict]], bad: list[str]) -> list[dict[str, Any]]:
+    """All at once where all are good (the usual case), else halved until each bad row is alone:
+    a few bad rows among thousands cost a few dozen checks, not thousands."""
+    if not numbered:
+        return []
+    try:
+        frame = _table(path, pd.DataFrame.from_records([r for _, r in numbered]), first_row=numbered[0][0])
+        return frame.to_dict("records")
+    except ResultsFileError as exc:
+        if len(numbered) == 1:
+            bad.append(exc.reason if exc.reason.startswith(("column", "row")) else f"row {numbered[0][0]}: {exc.reason}")
+            return []
+    half = len(numbered) // 2
+    return _good_rows(path, numbered[:half], bad) + _good_rows(path, numbered[half:], bad)
+
+
 def _from_rows(path: Path, data: dict, meta: tuple[int, dict[str, Any]]) -> ResultSet:
     schema, header = meta
     rows = data.get("rows" if schema >= 2 else "results")
@@ -257,14 +283,16 @@ def _from_rows(path: Path, data: dict, meta: tuple[int, dict[str, Any]]) -> Resu
                      source=str(path), schema=schema, **header)
 
 
-def _read_text(path: Path) -> str:
-    """The file's text, read only from a regular file of at most MAX_FILE_BYTES: a FIFO, a device
-    (/dev/zero), a socket or a huge file is refused in one line, never read (it would hang, or end
-    in MemoryError)."""
-    _check_regular(path, _stat(path, os.stat, path))
+def read_bytes(path: str | Path, follow_links: bool = True) -> bytes:
+    """The bytes of a regular file of at most MAX_FILE_BYTES: a FIFO, a device (/dev/zero), a
+    socket or a huge file is refused in one line (ResultsFileError), never read (it would hang, or
+    end in MemoryError). ``follow_links=False``: a symbolic link is refused too (a journal)."""
+    path = Path(path)
+    _check_regular(path, _stat(path, os.stat if follow_links else os.lstat, path))
+    nofollow = 0 if follow_links else getattr(os, "O_NOFOLLOW", 0)
     try:
         # O_NONBLOCK: a FIFO swapped in between the stat and the open cannot block the open.
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | nofollow)
     except OSError as exc:
         raise _os_error(path, exc) from None
     try:
@@ -277,6 +305,12 @@ def _read_text(path: Path) -> str:
         os.close(fd)
     if len(raw) > MAX_FILE_BYTES:          # it grew after the check
         raise ResultsFileError(path, f"too large for a results file (at most {MAX_FILE_BYTES // 2 ** 20} MiB)")
+    return raw
+
+
+def _read_text(path: Path) -> str:
+    """The file's text (see :func:`read_bytes`); an empty or binary file is refused in one line."""
+    raw = read_bytes(path)
     if not raw.strip():
         raise ResultsFileError(path, "the file is empty")
     try:
@@ -309,7 +343,8 @@ def _check_regular(path: Path, st: os.stat_result) -> None:
         raise ResultsFileError(path, "is a directory, not a results file")
     if not stat.S_ISREG(mode):
         kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
-                else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+                else "a socket" if stat.S_ISSOCK(mode) else "a symbolic link" if stat.S_ISLNK(mode)
+                else "not a regular file")
         raise ResultsFileError(path, f"is {kind}, not a results file (only regular files are read)")
     if st.st_size > MAX_FILE_BYTES:
         raise ResultsFileError(path, f"too large for a results file ({st.st_size / 2 ** 30:.1f} GiB; "
@@ -421,8 +456,9 @@ def _legacy_environment(comments: list[str]) -> dict[str, Any]:
     return env
 
 
-def _table(path: Path, frame: pd.DataFrame) -> pd.DataFrame:
-    """The rows as a result table: every column of ``COLUMNS``, typed, each value checked."""
+def _table(path: Path, frame: pd.DataFrame, first_row: int = 1) -> pd.DataFrame:
+    """The rows as a result table: every column of ``COLUMNS``, typed, each value checked
+    (``first_row``: the number of the frame's first row, as errors name it)."""
     if frame.empty and not len(frame.columns):
         # A file of ours with no row: a sweep stopped before its first point was written. It opens,
         # empty, so that --resume can finish it (it was refused as 'not a results file').
@@ -436,9 +472,9 @@ def _table(path: Path, frame: pd.DataFrame) -> pd.DataFrame:
     columns = {}
     for name in COLUMNS:
         values = frame[name].tolist() if name in frame.columns else [None] * len(frame)
-        columns[name] = [_value(path, name, v, row) for row, v in enumerate(values, start=1)]
+        columns[name] = [_value(path, name, v, row) for row, v in enumerate(values, start=first_row)]
     rows = pd.DataFrame(columns, columns=list(COLUMNS)).to_dict("records")
-    for row, status in enumerate(columns["status"], start=1):
+    for row, status in enumerate(columns["status"], start=first_row):
         if not status:
             raise ResultsFileError(path, f"row {row} has no status")
     return to_frame(rows)

@@ -22,6 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from workbench.results import files as result_files
+from workbench.results.files import ResultsFileError
+
 try:
     import fcntl
 except ImportError:       # Windows: a journal's writer is told alive by its process id instead
@@ -41,8 +44,14 @@ class Journal:
         session decides about it: a second kill before that loses nothing)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.end()
-        if interrupted(self.path) is not None:
-            os.replace(self.path, self.previous)
+        if os.path.lexists(self.path):
+            try:
+                found = read(self.path)
+            except ResultsFileError as exc:        # a FIFO, a link: not ours to keep, but said
+                log.warning("%s: replaced by a new journal", exc)
+            else:
+                if not found.closed and (found.rows or found.unreadable):
+                    os.replace(self.path, self.previous)      # kept until this session decides
         self.path.unlink(missing_ok=True)
         # Created afresh, never through a link planted at its name; locked while this session lives.
         fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
@@ -94,29 +103,76 @@ class Journal:
                 log.warning("the journal %s: %s", self.path, exc.strerror or exc)
 
 
-def interrupted(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
-    """(the last sweep's settings, its rows) if the session journalled at ``path`` did not end
-    normally and measured something; None otherwise. A torn last line (the kill came mid-write)
-    is left out."""
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return None
-    settings: dict[str, Any] = {}
-    rows: list[dict[str, Any]] = []
-    for line in lines:
-        try:
-            entry = json.loads(line)
-        except ValueError:
+@dataclass(frozen=True)
+class Reading:
+    """What a journal holds: the last sweep's settings and rows (each checked as a results file's
+    rows are), whether its session ended normally, and how many lines could not be read, with why."""
+
+    settings: dict[str, Any]
+    rows: list[dict[str, Any]]
+    closed: bool = False
+    unreadable: int = 0
+    why: str = ""
+
+    def said(self, path: str | Path) -> str:
+        """The lines skipped, in one line ("" where none was)."""
+        return skipped(path, self.unreadable, len(self.rows), self.why)
+
+
+def skipped(path: str | Path, unreadable: int, kept: int, why: str = "") -> str:
+    """"1 line of NAME could not be read; 2 points kept (why)", or "" where every line was read."""
+    if not unreadable:
+        return ""
+    lines, points = ("line" if unreadable == 1 else "lines"), ("point" if kept == 1 else "points")
+    return f"{unreadable} {lines} of {Path(path).name} could not be read; {kept} {points} kept" + \
+        (f" ({why})" if why else "")
+
+
+def lines_of(path: str | Path) -> tuple[list[Any], list[str]]:
+    """A journal's lines parsed, and why each line that did not parse was skipped (a line cut
+    short by a kill, or damaged, costs that line only). Only a regular file is opened, never through
+    a link: ResultsFileError (one line) for anything else."""
+    parsed, bad = [], []
+    for number, raw in enumerate(result_files.read_bytes(path, follow_links=False).split(b"\n"), start=1):
+        if not raw.strip():
             continue
+        try:
+            parsed.append(json.loads(raw.decode("utf-8")))
+        except UnicodeDecodeError:
+            bad.append(f"line {number}: not UTF-8 text")
+        except (ValueError, RecursionError):
+            bad.append(f"line {number}: not a JSON line")
+    return parsed, bad
+
+
+def read(path: str | Path) -> Reading:
+    """What the journal at ``path`` holds; ResultsFileError where it is not a regular file."""
+    entries, bad = lines_of(path)
+    settings: dict[str, Any] = {}
+    rows: list[Any] = []
+    for entry in entries:
         kind = entry.get("kind") if isinstance(entry, dict) else None
         if kind == "closed":
-            return None
+            return Reading(settings, [], closed=True)
         if kind == "sweep":
-            settings, rows = entry.get("settings") or {}, []
-        elif kind == "row" and isinstance(entry.get("row"), dict):
-            rows.append(entry["row"])
-    return (settings, rows) if rows else None
+            settings, rows = entry.get("settings") if isinstance(entry.get("settings"), dict) else {}, []
+        elif kind == "row":
+            rows.append(entry.get("row"))
+        elif kind != "session":
+            bad.append("a line that is not a journal entry")
+    good, refused = result_files.checked_rows(path, rows)
+    bad += refused
+    return Reading(settings, good, False, len(bad), bad[0] if bad else "")
+
+
+def interrupted(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+    """(the last sweep's settings, its rows) if the session journalled at ``path`` did not end
+    normally and measured something; None otherwise (or where it cannot be read at all)."""
+    try:
+        found = read(path)
+    except ResultsFileError:
+        return None
+    return (found.settings, found.rows) if found.rows and not found.closed else None
 
 
 # One journal per window --------------------------------------------------------------------------
@@ -128,6 +184,7 @@ class Orphan:
     path: Path
     settings: dict[str, Any]
     rows: list[dict[str, Any]]
+    said: str = ""          # the lines that could not be read, in one line ("" where none)
 
 
 class Journals:
@@ -138,6 +195,7 @@ class Journals:
     def __init__(self, folder: str | Path, legacy: tuple[str | Path, ...] = ()) -> None:
         self.folder = Path(folder)
         self.legacy = tuple(Path(p) for p in legacy)
+        self.notes: list[str] = []      # what the last orphans() could not read, one line each
 
     def new(self, settings: dict[str, Any] | None = None) -> Journal:
         """A journal for a new session, begun and locked."""
@@ -148,18 +206,27 @@ class Journals:
 
     def orphans(self) -> list[Orphan]:
         """Journals no live session holds that ended without closing and measured something,
-        newest first. Those that ended normally, or hold no point, are deleted on the way."""
+        newest first. Those that ended normally, or hold nothing at all, are deleted on the way; one
+        that cannot be read, or holds only lines that cannot, is left where it is and said in
+        :attr:`notes` (never deleted before its points are kept, or the user discarded them)."""
         found = []
+        self.notes: list[str] = []
         candidates = sorted(self.folder.glob("session-*.jsonl"), reverse=True) if self.folder.is_dir() else []
         for path in [*candidates, *self.legacy]:
-            if not path.is_file() or path.is_symlink() or _held(path):
+            if not os.path.lexists(path) or (path.is_file() and not path.is_symlink() and _held(path)):
                 continue
-            got = interrupted(path)
-            if got is None:
+            try:
+                got = read(path)
+            except ResultsFileError as exc:
+                self.notes.append(f"{exc} (left as it is)")
+                continue
+            if got.rows and not got.closed:
+                found.append(Orphan(path, got.settings, got.rows, got.said(path)))
+            elif got.closed or not got.unreadable:
                 if path.parent == self.folder:
                     path.unlink(missing_ok=True)     # closed normally, or empty: nothing to offer
-                continue
-            found.append(Orphan(path, *got))
+            else:
+                self.notes.append(f"{got.said(path)}; the journal is left as it is")
         return found
 
     @staticmethod

@@ -29,13 +29,18 @@ from __future__ import annotations
 import errno
 import fcntl
 import json
+import logging
 import os
+import stat
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from workbench.core import atomic
 from workbench.results import files as result_files
+from workbench.results.journal import lines_of, skipped
 from workbench.results.rows import to_frame
+
+log = logging.getLogger(__name__)
 
 
 class Refused(Exception):
@@ -68,7 +73,30 @@ class ResultsOut:
         self._on_disk = 0                    # how many of _rows the file (a JSON file's journal) holds
         self._target: _Appended | None = None
         self._written_whole = False          # a JSON file: the document itself is written
+        self.notes: list[str] = []           # what was found and not read, one line each (also logged)
+        # The journal's name may be unlinked at the end only where what it names is ours: written by
+        # this sweep, read into its rows, or replaced at the user's word (--force).
+        self._journal_ours = force
+        self._journal_usable = True          # False: its name holds something not ours (a FIFO, a link)
+        self._resumed(force, resume)
+        for line in self.notes:              # said once the file is taken: a refusal is the one line
+            log.warning("--out %s: %s", self.path, line)
+
+    def _resumed(self, force: bool, resume: bool) -> None:
+        """What the file (and a JSON file's journal) already holds, into ``previous``; Refused where
+        it must not be written."""
         leftover = journal_path(self.path) if self.json and os.path.lexists(journal_path(self.path)) else None
+        journal_rows: list[dict] = []
+        if leftover is not None and (not (force and not resume) or not stat.S_ISREG(os.lstat(leftover).st_mode)):
+            try:
+                journal_rows, said = _journal_rows(leftover)
+            except result_files.ResultsFileError as exc:     # a FIFO, a device, a link: never opened
+                self.notes.append(f"{exc}; left as it is, and {self.path.name} written whole after each point")
+                self._journal_usable, leftover = False, None
+            else:
+                self._journal_ours = True
+                if said:
+                    self.notes.append(said)
         others = [result_files.sidecar_path(self.path)] if not self.json else []
         there = [p for p in (self.path, *others, *([leftover] if leftover else [])) if os.path.lexists(p)]
         if not there or (force and not resume):
@@ -78,12 +106,13 @@ class ResultsOut:
             try:
                 rows = result_files.open_results(self.path, cut_row=resume).frame.to_dict("records")
             except result_files.ResultsFileError:
-                if force:
+                if force:                    # replaced; the points of a journal read go into it
+                    self.previous = journal_rows
                     return
                 raise Refused(f"--out {there[0]}: the file exists and is not a GPU Workbench results file: "
                               "--force replaces it") from None
         if leftover is not None:
-            rows = _merged(rows, _journal_rows(leftover))
+            rows = _merged(rows, journal_rows)
         if not resume:
             held = "holds results" if leftover is None else \
                 f"holds results (an interrupted sweep left them in {leftover.name})"
@@ -201,7 +230,7 @@ class ResultsOut:
         return ""
 
     def _where(self) -> Path:
-        return journal_path(self.path) if self.json else self.path
+        return journal_path(self.path) if self.json and self._journal_usable else self.path
 
     def _lines(self, rows: list[Mapping[str, Any]]) -> bytes:
         if self.json:
@@ -213,8 +242,13 @@ class ResultsOut:
         """Every row at once, atomically (a CSV with its sidecar; a JSON file's journal), then
         held open to append the next ones to."""
         self._close_target()
+        if self.json and not self._journal_usable:     # no journal: the document, whole, each time
+            result_files.save(to_frame(self._rows), self.path, environment, settings)
+            self._on_disk = len(self._rows)
+            return
         if self.json:
             atomic.write_bytes(self._where(), self._lines(self._rows))
+            self._journal_ours = True
         else:
             result_files.save(to_frame(self._rows), self.path, environment, settings)
         self._on_disk = len(self._rows)
@@ -225,7 +259,8 @@ class ResultsOut:
             if self.json:
                 result_files.save(to_frame(self._rows), self.path, environment, settings)
                 self._close_target()
-                journal_path(self.path).unlink(missing_ok=True)
+                if self._journal_ours and self._journal_usable:
+                    journal_path(self.path).unlink(missing_ok=True)
             elif self._rows or os.path.lexists(self.path):
                 # The sidecar again: the environment the sweep ended with (the engine's record).
                 rs = result_files.live(to_frame([]), environment, settings)
@@ -299,27 +334,17 @@ def _naming(exc: OSError, path: Path) -> OSError:
     return OSError(exc.errno or errno.EIO, exc.strerror or str(exc), str(path))
 
 
-def _journal_rows(path: Path) -> list[dict]:
-    """The rows a JSON file's journal holds; a line cut short by a kill is left out."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return []
-    rows = []
-    for line in lines:
-        try:
-            row = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(row, dict) and all(k in row for k in ("workload", "backend", "size", "dtype", "variant", "status")):
-            rows.append(row)
-    if not rows:
-        return []
-    try:        # each value checked as a file's is (a journal is read back like any file)
-        return result_files.from_document(path, {"format": result_files.FORMAT, "schema": result_files.SCHEMA,
-                                                 "rows": rows}).frame.to_dict("records")
-    except result_files.ResultsFileError:
-        return []
+def _journal_rows(path: Path) -> tuple[list[dict], str]:
+    """The rows a JSON file's journal holds, each checked as a results file's rows are, and what
+    could not be read in one line ("" where every line was). A line cut short by a kill, a damaged
+    line, a row whose values are not a result's: that line is left out, never the journal."""
+    lines, bad = lines_of(path)
+    required = ("workload", "backend", "size", "dtype", "variant", "status")
+    rows = [line for line in lines if isinstance(line, dict) and all(k in line for k in required)]
+    bad += ["a line that is not a row"] * (len(lines) - len(rows))
+    good, refused = result_files.checked_rows(path, rows)
+    bad += refused
+    return good, skipped(path, len(bad), len(good), bad[0] if bad else "")
 
 
 def _merged(older: list[dict], newer: list[dict]) -> list[dict]:
