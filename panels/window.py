@@ -153,6 +153,8 @@ class MainWindow(QMainWindow):
         logging.getLogger().addHandler(self.log_handler)
         if logging.getLogger().level > logging.INFO or logging.getLogger().level == logging.NOTSET:
             logging.getLogger().setLevel(logging.INFO)
+        for note in self.workspace.notes:     # found before this log existed: journals not read or kept
+            log.warning("%s", note)
 
         self.refresh_timer = QTimer(self, singleShot=True, interval=PLOT_REFRESH_MS, objectName="plotRefresh")
         self.refresh_timer.timeout.connect(self.refresh_plots)

@@ -1,6 +1,7 @@
 """No point lost: a window killed mid-sweep offers its points back at the next start."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -177,3 +178,115 @@ def test_closing_during_a_sweep_asks_and_no_keeps_it_running(qtbot, tmp_path):
     with qtbot.waitSignal(w.busyChanged, timeout=60_000, check_params_cb=lambda b: b is False):
         w.close()
     assert asked == [1, 2] and not w.isVisible()
+
+
+# Journals damaged, or not where they can be kept ------------------------------------------------------
+
+def _window_journal(folder: Path, rows: list[dict], extra: bytes = b"") -> Path:
+    """A journal of this version's kind (one per window, in ``journals/``) left unclosed, as after
+    a kill, with ``extra`` bytes after its rows."""
+    path = folder / "journals" / "session-20260101T000000-1-deadbeef.jsonl"
+    j = Journal(path)
+    j.begin()
+    j.sweep({"workload": "source_terms"})
+    for row in rows:
+        j.append(row)
+    j.end()
+    with path.open("ab") as f:
+        f.write(extra)
+    return path
+
+
+def _two_points() -> list[dict]:
+    return protocol.rows(run_sweep(SweepSpec("source_terms", ("numpy",), (2 ** 10, 2 ** 11), "float64",
+                                             min_repeats=1, budget_s=0)))
+
+
+def _said(w, phrase: str) -> list[str]:
+    return [line for line in w.logPanel.toPlainText().splitlines() if phrase in line]
+
+
+@pytest.mark.parametrize("damage", ["not UTF-8", "a size that is not a number", "a row that is not a mapping"])
+def test_a_damaged_line_costs_that_line_and_the_rest_is_offered_and_restored(qtbot, tmp_path, damage):
+    rows = _two_points()
+    bad = {"not UTF-8": b"\xff\xfe garbage\n",
+           "a size that is not a number": (json.dumps({"kind": "row", "row": {**rows[0], "size": "abc"}}) + "\n").encode(),
+           "a row that is not a mapping": b'{"kind": "row", "row": [1, 2]}\n'}[damage]
+    path = _window_journal(tmp_path, rows, bad)
+    w = open_window(qtbot, tmp_path / "settings.ini")
+    assert w.restoreBar.isVisible() and "2 point(s) of source_terms, sizes" in w.restoreBar.label.text()
+    said = _said(w, "could not be read")
+    assert len(said) == 1 and f"1 line of {path.name} could not be read; 2 points kept" in said[0], said
+    assert path.exists()                                  # kept until the user decides
+    with qtbot.waitSignal(w.restored, timeout=10_000) as blocker:
+        qtbot.mouseClick(w.restoreBar.restoreButton, Qt.MouseButton.LeftButton)
+    assert blocker.args == [2] and not w.restoreBar.isVisible()
+    assert [r["size"] for r in w.resultsTable.results.rows] == [2 ** 10, 2 ** 11]
+    assert not path.exists()                              # restored: its points are in this session's journal
+    w.close()
+
+
+def test_a_journal_of_lines_that_cannot_be_read_is_left_as_it_is(qtbot, tmp_path):
+    path = tmp_path / "journals" / "session-20260101T000000-1-deadbeef.jsonl"
+    path.parent.mkdir()
+    path.write_bytes(b"\xff\xfe\x00 not ours\n")
+    w = open_window(qtbot, tmp_path / "settings.ini")
+    assert not w.restoreBar.isVisible()
+    assert len(_said(w, f"1 line of {path.name} could not be read; 0 points kept")) == 1
+    assert path.read_bytes() == b"\xff\xfe\x00 not ours\n"
+    w.close()
+
+
+@pytest.mark.parametrize("planted", ["file", "dangling link"])
+def test_a_journals_folder_that_is_not_a_folder_costs_the_journal_not_the_window(qtbot, tmp_path, planted):
+    journals = tmp_path / "journals"
+    if planted == "file":
+        journals.write_text("precious")
+    else:
+        journals.symlink_to(tmp_path / "nowhere")
+    w = open_window(qtbot, tmp_path / "settings.ini")
+    said = _said(w, "no journal this session")
+    assert len(said) == 1 and "journals" in said[0], w.logPanel.toPlainText()
+    assert w.journal is None and not w.restoreBar.isVisible()
+    w.close()
+    assert (journals.read_text() == "precious") if planted == "file" else \
+        (journals.is_symlink() and not (tmp_path / "nowhere").exists())
+
+
+def test_rows_that_are_not_results_never_reach_the_bar_or_the_table(qtbot, tmp_path):
+    rows = _two_points()
+    garbage = [{**rows[0], "size": "abc"}, {**rows[0], "compute_median_s": "fast", "size": 7}, {"size": 5}]
+    path = _window_journal(tmp_path, rows[:1] + garbage)
+    w = open_window(qtbot, tmp_path / "settings.ini")
+    assert "1 point(s) of source_terms, sizes" in w.restoreBar.label.text()
+    assert len(_said(w, f"3 lines of {path.name} could not be read; 1 point kept")) == 1
+    with qtbot.waitSignal(w.restored, timeout=10_000) as blocker:
+        w.restore_interrupted()
+    assert blocker.args == [1] and [r["size"] for r in w.resultsTable.results.rows] == [2 ** 10]
+    w.close()
+
+
+def test_a_killed_window_s_journal_damaged_then_killed_again_still_offers_its_points(qtbot, tmp_path):
+    """A window killed mid-sweep; its journal damaged (a line of garbage); the next window killed
+    before the user decided: the third start still offers every point, and says what it skipped."""
+    root = Path(__file__).parents[1]
+    env = dict(os.environ, PYTHONPATH=str(root))
+    for name, script in (("killed.py", KILLED_WINDOW), ("offered.py", OFFERED_THEN_KILLED)):
+        (tmp_path / name).write_text(script)
+        proc = subprocess.run([sys.executable, str(tmp_path / name), str(tmp_path / "settings.ini")], env=env,
+                              cwd=root, capture_output=True, text=True, timeout=240)
+        assert proc.returncode == -9, proc.stderr[-2000:]
+        if name == "killed.py":
+            [journal] = (tmp_path / "journals").glob("session-*.jsonl")
+            with journal.open("ab") as f:
+                f.write(b"\x00\xff damaged\n")
+        else:
+            assert "offered 1:" in proc.stdout and "point(s) of source_terms" in proc.stdout, proc.stdout
+    assert journal.exists()
+    w = open_window(qtbot, tmp_path / "settings.ini")
+    assert w.restoreBar.isVisible()
+    assert len(_said(w, f"1 line of {journal.name} could not be read")) == 1
+    with qtbot.waitSignal(w.restored, timeout=10_000) as blocker:
+        w.restore_interrupted()
+    assert blocker.args[0] >= 2
+    w.close()

@@ -24,6 +24,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from workbench import lessons
 from workbench.catalog.registry import REGISTRY
+from workbench.core import atomic
 from workbench.measure import engine, protocol
 from workbench.measure.environment import merged
 from workbench.results.files import ResultSet
@@ -87,7 +88,16 @@ class Workspace:
         # What killed sessions left is read before this one's journal exists (another live
         # window's journal is locked and left alone).
         self.orphans: list[Orphan] = journals.orphans() if journals is not None else []
-        self.journal: Journal | None = journals.new() if journals is not None else None
+        #: What was found at start and could not be used, one line each: the window logs them.
+        self.notes: list[str] = list(journals.notes) + [o.said for o in self.orphans if o.said] \
+            if journals is not None else []
+        self.journal: Journal | None = None
+        if journals is not None:
+            try:
+                self.journal = journals.new()
+            except OSError as exc:       # the journals folder is a file, a dangling link, gone read-only
+                self.notes.append(f"no journal this session (its points are not kept through a kill): "
+                                  f"{atomic.why(exc)}")
         self._t0 = 0.0
         self._handlers = {
             protocol.SweepStarted: self._sweep_started, protocol.PointStarted: self._point_started,
