@@ -2,7 +2,7 @@
 went down): every point measured before the end is in the journal (``workbench.results.journal``)."""
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QPushButton, QToolBar, QWidget
 
 from workbench.core.sizes import fmt_size
@@ -17,7 +17,8 @@ class RestoreBar(QToolBar):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Restore", parent, objectName="restoreBar")
         self.setMovable(False)
-        self.label = QLabel(objectName="restoreLabel")
+        # Names come from a journal on disk: never markup.
+        self.label = QLabel(objectName="restoreLabel", textFormat=Qt.TextFormat.PlainText)
         self.restoreButton = QPushButton("Restore", objectName="restoreButton")
         self.discardButton = QPushButton("Discard", objectName="discardButton")
         self.addWidget(self.label)

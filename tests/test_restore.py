@@ -266,6 +266,16 @@ def test_rows_that_are_not_results_never_reach_the_bar_or_the_table(qtbot, tmp_p
     w.close()
 
 
+@pytest.mark.parametrize("name", ["<b>bold</b>", '<img src="x.png">', "<a href='http://x'>x</a>"])
+def test_a_name_from_a_journal_is_shown_as_text_never_markup(qtbot, tmp_path, name):
+    rows = [{**r, "workload": name} for r in _two_points()]
+    _window_journal(tmp_path, rows)
+    w = open_window(qtbot, tmp_path / "settings.ini")
+    assert w.restoreBar.label.textFormat() == Qt.TextFormat.PlainText
+    assert f"2 point(s) of {name}, sizes" in w.restoreBar.label.text()
+    w.close()
+
+
 def test_a_killed_window_s_journal_damaged_then_killed_again_still_offers_its_points(qtbot, tmp_path):
     """A window killed mid-sweep; its journal damaged (a line of garbage); the next window killed
     before the user decided: the third start still offers every point, and says what it skipped."""
