@@ -11,7 +11,9 @@ one results file. While it runs, at random moments, one of:
 - SIGTERM to the command: it must end within 2 s with exit 143, and the sweep is resumed with
   ``--resume``;
 - the engine process (the command's child) is killed with SIGKILL, twice per cycle at most: the
-  point in progress becomes an error row and the sweep goes on.
+  point in progress becomes an error row and the sweep goes on;
+- the command is killed with SIGKILL and its journal (``.NAME.rows.jsonl``) damaged: a line that is
+  not UTF-8, or a row whose size is not a number, appended; ``--resume`` must keep every other line.
 
 The command is rerun with ``--resume`` until it exits 0 or 1 with every point in the file; then
 the file is read and checked: every planned (backend, size) exactly once. The table printed last
@@ -64,7 +66,7 @@ def engine_of(proc: subprocess.Popen) -> psutil.Process | None:
 def cycle(folder: Path, workload: str, sizes: str, dtype: str, rng: random.Random, log) -> dict:
     out = folder / f"{workload}-{dtype}.json"
     want = planned(workload, sizes, dtype)
-    faults = {"folder": 0, "sigterm": 0, "engine": 0}
+    faults = {"folder": 0, "sigterm": 0, "engine": 0, "journal": 0}
     runs, resume = 0, False
     while True:
         runs += 1
@@ -76,7 +78,7 @@ def cycle(folder: Path, workload: str, sizes: str, dtype: str, rng: random.Rando
             time.sleep(0.1)
             if time.monotonic() < t_fault:
                 continue
-            kind = rng.choice(("folder", "sigterm", "engine"))
+            kind = rng.choice(("folder", "sigterm", "engine", "journal"))
             if kind == "engine" and faults["engine"] >= 2:
                 kind = "folder"
             if kind == "folder":
@@ -92,6 +94,9 @@ def cycle(folder: Path, workload: str, sizes: str, dtype: str, rng: random.Rando
                 except subprocess.TimeoutExpired:
                     proc.kill()
                 log(f"  SIGTERM: exit {proc.returncode} after {time.monotonic() - t0:.2f} s")
+            elif kind == "journal":
+                killed_and_damaged(proc, out, rng)
+                log(f"  SIGKILL and a damaged journal line: exit {proc.returncode}")
             else:
                 e = engine_of(proc)
                 if e is None:
@@ -100,6 +105,9 @@ def cycle(folder: Path, workload: str, sizes: str, dtype: str, rng: random.Rando
             faults[kind] += 1
             t_fault = time.monotonic() + rng.uniform(3.0, 10.0)
         stdout, stderr = proc.communicate()
+        for line in stderr.splitlines():
+            if "could not be read" in line:        # a damaged journal resumed: what it skipped
+                log(f"  {line}")
         log(f"  run {runs}: exit {proc.returncode}; {stderr.strip().splitlines()[-1:] if stderr.strip() else ''}")
         resume = True
         if proc.returncode in (0, 1) and _points(out) >= len(want):
@@ -110,6 +118,30 @@ def cycle(folder: Path, workload: str, sizes: str, dtype: str, rng: random.Rando
     keys = [(r["backend"], int(r["size"])) for r in rows]
     return {"workload": f"{workload} {dtype}", "planned": len(want), "rows": len(rows),
             "once": len(keys) == len(set(keys)) and set(keys) == want, "runs": runs, **faults}
+
+
+DAMAGE = (b"\xff\xfe not UTF-8\n",
+          b'{"workload": "x", "backend": "numpy", "size": "abc", "dtype": "float32", "variant": "", "status": "ok"}\n')
+
+
+def killed_and_damaged(proc: subprocess.Popen, out: Path, rng: random.Random) -> None:
+    """SIGKILL to the command (and its engine, which a kill leaves behind), then one bad line at the
+    end of the journal it leaves: what a crash plus a damaged disk block would leave."""
+    try:
+        kids = psutil.Process(proc.pid).children(recursive=True)
+    except psutil.Error:
+        kids = []
+    proc.kill()
+    proc.wait()
+    for kid in kids:
+        try:
+            kid.kill()
+        except psutil.Error:
+            pass
+    journal = out.with_name(f".{out.name}.rows.jsonl")
+    if journal.is_file():
+        with journal.open("ab") as f:
+            f.write(rng.choice(DAMAGE))
 
 
 def _points(out: Path) -> int:
@@ -143,11 +175,11 @@ def main() -> int:
         results.append(cycle(folder, workload, sizes, dtype, rng, log))
         log(f"  -> {results[-1]}")
         k += 1
-    lines = ["| cycle | planned | rows | every point once | runs | folder away | SIGTERM | engine killed |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = ["| cycle | planned | rows | every point once | runs | folder away | SIGTERM | engine killed "
+             "| killed, journal damaged |", "|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         lines.append(f"| {r['workload']} | {r['planned']} | {r['rows']} | {'yes' if r['once'] else 'NO'} | "
-                     f"{r['runs']} | {r['folder']} | {r['sigterm']} | {r['engine']} |")
+                     f"{r['runs']} | {r['folder']} | {r['sigterm']} | {r['engine']} | {r['journal']} |")
     table = "\n".join(lines)
     log(table)
     shutil.rmtree(a.out / "cycle-tmp", ignore_errors=True)
