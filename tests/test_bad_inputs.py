@@ -229,6 +229,57 @@ def test_bad_plugins_are_refused_and_never_loaded_here(name, files, capsys, monk
     assert REGISTRY.get("matmul").title != "Mine"
 
 
+MINE = ("from workbench.catalog.registry import Workload, register\n"
+        "import numpy as np\n"
+        "W = register(Workload(name='mine', title={title!r}, kind='kernels', description='d', lesson='l',\n"
+        "    size_unit='n', default_sizes=(8,), make_inputs=lambda n, dt, v, rng: (np.ones(n, dt),),\n"
+        "    reference=lambda i: i[0], flops=lambda n: n, bytes_moved=lambda n, s: n,\n"
+        "    footprint=lambda n, s: n))\n"
+        "W.implement('numpy')(lambda inputs, ctx: (lambda: inputs[0] * 1))\n")
+
+
+@pytest.mark.parametrize("then", [["run", "-w", "mine", "-b", "numpy", "-s", "8"], ["list"], []],
+                         ids=["run", "list", "window"])
+def test_a_second_plugin_declaring_a_taken_name_is_refused(then, files, capsys, monkeypatch, registry):
+    """Two plug-ins, one name: the second replaced the first without a word and was measured. It is
+    refused as a clash with a built-in is, before any work, and the first stays (the window too:
+    no command opens it, and it must not open)."""
+    first, second = files / "a" / "mine.py", files / "b" / "mine.py"     # one stem, two folders
+    for path, title in ((first, "First"), (second, "Second")):
+        path.parent.mkdir()
+        path.write_text(MINE.format(title=title))
+    monkeypatch.setattr(cli, "open_window", lambda **kw: pytest.fail("the window opened"))
+    _refused(["--plugin", str(first), "--plugin", str(second), *then],
+             f"'mine' is declared by {first.resolve()} already", files, capsys)
+    assert REGISTRY.get("mine").title == "First"
+
+
+def test_the_same_plugin_named_twice_is_one_plugin(files, capsys, registry):
+    path = files / "mine.py"
+    path.write_text(MINE.format(title="Mine"))
+    assert cli.main(["--plugin", str(path), "--plugin", str(path), "list"]) == 0
+    assert "mine" in capsys.readouterr().out
+
+
+def test_two_entry_points_declaring_one_name_keep_the_first(monkeypatch, registry, tmp_path):
+    """Two installed packages declaring one workload name: the second replaced the first without a
+    word. It is refused, said in the load errors (``gpu-workbench info`` shows them), and the first stays."""
+    import importlib.metadata
+    for module, title in (("ep_first", "First"), ("ep_second", "Second")):
+        (tmp_path / f"{module}.py").write_text(
+            "from helpers import synthetic\nfrom workbench.catalog.registry import register\n"
+            f"register(synthetic('twice', title={title!r}))\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    eps = [importlib.metadata.EntryPoint(m, m, "gpu_workbench.workloads") for m in ("ep_first", "ep_second")]
+    monkeypatch.setattr(importlib.metadata, "entry_points",
+                        lambda group=None: eps if group == "gpu_workbench.workloads" else [])
+    monkeypatch.setattr(registry, "load_errors", [])
+    registry._loaded = False
+    assert registry.get("twice").title == "First"
+    assert registry.load_errors == ["entry point ep_second: a workload named 'twice' is declared by "
+                                    "entry point ep_first already; give yours another name"]
+
+
 def test_the_corpus_is_at_least_a_hundred_cases():
     assert len(BAD_SIZES) + len(BAD_OPTIONS) + len(BAD_PLUGINS) >= 100
 

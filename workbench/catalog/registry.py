@@ -179,6 +179,7 @@ class Registry:
     def __init__(self) -> None:
         self._workloads: dict[str, Workload] = {}
         self._builtin: set[str] = set()
+        self._origin: dict[str, str] = {}     # a plug-in workload's name -> the file or entry point declaring it
         self._loaded = False
         self.load_errors: list[str] = []
 
@@ -207,11 +208,14 @@ class Registry:
         for ep in points:
             if ep.name in ours:
                 continue
+            before = dict(self._workloads)
             try:
-                before = set(self._workloads)
                 ep.load()
-                self._check_backends(set(self._workloads) - before, f"entry point {ep.name}")
+                added = {n for n, w in self._workloads.items() if before.get(n) is not w}
+                self._claim(added, before, f"entry point {ep.name}")
+                self._check_backends(added - set(before), f"entry point {ep.name}")
             except Exception as exc:  # noqa: BLE001 - a broken plugin must not take the workbench down
+                self._workloads = before
                 self.load_errors.append(f"entry point {ep.name}: {exc}")
                 log.warning("could not load workload plug-in %s: %s", ep.name, exc)
 
@@ -225,11 +229,23 @@ class Registry:
                 raise PluginError(f"{origin}: workload {name!r} names unknown backend(s) {', '.join(unknown)}; "
                                   f"the backends are: {', '.join(BACKENDS)}")
 
-    def load_file(self, path: str | Path) -> list[str]:
+    def _claim(self, added: set[str], before: dict, origin: str, where: str = "") -> None:
+        """Record ``origin`` as the declarer of ``added``; refuse a name another origin declared."""
+        for name in sorted(added):
+            other = self._origin.get(name, "another module") if name in before else origin
+            if other != origin:
+                raise PluginError(f"{where}a workload named {shown(name)} is declared by {other} already; "
+                                  "give yours another name")
+        self._origin.update(dict.fromkeys(added, origin))
+
+    def load_file(self, path: str | Path, exclusive: bool = False) -> list[str]:
         """Import a Python file that declares workloads; returns their names.
 
         Whatever goes wrong (not a Python file, an exception at import, a clash with a built-in,
-        an unknown backend) is one PluginError line, and nothing of the file stays registered."""
+        an unknown backend) is one PluginError line, and nothing of the file stays registered.
+        ``exclusive`` refuses a name that another file or entry point declared, as the command line
+        does; without it the file's declaration replaces the other's (a Dask worker outlives a
+        sweep and keeps an earlier sweep's plug-ins, which the new sweep never asked for)."""
         self._load()
         path = Path(path)
         if not path.is_file():
@@ -257,10 +273,13 @@ class Registry:
         if not added:
             raise PluginError(f"{path}: declares no workload (register(Workload(...)) at module level)")
         try:
+            if exclusive:
+                self._claim(added, before, str(path.resolve()), where=f"{path}: ")
             self._check_backends(added, str(path))
         except PluginError:
             self._workloads = before
             raise
+        self._origin.update(dict.fromkeys(added, str(path.resolve())))
         return sorted(added)
 
     def names(self) -> list[str]:

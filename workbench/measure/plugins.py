@@ -5,7 +5,9 @@ crashes the interpreter, calls ``os._exit``, hangs or raises at import is
 reported in one line (:class:`~workbench.catalog.registry.PluginError`) and never
 reaches this process. Only a file that loads cleanly there is loaded here,
 where the same checks run again (a clash with a built-in name, an unknown
-backend). What its points do when they run is the supervisor's business.
+backend), and one more that only this process can make: a name an earlier
+plug-in declared is refused, never replaced. What its points do when they run
+is the supervisor's business.
 """
 from __future__ import annotations
 
@@ -48,4 +50,4 @@ def vet(path: str | Path, timeout: float | None = None) -> None:
 def load(path: str | Path) -> list[str]:
     """Vet ``path`` in a child process, then load it here; returns the workload names it declares."""
     vet(path)
-    return REGISTRY.load_file(path)
+    return REGISTRY.load_file(path, exclusive=True)
