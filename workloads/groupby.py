@@ -36,6 +36,7 @@ W = register(Workload(
     footprint=lambda n, isz: frame_bytes(n, isz) * 4,
     tolerance={"float32": 1e-5, "float64": 1e-12},
     compare=_compare,
+    library_dtypes=("value",),      # the mean: float64 on cuDF, on pandas float64 or float32 by the data
 ))
 
 

@@ -19,6 +19,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
+from workbench.catalog import result_dtype
 from workbench.catalog.backends import BACKENDS
 
 log = logging.getLogger(__name__)
@@ -115,6 +116,9 @@ class Workload:
     # runs from, for the sanity check's ceiling); None: the device footprint, else bytes_moved. Not
     # the host footprint: that counts the reference and temporaries the kernel never touches.
     working_set: Callable[[int, int], float] | None = None
+    # Result columns (or a Series' name) whose float dtype the library chooses, left out of the check
+    # that a result has the point's dtype: a groupby mean is float64 on cuDF, and on pandas by the data.
+    library_dtypes: tuple[str, ...] = ()
     implementations: dict[str, Implementation] = field(default_factory=dict)
 
     def implement(self, backend: str, note: str = "") -> Callable:
@@ -150,6 +154,10 @@ class Workload:
         if self.compare is not None:
             return float(self.compare(result, reference))
         return max_relative_error(result, reference)
+
+    def dtype_problem(self, result: Any, reference: Any, dtype: np.dtype) -> str:
+        """'' when the result is of the point's dtype, else why it is not (``result_dtype``)."""
+        return result_dtype.dtype_problem(result, reference, dtype, self.library_dtypes)
 
 
 def max_relative_error(result: Any, reference: Any) -> float:

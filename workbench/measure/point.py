@@ -83,6 +83,7 @@ class Point:
         self.peak_host = self.peak_device = math.nan          # the measuring pass's (measure_memory)
         self.first_host = self.first_device = math.nan        # the first call's, with its setup
         self.max_error = 0.0
+        self.dtype_problem = ""                # a result not of the point's dtype (right values, other work)
         self.note = ""
         self.session: Any = None
         self.load = load_mod.LoadMeter()
@@ -168,6 +169,7 @@ class Point:
                         self.timings = t
                     return
             self.max_error = max(self.max_error, workload.relative_error(t.out, self.reference))
+            self.dtype_problem = self.dtype_problem or workload.dtype_problem(t.out, self.reference, self.dtype)
             t.out = None
             self.round_timings[r] = t
             for key, values in (("compute", t.compute), ("total", t.total)):
@@ -272,7 +274,7 @@ class Point:
         if complete == 0:       # stopped before one round was complete: nothing verified
             row.update(status="cancelled", message=f"stopped after {len(t.compute)} repeat(s); not verified")
             return row
-        _verify(row, self.workload, self.base["dtype"], self.max_error)
+        _verify(row, self.workload, self.base["dtype"], self.max_error, self.dtype_problem)
         notes = [n for n in (self.note, state_note) if n]
         if self.cancelled:
             notes.append(f"stopped after {complete} of {self.rounds} rounds")
@@ -314,12 +316,14 @@ def _within(lo: float, hi: float, median: float, target: float) -> bool:
     return target <= 0 or (median > 0 and math.isfinite(lo) and math.isfinite(hi) and (hi - lo) / 2 / median <= target)
 
 
-def _verify(row: dict, workload: Workload, dtype: str, err: float) -> None:
-    """Status from every round's result against the float64 reference, and from the limits check."""
+def _verify(row: dict, workload: Workload, dtype: str, err: float, dtype_problem: str = "") -> None:
+    """Status from every round's result against the float64 reference and the point's dtype, and
+    from the limits check."""
     tol = workload.tolerance[dtype]
-    row.update(max_rel_error=err, verified=bool(err <= tol))
-    wrong = "" if err <= tol else (f"result differs from the float64 reference: max relative error "
-                                   f"{err:.3g} exceeds the {dtype} tolerance {tol:.1g}")
+    row.update(max_rel_error=err, verified=bool(err <= tol and not dtype_problem))
+    wrong = "; ".join(m for m in (dtype_problem, "" if err <= tol else (
+        f"result differs from the float64 reference: max relative error {err:.3g} exceeds the {dtype} "
+        f"tolerance {tol:.1g}")) if m)
     problem = row.pop("_problem", "")
     if problem:
         # A timing the hardware cannot produce is no result, whatever the verification says.
