@@ -696,6 +696,8 @@ def _results_out(args: argparse.Namespace):
         out.lock()
     except Refused as exc:
         raise UsageError(str(exc)) from None
+    for line in out.notes:          # said once the file is taken: a refusal is the one line
+        _say(f"gpu-workbench: --out {args.out}: {line}")
     return out
 
 

@@ -79,8 +79,8 @@ class ResultsOut:
         self._journal_ours = force
         self._journal_usable = True          # False: its name holds something not ours (a FIFO, a link)
         self._resumed(force, resume)
-        for line in self.notes:              # said once the file is taken: a refusal is the one line
-            log.warning("--out %s: %s", self.path, line)
+        for line in self.notes:              # the command line says them (one line each); a log keeps them
+            log.info("--out %s: %s", self.path, line)
 
     def _resumed(self, force: bool, resume: bool) -> None:
         """What the file (and a JSON file's journal) already holds, into ``previous``; Refused where
