@@ -254,6 +254,29 @@ def test_a_second_plugin_declaring_a_taken_name_is_refused(then, files, capsys, 
     assert REGISTRY.get("mine").title == "First"
 
 
+def test_two_plugins_of_one_file_name_in_two_folders_are_two_modules(files, registry):
+    """a/mine.py and b/mine.py shared one module name: the second replaced the first in sys.modules,
+    and stayed there when it was refused."""
+    import sys
+    first, second = files / "a" / "mine.py", files / "b" / "mine.py"
+    for path, title in ((first, "First"), (second, "Second")):
+        path.parent.mkdir()
+        path.write_text(MINE.format(title=title).replace("name='mine'", f"name='mine-{title}'"))
+    before = set(sys.modules)
+    assert registry.load_file(first, exclusive=True) == ["mine-First"]
+    assert registry.load_file(second, exclusive=True) == ["mine-Second"]
+    titles = sorted(getattr(sys.modules[m], "W").title for m in set(sys.modules) - before
+                    if m.startswith("gpu_workbench_external_"))
+    assert titles == ["First", "Second"]
+    clash = files / "c" / "mine.py"
+    clash.parent.mkdir()
+    clash.write_text(MINE.format(title="Third").replace("name='mine'", "name='mine-First'"))
+    from workbench.catalog.registry import PluginError
+    with pytest.raises(PluginError):
+        registry.load_file(clash, exclusive=True)
+    assert len([m for m in set(sys.modules) - before if m.startswith("gpu_workbench_external_")]) == 2
+
+
 def test_the_same_plugin_named_twice_is_one_plugin(files, capsys, registry):
     path = files / "mine.py"
     path.write_text(MINE.format(title="Mine"))

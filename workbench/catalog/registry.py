@@ -13,6 +13,7 @@ import importlib.metadata
 import importlib.util
 import logging
 import sys
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -261,7 +262,9 @@ class Registry:
         if path.suffix != ".py":
             raise PluginError(f"{path}: not a Python file (a workload plug-in is a .py file)")
         before = dict(self._workloads)
-        name = f"gpu_workbench_external_{path.stem}"
+        # Named for the file's place, not only its name: two folders' mine.py are two modules (the
+        # second replaced the first in sys.modules, even where it was then refused).
+        name = f"gpu_workbench_external_{path.stem}_{zlib.crc32(str(path.resolve()).encode()):08x}"
         try:
             spec = importlib.util.spec_from_file_location(name, path)
             module = importlib.util.module_from_spec(spec)
@@ -286,6 +289,7 @@ class Registry:
             self._check_backends(added, str(path))
         except PluginError:
             self._workloads = before
+            sys.modules.pop(name, None)
             raise
         self._origin.update(dict.fromkeys(added, str(path.resolve())))
         return sorted(added)
