@@ -602,9 +602,9 @@ class PlotsPanel(QWidget):
         said = overlay_verdicts.point(self.verdicts, row, set_index) if set_index else None
         if said is not None:
             lines.append(f"end-to-end against {escape(o.labels[0])}: <b>{escape(said['described'])}</b>")
-        memory = point_text.memory_text(row)
-        if memory:
-            lines.append(escape(memory))
+        for extra in (point_text.bound_text(row), point_text.memory_text(row)):
+            if extra:
+                lines.append(escape(extra))
         careful = caution(row)
         if careful:
             lines.append(f"<span style='color: {CAUTION_COLOR}'>{escape(careful)}</span>")

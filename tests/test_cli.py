@@ -367,12 +367,12 @@ def test_the_numba_layer_is_named_as_numba_chooses_it(selector, expected):
     assert after == actual and before in expected and actual in expected
 
 
-def _result_file(path, rows_by_backend):
+def _result_file(path, rows_by_backend, bound=""):
     """A saved result set: each backend's rows at sizes 2^10 and 2^12, with +-1 % intervals."""
     from helpers import measured
     from workbench.results import rows as results
     rows = [measured(workload="source_terms", backend=b, device="CPU: Test", size=s, dtype="float32",
-                     total_median_s=t, compute_median_s=t, status="ok")
+                     total_median_s=t, compute_median_s=t, status="ok", bound=bound)
             for b, times in rows_by_backend.items() for s, t in zip((1024, 4096), times)]
     result_files.save(results.to_frame(rows), path, {"host": "test"})
     return path
@@ -405,3 +405,16 @@ def test_compare_refuses_a_bad_file_and_a_bad_effect_in_one_line(tmp_path):
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
     proc = cli("compare", str(base), str(base), "--min-effect", "150")
     assert proc.returncode == 2 and "between 0 and 100" in proc.stderr
+
+
+def test_compare_says_where_what_bounds_a_point_changed(tmp_path):
+    """A change of bound is the reason behind a verdict worth saying (issue 29); none is said
+    against a file from before bounds were kept."""
+    base = _result_file(tmp_path / "base.json", {"numpy": [1e-3, 2e-3]}, bound="memory (L3)")
+    new = _result_file(tmp_path / "new.json", {"numpy": [2e-3, 2e-3]}, bound="memory (main memory)")
+    older = _result_file(tmp_path / "older.json", {"numpy": [2e-3, 2e-3]})
+    proc = cli("compare", str(base), str(new))
+    assert proc.returncode == 0, proc.stderr
+    assert "numpy at 1024: bound by memory (L3) in BASE, by memory (main memory) in NEW" in proc.stdout
+    proc = cli("compare", str(base), str(older))
+    assert proc.returncode == 0 and "bound by" not in proc.stdout

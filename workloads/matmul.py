@@ -31,7 +31,7 @@ W = register(Workload(
 ))
 
 
-@W.implement("numpy")
+@W.implement("numpy", threads="blas")
 def _numpy(inputs, ctx):
     a, b = inputs
     return lambda: a @ b
@@ -47,7 +47,7 @@ def _numba_dot():
     return dot
 
 
-@W.implement("numba", note="np.dot inside @njit, which calls BLAS")
+@W.implement("numba", note="np.dot inside @njit, which calls BLAS", threads="blas")
 def _numba(inputs, ctx):
     a, b = inputs
     dot = _numba_dot()

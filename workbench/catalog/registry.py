@@ -78,12 +78,19 @@ class Context:
     session: Any = None             # the backend's per-thread GPU objects (stream, ...)
 
 
+#: Whose threads a CPU implementation runs on (``workbench.measure.threads`` counts them): Numba's
+#: parallel loops, the BLAS pool (threadpoolctl), or one thread; "" takes the backend's own
+#: (Numba's for numba, one for the rest).
+THREADS = ("numba", "blas", "one", "")
+
+
 @dataclass(frozen=True)
 class Implementation:
     workload: str
     backend: str
     factory: Callable[[Any, Context], Phases | Callable[[], Any]]
     note: str = ""
+    threads: str = ""
 
 
 @dataclass(eq=False)
@@ -122,10 +129,14 @@ class Workload:
     library_dtypes: tuple[str, ...] = ()
     implementations: dict[str, Implementation] = field(default_factory=dict)
 
-    def implement(self, backend: str, note: str = "") -> Callable:
-        """Decorator: register ``factory(inputs, ctx)`` as this workload on ``backend``."""
+    def implement(self, backend: str, note: str = "", threads: str = "") -> Callable:
+        """Decorator: register ``factory(inputs, ctx)`` as this workload on ``backend``;
+        ``threads``: whose threads it runs on, where not the backend's own (one of THREADS)."""
+        if threads not in THREADS:
+            raise ValueError(f"threads must be one of {', '.join(repr(t) for t in THREADS)}, not {threads!r}")
+
         def deco(factory: Callable) -> Callable:
-            self.implementations[backend] = Implementation(self.name, backend, factory, note)
+            self.implementations[backend] = Implementation(self.name, backend, factory, note, threads)
             return factory
         return deco
 

@@ -812,6 +812,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     print(table.to_string(index=False))
     counts = pd.Series([r["verdict"] for r in found]).value_counts()
     print(", ".join(f"{counts.get(v, 0)} {v}" for v in stats.VERDICTS))
+    moved = [r for r in found if r["bound_base"] and r["bound_new"] and r["bound_base"] != r["bound_new"]]
+    for r in moved:        # what limits a point changed: the reason behind its verdict may have too
+        print(f"{r['backend']} at {r['size']}: bound by {r['bound_base']} in BASE, by {r['bound_new']} in NEW")
     return EXIT_OK
 
 

@@ -178,5 +178,12 @@ def compare_sets(base: pd.DataFrame, new: pd.DataFrame, column: str = "total_med
         v = compare_rows(n, b, column, min_effect)
         out.append({**{k: r[k] for k in KEYS}, "figure": column, "base_s": b[column], "new_s": n[column],
                     "ratio": v.ratio, "ratio_lo": v.lo, "ratio_hi": v.hi, "verdict": v.verdict,
-                    "why": v.why, "described": stats.describe(v)})
+                    "why": v.why, "described": stats.describe(v),
+                    # What limits each (workbench.core.bounds): a change is worth saying; '' in older files.
+                    "bound_base": _bound(b), "bound_new": _bound(n)})
     return out
+
+
+def _bound(row: dict) -> str:
+    value = row.get("bound", "")
+    return value if isinstance(value, str) else ""

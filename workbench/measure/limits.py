@@ -247,6 +247,7 @@ class Verdict:
     gbps_limit: float
     gflops_limit: float
     problem: str = ""       # '' when the point is plausible
+    level: str = ""         # the memory level whose ceiling gbps_limit is ("L2", "L3", "memory")
 
 
 def check(session: Any, bytes_moved: float, flops: float, seconds: float, dtype: str,
@@ -277,7 +278,8 @@ def check(session: Any, bytes_moved: float, flops: float, seconds: float, dtype:
             break
         _second_opinion(session, limits, held_bytes(bytes_moved, ws))
         problem = _problem(limits, bytes_moved, flops, seconds, dtype, ws)
-    return Verdict(limits.bandwidth_limit(bytes_moved, ws) / 1e9, limits.flops_limit(dtype) / 1e9, problem)
+    level = limits.level(held_bytes(bytes_moved, ws) / SLACK) if limits.caches else ""
+    return Verdict(limits.bandwidth_limit(bytes_moved, ws) / 1e9, limits.flops_limit(dtype) / 1e9, problem, level)
 
 
 def _second_opinion(session: Any, limits: DeviceLimits, bytes_moved: float) -> None:

@@ -22,9 +22,9 @@ import numpy as np
 
 from workbench.catalog import backends as backends_mod
 from workbench.measure import limits
-from workbench.core import stats, verdicts
+from workbench.core import bounds, stats, verdicts
 from workbench.measure import load as load_mod
-from workbench.measure import sampling
+from workbench.measure import sampling, threads
 from workbench.measure.gpu import cap, memory
 from workbench.core import driver
 from workbench.measure.gpu import clocks as clocks_mod
@@ -264,6 +264,8 @@ class Point:
         row = _row(self.workload, self.base, self.session, t, self.peak_host, self.peak_device,
                    self.load.read(), speeds, self.spec.noise)
         row.update(first_call_host_bytes=self.first_host, first_call_device_bytes=self.first_device)
+        if not backends_mod.is_gpu(self.backend):
+            row["threads"] = threads.used(self.workload.implementations[self.backend])
         if noisy:
             row["noisy"] = "; ".join(n for n in (row["noisy"], noisy) if n)
         # Every round's median stays, with its state and the rounds the figures are drawn from: a
@@ -382,5 +384,13 @@ def _row(workload: Workload, base: dict, session: Any, timings: Timings, peak_ho
         gbps=nbytes / seconds / 1e9 if ok_time else float("nan"),
         gbps_limit=verdict.gbps_limit, gflops_limit=verdict.gflops_limit,
     )
+    row["bound"], row["of_bound"] = bounds.classify(row, _level_name(verdict.level, session))
     row["_problem"] = verdict.problem
     return row
+
+
+def _level_name(level: str, session: Any) -> str:
+    """The memory level as a person names it: past every cache, the device's own memory."""
+    if level == limits.MEMORY:
+        return "device memory" if getattr(session, "device_kind", "cpu") == "gpu" else "main memory"
+    return level

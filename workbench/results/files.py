@@ -53,7 +53,7 @@ SIDECAR_SUFFIX = ".meta.json"
 #: Without these a table is not a result table; any other column may be missing (a file
 #: from before that column existed) and is filled with NaN, "", 0 or False.
 REQUIRED_COLUMNS = ("workload", "backend", "size", "dtype", "status")
-_DEFAULTS = {"repeats": 0, "verified": False, "dropped": 0, "converged": True}
+_DEFAULTS = {"repeats": 0, "verified": False, "dropped": 0, "threads": 0, "converged": True}
 _INT64_MAX = 2 ** 63 - 1
 #: The largest file any reader here opens (results, sidecars, sessions): far beyond any sweep's
 #: (a 1000-point sweep with its samples is a few MiB), far below what would exhaust memory.

@@ -19,7 +19,7 @@ from typing import Any, Iterable, Iterator
 
 import pandas as pd
 
-from workbench.core import units
+from workbench.core import bounds, units
 
 NAN = float("nan")
 
@@ -102,6 +102,12 @@ class Row(Mapping):
     gbps: float = _number("rate", "GB/s")
     gbps_limit: float = _number("rate", "GB/s")
     gflops_limit: float = _number("rate", "GFLOP/s")
+    # What limits the point (workbench.core.bounds): launch, transfer, memory (its level), compute
+    # or unknown, and how close it comes (a fraction); '' in files from before it was kept.
+    bound: str = _text()
+    of_bound: float = _number("fraction")
+    # The threads a CPU point ran on (workbench.measure.threads); 0 on a GPU row and in older files.
+    threads: int = _column(0, int, "count", "threads")
     max_rel_error: float = _number("ratio")
     verified: bool = _column(False, bool, "flag")
     status: str = _text("error")                        # one of STATUSES
@@ -125,7 +131,7 @@ class Row(Mapping):
         if isinstance(values, Row):
             return values
         known = {k: v for k, v in values.items() if k in _FIELD_SET}
-        for name in ("size", "repeats", "dropped"):       # a frame's int64, a journal's float
+        for name in ("size", "repeats", "dropped", "threads"):       # a frame's int64, a journal's float
             if name in known and known[name] is not None and not isinstance(known[name], bool):
                 try:
                     known[name] = int(known[name])
@@ -242,8 +248,8 @@ def to_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     """The result table of ``rows`` (Rows or dicts): one row each, every column of COLUMNS."""
     rows = list(rows)
     frame = pd.DataFrame({c: [r.get(c, NAN) for r in rows] for c in COLUMNS}, columns=list(COLUMNS))
-    frame = frame.astype({"size": "int64", "repeats": "int64", "dropped": "int64", "verified": "bool",
-                          "converged": "bool"})
+    frame = frame.astype({"size": "int64", "repeats": "int64", "dropped": "int64", "threads": "int64",
+                          "verified": "bool", "converged": "bool"})
     # One block per dtype, not per column: every filter, join and copy a view makes of the table
     # then works on a few arrays instead of fifty.
     return frame.copy()
@@ -312,6 +318,7 @@ def readable_table(frame: pd.DataFrame) -> pd.DataFrame:
     show = pd.DataFrame({
         "backend": frame["backend"],
         "size": frame["size"],
+        "threads": frame["threads"].map(lambda n: str(n) if n else "-"),
         "variant": frame["variant"],
         "compute": frame["compute_median_s"].map(human_seconds),
         # The median's 95 % interval and the count of samples it rests on (workbench.core.stats).
@@ -330,6 +337,8 @@ def readable_table(frame: pd.DataFrame) -> pd.DataFrame:
         "call": [human_seconds(v) if hm else "-" for v, hm in zip(frame["call_median_s"], frame["host_memory"])],
         "GFLOP/s": frame["gflops"].map(lambda v: "-" if pd.isna(v) or v == 0 else f"{v:.3g}"),
         "GB/s": frame["gbps"].map(lambda v: "-" if pd.isna(v) else f"{v:.3g}"),
+        # What limits each point and how close it comes (workbench.core.bounds).
+        "bound": [bounds.text(b, s) or "-" for b, s in zip(frame["bound"], frame["of_bound"])],
         "host mem": frame["peak_host_bytes"].map(human_bytes),
         "dev mem": frame["peak_device_bytes"].map(human_bytes),
         "rel err": frame["max_rel_error"].map(lambda v: "-" if pd.isna(v) else f"{v:.1e}"),

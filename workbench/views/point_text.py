@@ -1,10 +1,10 @@
-"""What a point's hover says beyond its times: its memory, the first call's apart."""
+"""What a point's hover says beyond its times: what bounds it, its memory (the first call's apart)."""
 from __future__ import annotations
 
 import math
 from typing import Any, Mapping
 
-from workbench.core import units
+from workbench.core import bounds, units
 
 
 def _known(value: Any) -> bool:
@@ -24,3 +24,18 @@ def memory_text(row: Mapping[str, Any]) -> str:
     text = "memory a call: " + ", ".join(f"{what} {value}" for what, value, _ in said)
     firsts = [f"{what} {first}" for what, _, first in said if first]
     return text + (f"; first call: {', '.join(firsts)}" if firsts else "")
+
+
+def bound_text(row: Mapping[str, Any]) -> str:
+    """'bound: memory (L3), 85 % of its ceiling (188 GB/s)' ('' for a row without a bound)."""
+    said = bounds.text(row.get("bound"), row.get("of_bound"))
+    if not said:
+        return ""
+    bound = str(row.get("bound"))
+    roof = ""
+    if bound.startswith("memory") and _known(row.get("gbps_limit")):
+        roof = f" of {row['gbps_limit']:.4g} GB/s"
+    elif bound == "compute" and _known(row.get("gflops_limit")):
+        roof = f" of {row['gflops_limit']:.4g} GFLOP/s"
+    what = {"launch": " of the call is device work", "transfer": " of end-to-end is transfers"}.get(bound, roof)
+    return f"bound: {said}{what}"
