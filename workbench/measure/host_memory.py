@@ -64,6 +64,25 @@ class _Status:
         return tuple(out)
 
 
+#: glibc's mallopt parameters, and the values its dynamic threshold settles at after the first
+#: large block is freed (32 MiB, the most it goes to, and twice that for the trim).
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+MMAP_THRESHOLD, TRIM_THRESHOLD = 32 * 2 ** 20, 64 * 2 ** 20
+_settled = False
+
+
+def _settle_allocator() -> None:
+    """Fix glibc's thresholds where its dynamic ones settle anyway: a block under 32 MiB freed
+    inside a call then stays in the heap, resident, to the scope's end. Freed with munmap, it
+    lowered the resident set at once, and the kernel's high-water mark taken then is approximate
+    (its counters are per CPU): a 1 MiB array freed before the call returned read up to 200 KiB short."""
+    global _settled
+    if _LIBC is not None and not _settled:
+        _LIBC.mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)
+        _LIBC.mallopt(_M_TRIM_THRESHOLD, TRIM_THRESHOLD)
+    _settled = True
+
+
 def release_free_memory() -> None:
     """Give the free pages that the allocators keep back to the system (glibc's arenas, Arrow's
     pool), so that the next allocation's pages are counted where they are touched."""
@@ -149,6 +168,7 @@ class HostPeak:
             return
         if collect:
             gc.collect()
+        _settle_allocator()
         with _no_huge_pages() if alone else nullcontext(), _no_collection() if alone else nullcontext():
             release_free_memory()
             _reserve()
