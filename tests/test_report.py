@@ -100,8 +100,9 @@ def test_summary_never_claims_a_win_that_a_larger_size_contradicts():
         for backend, t in (("numpy", 1.0), ("numba", numba_time)):
             rows.append(measured(workload="source_terms", backend=backend, size=size, dtype="float32",
                                           total_median_s=t, compute_median_s=t, first_call_s=t, status="ok"))
-    text = summary.sentences(results.to_frame(rows), "numpy")
-    assert "numba beats numpy end-to-end only at 2^12 to 2^14; numpy is faster elsewhere." in text
+    text = summary.sentences(results.to_frame(rows), "numpy", ranges=True)
+    assert "numpy is faster than numba end to end at 2^16: 2x (1.96-2.04x); it wins only at 2^12 to 2^14." in text
+    assert "Size by size: numba beats numpy end-to-end only at 2^12 to 2^14; numpy is faster elsewhere." in text
     assert "Fastest end-to-end at 2^16: numpy (1 s)." in text
 
 

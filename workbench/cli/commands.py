@@ -417,6 +417,9 @@ def _run(args: argparse.Namespace, spec, chart, out) -> int:
     print(f"{spec.workload}, {spec.dtype}" + (", pinned host memory" if spec.host_memory == "pinned" else "")
           + (capped if spec.device_memory_limit else ""))
     print(results.summary_table(frame))
+    headlines = _headlines(frame, spec.backends)
+    if headlines:        # one sentence per backend against the first: where it wins, by how much, why
+        print("\n" + "\n".join(headlines))
     full = results.to_frame(out.all_rows()) if out is not None else frame   # with a resumed file's
     if out is not None and not out.failed:
         print(f"\nwrote {args.out}")
@@ -683,6 +686,15 @@ def _check_out(args: argparse.Namespace) -> None:
     if Path(args.out).suffix.lower() not in (".csv", ".json"):
         raise UsageError(f"--out {args.out!r}: the file name must end in .csv or .json")
     check_writable(Path(args.out), "--out")
+
+
+def _headlines(frame, backends) -> list[str]:
+    """Each other backend's one sentence against the first backend of the sweep (the baseline)."""
+    from workbench.views import summary
+    ok = frame[frame["status"] == "ok"]
+    if ok.empty or len(backends) < 2:
+        return []
+    return [c.headline() for c in summary.comparisons(ok, backends[0])]
 
 
 def _results_out(args: argparse.Namespace):

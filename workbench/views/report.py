@@ -61,7 +61,7 @@ def html_report(sets: Sequence[ResultSet], *, stamp: bool = True, baseline_name:
         baseline_here = b.backend if (rs.frame["backend"] == b.backend).any() else _first_backend(rs)
         heading = f"<h3>{_e(label)}</h3>" if label else ""
         parts.append(heading + "<ul>" + "".join(f"<li>{_e(s)}</li>" for s in
-                                               summary.sentences(rs.frame, baseline_here)) + "</ul>")
+                                               summary.sentences(rs.frame, baseline_here, ranges=True)) + "</ul>")
     for told in _told(sets):
         parts.append(f"<h2 id=\"lesson\">Lesson: {_e(told.get('title') or told.get('name', ''))}</h2>"
                      f"<p><b>{_e(told.get('verdict', ''))}</b> {_e(told['statement'])}</p>")
@@ -153,7 +153,7 @@ def _pdf(sets: Sequence[ResultSet], path: Path, *, stamp: bool, baseline_name: s
     lines = [title(sets), provenance.stamp(sets), ""]
     for rs, label in zip(sets, labels):
         lines += ([label] if label else []) + ["  " + s for s in summary.sentences(
-            rs.frame, b.backend if (rs.frame["backend"] == b.backend).any() else _first_backend(rs))] + [""]
+            rs.frame, b.backend if (rs.frame["backend"] == b.backend).any() else _first_backend(rs), ranges=True)] + [""]
     lines += [charts.lesson_caption(told) for told in _told(sets)] + [""] if _told(sets) else []
     lines += [f"{w}: {text}" for w, text in _lessons(sets)]
     p = charts.preset()

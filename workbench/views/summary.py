@@ -50,6 +50,8 @@ class Comparison:
     sizes: tuple[int, ...]               # the sizes both measured, ascending
     verdicts: tuple[str, ...] = ()       # one per size
     ratios: tuple[float, ...] = ()       # backend's time over the baseline's, one per size
+    intervals: tuple[tuple[float, float], ...] = ()   # each ratio's 95 % interval
+    last: tuple[dict, dict] = ({}, {})   # the backend's and the baseline's rows at the largest size
 
     def runs(self, verdict: str) -> tuple[tuple[int, int], ...]:
         return tuple(ranges(list(self.sizes), [v == verdict for v in self.verdicts]))
@@ -91,6 +93,68 @@ class Comparison:
         return "; ".join(parts) + "."
 
 
+    def headline(self, what: str = "end to end") -> str:
+        """One sentence: where it wins (or not) against the baseline, by how much with its interval,
+        each CPU side with its threads, and why, from the bound of its largest point (issue 29).
+        Ranges of undecided sizes are left to the hover and the report."""
+        me, base = _named(self.label, self.last[0]), _named(self.baseline, self.last[1])
+        largest = fmt_size(self.sizes[-1])
+        ratio, (lo, hi) = self.ratios[-1], self.intervals[-1]
+        tail = 0                                     # the sizes it wins at, counted back from the largest
+        while tail < len(self.verdicts) and self.verdicts[-1 - tail] == "faster":
+            tail += 1
+        if tail:
+            by = f"{_x(1 / ratio)} ({_n(1 / hi)}-{_x(1 / lo)})"
+            where = (f"at every size ({fmt_size(self.sizes[0])} to {largest})" if tail == len(self.sizes)
+                     else f"from {fmt_size(self.sizes[-tail])}")
+            said = f"{me} is faster than {base} {what} {where}: {by} at {largest}"
+        elif self.verdicts[-1] == "slower":
+            wins = f"; it wins only at {_where(self.wins)}" if self.wins else ""
+            said = f"{base} is faster than {me} {what} at {largest}: {_x(ratio)} ({_n(lo)}-{_x(hi)}){wins}"
+        else:
+            wins = f"; it wins at {_where(self.wins)}" if self.wins else ""
+            said = (f"{me} and {base} take the same time {what} at {largest}{wins}" if self.verdicts[-1] == "same"
+                    else f"{me} and {base} are not told apart {what} at {largest}{wins}")
+        why = _why(self.last[0])
+        return said + (f"; {why}" if why else "") + "."
+
+
+def _x(value: float) -> str:
+    return f"{_n(value)}x"
+
+
+def _n(value: float) -> str:
+    return f"{value:.3g}" if value < 100 else f"{value:,.0f}"
+
+
+def _named(label: str, row: dict) -> str:
+    """A CPU side with its threads ('numpy x1', 'numba x16'): a speedup over a CPU means nothing without them."""
+    try:
+        n = int(row.get("threads") or 0)
+    except (TypeError, ValueError):
+        n = 0
+    return f"{label} x{n}" if n > 0 else label
+
+
+def _why(row: dict) -> str:
+    """The reason its largest point gives (``workbench.core.bounds``); '' where it has none."""
+    bound, share = row.get("bound"), row.get("of_bound")
+    if not isinstance(bound, str) or not bound or not _is_finite(share):
+        return ""
+    pct = f"{100 * float(share):.0f} %"
+    kernel = "its kernel" if row.get("host_memory") else "it"
+    if bound == "launch":
+        return f"bound by its launch: device work is {pct} of a call"
+    if bound == "transfer":
+        return f"bound by transfers: {pct} of end to end"
+    if bound.startswith("memory"):
+        level = bound[len("memory"):].strip(" ()") or "memory"
+        return f"{kernel} runs at {pct} of the {level} bandwidth"
+    if bound == "compute":
+        return f"{kernel} runs at {pct} of the arithmetic peak"
+    return ""
+
+
 def _where(runs: tuple[tuple[int, int], ...]) -> str:
     named = [fmt_size(a) if a == b else f"{fmt_size(a)} to {fmt_size(b)}" for a, b in runs]
     return ", ".join(named[:-1]) + " and " + named[-1] if len(named) > 1 else named[0]
@@ -104,7 +168,8 @@ def comparisons(frame: pd.DataFrame, baseline: str, column: str = "total_median_
     reads = [c for c in verdicts.READS if c in ok.columns]
     # Plain lists, not a join per backend: a live window asks this after every few points, and a
     # pandas merge of a few columns cost more than deciding every point anew once verdicts are kept.
-    cols = {c: ok[c].tolist() for c in ("backend", "variant", "size", *reads)}
+    said = [c for c in _SAID if c in ok.columns and c not in reads]      # what a headline says beside
+    cols = {c: ok[c].tolist() for c in ("backend", "variant", "size", *reads, *said)}
     records = [dict(zip(cols, values)) for values in zip(*cols.values())]
     base = {(r["variant"], int(r["size"])): r for r in records if r["backend"] == baseline}
     groups: dict[tuple[str, str], dict[int, dict]] = {}
@@ -119,8 +184,13 @@ def comparisons(frame: pd.DataFrame, baseline: str, column: str = "total_median_
             continue
         found = verdicts.compare_records([r for _, r, _ in pairs], [b for _, _, b in pairs], column, min_effect)
         out.append(Comparison(backend, variant, baseline, tuple(size for size, _, _ in pairs),
-                              tuple(v.verdict for v in found), tuple(v.ratio for v in found)))
+                              tuple(v.verdict for v in found), tuple(v.ratio for v in found),
+                              tuple((v.lo, v.hi) for v in found), (pairs[-1][1], pairs[-1][2])))
     return out
+
+
+#: What a headline reads beside the verdict: the threads of a CPU side, the bound of a point.
+_SAID = ("threads", "bound", "of_bound", "host_memory")
 
 
 def _is_finite(value) -> bool:
@@ -136,11 +206,14 @@ def _plain(text: str) -> str:
 
 #: The columns the sentences read (``verdicts.READS``: what a verdict between two rows reads).
 _READ = ("workload", "backend", "variant", "size", "dtype", "status", "message", "host_memory", "h2d_s", "d2h_s",
-         "first_call_s", *verdicts.READS)
+         "first_call_s", "threads", "bound", "of_bound", *verdicts.READS)
 
 
-def sentences(frame: pd.DataFrame, baseline: str, strong: Callable[[str], str] = _plain) -> list[str]:
-    """The summary of one result set against ``baseline``; ``strong`` marks the figures to stress."""
+def sentences(frame: pd.DataFrame, baseline: str, strong: Callable[[str], str] = _plain,
+              ranges: bool = False) -> list[str]:
+    """The summary of one result set against ``baseline``: one sentence per backend (its
+    ``headline``), and with ``ranges`` (the report) each backend's verdicts size by size after it;
+    ``strong`` marks the figures to stress."""
     if frame.empty:
         return []
     status = frame["status"]
@@ -166,7 +239,10 @@ def sentences(frame: pd.DataFrame, baseline: str, strong: Callable[[str], str] =
                         f"{second['backend']} ({human_seconds(second['total_median_s'])}"
                         + (f"; {v.why}" if v.why else "") + ")")
     lines.append(fastest + ".")
-    lines += [c.sentence() for c in comparisons(ok, baseline)]
+    for c in comparisons(ok, baseline):
+        lines.append(c.headline())
+        if ranges:
+            lines.append("Size by size: " + c.sentence())
     lines += accelerator_sentences(ok)
     dev = ok[ok["host_memory"] != ""]
     if not dev.empty:
