@@ -353,3 +353,14 @@ def test_save_refuses_other_suffixes_and_leaves_no_temporary_file(tmp_path):
         result_files.save(sample_frame(), tmp_path / "r.txt", ENV)
     result_files.save(sample_frame(), tmp_path / "r.json", ENV)
     assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
+
+
+@pytest.mark.parametrize("cut", ["nu", "n", "tru", "fals", "-Infin"])
+def test_a_json_file_cut_inside_a_word_is_called_truncated(tmp_path, cut):
+    """A file cut in the middle of `null` (as a window's 'truncated' test found once the rows grew a
+    column) read as 'not valid JSON' at a line and column, not as cut short."""
+    from workbench.results import files as result_files
+    path = tmp_path / "cut.json"
+    path.write_text('{"format": "gpu-workbench-results", "rows": [{"gbps": ' + cut)
+    with pytest.raises(result_files.ResultsFileError, match="truncated"):
+        result_files.open_results(path)

@@ -29,7 +29,7 @@ from workbench.measure.gpu import cap, memory
 from workbench.core import driver
 from workbench.measure.gpu import clocks as clocks_mod
 from workbench.measure.cpu import summarize, typical_stages
-from workbench.measure.host_memory import HostPeak
+from workbench.measure.host_memory import RESERVE_BYTES, HostPeak
 from workbench.catalog.registry import Context, Phases, Workload
 from workbench.results.rows import empty_row, encode_samples, encode_stages
 from workbench.measure.sampling import Timings, repeat
@@ -206,13 +206,28 @@ class Point:
         """The point's memory, in an untimed pass of its own after its rounds: the implementation made
         anew and called once (with its transfers), counted from before it was made. Its first call's
         compilation and setup are behind it (``first_host``), the allocators' free pages were given
-        back (``HostPeak``), and no hook slows a timed call. Nothing when the point failed or nothing
-        of it was kept; a pass that fails leaves the figures unmeasured and says why."""
+        back (``HostPeak``), and no hook slows a timed call. A small host reading is read again and
+        the smaller kept: a page another thread of the process touched meanwhile is not the call's.
+        Nothing when the point failed or nothing of it was kept; a pass that fails leaves the
+        figures unmeasured and says why."""
         if self.error is not None or self.session is None or not any(self.round_medians["compute"]):
             return
+        for _ in range(2):
+            host, device = self._memory_pass()
+            if not (host == host):          # NaN: not measured (the pass failed or cannot read)
+                return
+            self.peak_host = host if not self.peak_host == self.peak_host else min(self.peak_host, host)
+            self.peak_device = memory.larger(self.peak_device, device) if self.peak_device == self.peak_device \
+                else device
+            if not 0 < self.peak_host < RESERVE_BYTES:
+                return
+
+    def _memory_pass(self) -> tuple[float, float]:
+        """One pass of ``measure_memory``: (host bytes, device bytes), NaN where not measured."""
         workload, backend, session = self.workload, self.backend, self.session
         limit = self.spec.device_memory_limit if backends_mod.is_gpu(backend) else 0
         phases = None
+        found = (math.nan, math.nan)
         try:
             with cap.capped(limit), session.activate(), self.host_peak.scope(collect=False) as host_bytes, \
                     session.device_memory() as device_bytes:
@@ -222,7 +237,7 @@ class Point:
                 phases = made if isinstance(made, Phases) else Phases(compute=made)
                 out = sampling.execute(phases, session.timed)[3]
                 session.synchronize()
-                self.peak_host, self.peak_device = host_bytes(), device_bytes()
+                found = (host_bytes(), device_bytes())
                 out = None  # noqa: F841 - held to the reading: the result is the call's memory too
         except Exception as exc:  # noqa: BLE001 - the figures stay unmeasured, the point stands
             log.warning("measuring the memory of %s on %s failed: %s", workload.name, backend, exc)
@@ -240,6 +255,7 @@ class Point:
                 log.exception("releasing %s after its memory pass", backend)
         if out_of_memory:      # as after a round that ran out: the pool's cached blocks go back
             cap.release_after_oom()
+        return found
 
     def row(self) -> dict:
         if self.error is not None:

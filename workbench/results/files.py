@@ -351,6 +351,16 @@ def _check_regular(path: Path, st: os.stat_result) -> None:
                                      f"at most {MAX_FILE_BYTES // 2 ** 20} MiB)")
 
 
+#: What JSON (and the NaN this reader reads as text) writes without quotes: a file cut inside one
+#: ends in a prefix of it ("nu"), which the parser reports as a value it did not expect.
+_WORDS = ("null", "true", "false", "NaN", "Infinity", "-Infinity")
+
+
+def _cut_in_a_word(text: str, pos: int) -> bool:
+    tail = text[pos:].rstrip()
+    return bool(tail) and len(tail) < 10 and any(word.startswith(tail) for word in _WORDS)
+
+
 def _parse_json(path: Path, text: str) -> dict:
     try:
         # NaN and Infinity are not JSON (this writer never writes them): kept as text, so that a
@@ -358,7 +368,7 @@ def _parse_json(path: Path, text: str) -> dict:
         data = json.loads(text, parse_constant=str)
     except json.JSONDecodeError as exc:
         # The end came inside a string, or before the last bracket: the file was cut short.
-        if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string"):
+        if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string") or _cut_in_a_word(text, exc.pos):
             raise ResultsFileError(path, "the JSON is truncated (it ends before its last bracket)") from None
         raise ResultsFileError(path, f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
     except RecursionError:
