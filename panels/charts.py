@@ -485,7 +485,7 @@ class Chart(SpecChart):
         c = style.ink(s.color, look)
         item.setPen(style.pen(s.color, look, s.line))
         # Hollow markers on dashed lines: the two series of a backend stay apart where they touch.
-        item.setSymbol(s.marker)
+        item.setSymbol(s.marker or None)       # a roof of the roofline chart has none
         item.setSymbolSize(look.marker_px)
         item.setSymbolPen(pg.mkPen(c, width=max(1.5, look.line_px / 2)))
         item.setSymbolBrush(pg.mkBrush(c) if s.filled else None)

@@ -1,4 +1,4 @@
-"""The plots panel: five charts in a grid, a legend strip, the speedup baseline and a summary.
+"""The plots panel: five charts in a grid (the roofline alone, on demand), a legend strip, the speedup baseline and a summary.
 
 The charts live in ``panels.charts``; this panel feeds them one result table (a
 live sweep) or several result sets overlaid (``workbench.views.compare``),
@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (QComboBox, QFrame, QGridLayout, QHBoxLayout, QLab
 from panels import style
 from panels.charts import FirstCallChart, MemoryChart, RuntimeChart, SpeedupChart
 from panels.legend import BAND_PREFIX, LegendStrip
+from panels.roofline_chart import RooflineChart
 from panels.style import Look
 from panels.transfer_chart import TransferChart
 from workbench.views import compare, spec
@@ -108,6 +109,7 @@ class PlotsPanel(QWidget):
         self.transferPlot = TransferChart()
         self.speedupPlot = SpeedupChart()
         self.firstCallPlot = FirstCallChart()
+        self.rooflinePlot = RooflineChart()
         for chart in self.plots():
             chart.describe = self.describe
             chart.overlay_of = lambda: self.overlay    # its points' rows, for the hover
@@ -132,6 +134,11 @@ class PlotsPanel(QWidget):
                                   toolTip="Each chart's key to its line styles (solid, dashed, rings): off, "
                                   "a small chart keeps the room for its plot")
         self.keysAction.toggled.connect(self.show_keys)
+        # A sixth chart in the grid would not fit 1280x720: the roofline is shown alone, on demand.
+        self.rooflineAction = QAction("&Roofline chart", self, objectName="rooflineAction", checkable=True,
+                                      shortcut="Ctrl+Shift+R", toolTip="The roofline chart alone, in the charts' "
+                                      "place (double click it, or this again, for every chart)")
+        self.rooflineAction.toggled.connect(self.show_roofline)
         self.legendStrip = LegendStrip()
         self.summary = QLabel(EMPTY_MESSAGE, wordWrap=True, objectName="plotSummary")
         self.summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
@@ -150,7 +157,7 @@ class PlotsPanel(QWidget):
         # The cell each chart sits in (the speedup chart shares its cell with the baseline chooser).
         self.cells = {self.runtimePlot: self.runtimePlot, self.speedupPlot: speed,
                       self.transferPlot: self.transferPlot, self.memoryPlot: self.memoryPlot,
-                      self.firstCallPlot: self.firstCallPlot}
+                      self.firstCallPlot: self.firstCallPlot, self.rooflinePlot: self.rooflinePlot}
 
         outer = QVBoxLayout(self)
         outer.setContentsMargins(2, 2, 2, 2)
@@ -171,6 +178,8 @@ class PlotsPanel(QWidget):
         self.summaryScroll.setFrameShape(QFrame.Shape.NoFrame)
         self.summaryScroll.setMinimumSize(*MIN_SUMMARY)
         grid.addWidget(self.summaryScroll, 1, 2)
+        grid.addWidget(self.rooflinePlot, 0, 0, 2, 3)
+        self.rooflinePlot.setVisible(False)     # only alone (show_roofline)
         self._transfers_shown = True      # the grid above; _arrange gives the cell away without a GPU series
         self._expect_transfers = False    # a sweep under way has GPU backends: the transfer chart stays
         self._stretch()
@@ -198,7 +207,8 @@ class PlotsPanel(QWidget):
         return self._labels
 
     def plots(self) -> list[pg.PlotWidget]:
-        return [self.runtimePlot, self.speedupPlot, self.transferPlot, self.memoryPlot, self.firstCallPlot]
+        return [self.runtimePlot, self.speedupPlot, self.transferPlot, self.memoryPlot, self.firstCallPlot,
+                self.rooflinePlot]
 
     def clear(self, sweep: bool = False) -> None:
         """Empty every series (the items stay, for the next data); ``sweep``: a sweep begins, and
@@ -330,7 +340,7 @@ class PlotsPanel(QWidget):
         # the summary's rich text laid out (3-4 ms) and its repaint in one turn, after a chart's
         # step, made 18-25 ms turns at a sweep's start (issue 19).
         self._pending = [self.runtimePlot, self.speedupPlot, self.transferPlot, self.memoryPlot,
-                         self.firstCallPlot, LEGEND, SUMMARY]
+                         self.firstCallPlot, self.rooflinePlot, LEGEND, SUMMARY]
         if not self.stagger.isActive():
             self.stagger.start()
 
@@ -638,11 +648,19 @@ class PlotsPanel(QWidget):
         self.solo = None if self.solo is chart else chart
         for c, cell in self.cells.items():
             cell.setVisible((self.solo is None or c is self.solo) and (c is not self.transferPlot
-                                                                        or self._transfers_shown))
+                                                                        or self._transfers_shown)
+                            and (c is not self.rooflinePlot or self.solo is c))
+        if self.rooflineAction.isChecked() != (self.solo is self.rooflinePlot):
+            self.rooflineAction.setChecked(self.solo is self.rooflinePlot)
         self.summaryScroll.setVisible(self.solo is None)
         # Rows and columns left empty would keep their stretch (and their share of the space).
         where = self.grid.getItemPosition(self.grid.indexOf(self.cells[chart])) if self.solo else None
         self._stretch(where)
+
+    def show_roofline(self, on: bool) -> None:
+        """The roofline chart alone in the charts' place, or every other chart again."""
+        if bool(on) != (self.solo is self.rooflinePlot):
+            self.toggle_solo(self.rooflinePlot if on or self.solo is None else self.solo)
 
     def _stretch(self, where: tuple | None = None) -> None:
         """Each chart's column and row an equal share; the summary's column, without the transfer

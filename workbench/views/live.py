@@ -21,7 +21,7 @@ from workbench.views.summary import sentences
 #: What the summary says before anything was measured or opened.
 EMPTY_MESSAGE = "Pick a workload and press Run (Ctrl+R)"
 #: The charts in the order a live update draws them.
-KIND_ORDER = ("runtime", "speedup", "transfer", "memory", "first-call")
+KIND_ORDER = ("runtime", "speedup", "transfer", "memory", "first-call", "roofline")
 
 
 @dataclass

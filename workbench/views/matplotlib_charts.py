@@ -226,6 +226,9 @@ def draw(chart: ChartSpec, p: Preset | None = None, stamp: str | None = None) ->
             _bars(ax, chart.kind, b, p)
         for m in chart.marks:
             _mark(ax, chart.kind, m, p)
+        for t in chart.labels:
+            ax.text(t.x, t.y, f" {t.text} ", ha=t.align, va="bottom" if t.above else "top", color=_ink(t.color), fontsize=0.7 * p.font_pt,
+                    gid=_gid(chart.kind, "label", t.text), clip_on=True)
         for i, note in enumerate(chart.notes):
             ax.text(0.99, 0.01 + 0.05 * i, note, transform=ax.transAxes, ha="right", va="bottom", color="#666",
                     fontsize=0.75 * p.font_pt)

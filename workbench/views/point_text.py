@@ -39,3 +39,11 @@ def bound_text(row: Mapping[str, Any]) -> str:
         roof = f" of {row['gflops_limit']:.4g} GFLOP/s"
     what = {"launch": " of the call is device work", "transfer": " of end-to-end is transfers"}.get(bound, roof)
     return f"bound: {said}{what}"
+
+
+def roofline_text(row: Mapping[str, Any]) -> str:
+    """'intensity 10.7 FLOP/byte, 91.5 GFLOP/s (8.58 GB/s)': where the roofline chart draws the row."""
+    gflops, gbps = row.get("gflops"), row.get("gbps")
+    if not (_known(gflops) and _known(gbps) and gflops > 0 and gbps > 0):
+        return ""
+    return f"intensity {gflops / gbps:.3g} FLOP/byte, {gflops:.3g} GFLOP/s ({gbps:.3g} GB/s)"

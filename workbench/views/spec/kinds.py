@@ -36,7 +36,7 @@ PHASE_COLUMNS = {"h2d": "h2d_s", "compute": "compute_median_s", "d2h": "d2h_s"}
 #: Each kind's title and y label where the full ones do not fit (a chart shrunk to a projector's corner).
 SHORT = {"runtime": ("Runtime", "time"), "speedup": ("Speedup", "times faster"),
          "memory": ("Peak memory", "memory"), "first-call": ("First call", "time"),
-         "transfer": ("Where GPU time goes", "%")}
+         "transfer": ("Where GPU time goes", "%"), "roofline": ("Roofline", "GFLOP/s")}
 
 
 def shortened(chart: ChartSpec) -> ChartSpec:

@@ -66,6 +66,7 @@ class Series:
     breaks: tuple[int, ...] = ()             # the line stops after these indices (a point left out)
     band: Band | None = None
     ringed: tuple[bool, ...] = ()            # per point: within the noise of the baseline (a ring)
+    sizes: tuple[float, ...] = ()            # the size each point stands for, where x is not the size (hover)
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,19 @@ class Mark:
     label_color: str = INK
     row: int = 0                             # labels at one height would overlap: each takes a row
     name: str = ""                           # what the line stands for (a wall's series)
+
+
+@dataclass(frozen=True)
+class Label:
+    """Text at a place in the data, just above or below it: the name of the line it sits on (a roof
+    of the roofline chart), read where the line is rather than in a legend."""
+
+    x: float
+    y: float
+    text: str
+    align: str = "left"                      # the end of the text at x: "left" or "right"
+    above: bool = True                       # the text above y (its bottom there), else below it
+    color: str = INK
 
 
 @dataclass(frozen=True)
@@ -134,3 +148,4 @@ class ChartSpec:
     notes: tuple[str, ...] = ()              # said in the chart's corner: values a log axis cannot show
     footnote: str = ""                       # points not drawn (failed), with the stamp in an export
     empty: str = ""                          # said across the chart where nothing could be drawn
+    labels: tuple[Label, ...] = ()           # text on the lines it names (the roofline's roofs)
