@@ -123,7 +123,31 @@ def lesson_set(name: str) -> ResultSet:
                      "testhost", "")
 
 
-CASES = {"device backends": lambda: [gpu_set()], "compared": compared_sets, "cpu only": lambda: [cpu_set()]}
+def roofline_set() -> ResultSet:
+    """Rows with their devices' ceilings (the roofline's points): the CPU's roofs from the
+    environment's ladder, the GPU's from its rows; a row without FLOPs and a row of an older file
+    without ceilings, which the roofline leaves out and says so."""
+    rs = result_set()
+    rows = []
+    for r in rs.frame.to_dict("records"):
+        if r["status"] == "ok":
+            gpu = r["backend"] == "cupy"
+            r = dict(r, gflops=r["size"] * 1e-3, gbps=r["size"] * 2e-4 + 1.0, gbps_limit=1000.0 if gpu else 50.0,
+                     gflops_limit=20000.0 if gpu else 400.0, bound="unknown", of_bound=0.1)
+            if r["backend"] == "numba" and r["size"] == 2 ** 12:
+                r["gflops"] = 0.0                                   # no FLOPs
+            if r["backend"] == "numpy" and r["size"] == 2 ** 14:
+                r["gbps_limit"] = r["gflops_limit"] = float("nan")    # an older file's row
+        rows.append(r)
+    rs.frame = results.to_frame(rows)
+    rs.environment = dict(rs.environment, limits=[{
+        "device": "CPU: Test CPU", "peak_gflops": {"float32": 400.0},
+        "levels": [{"level": "L2", "best_gbps": 200.0}, {"level": "memory", "best_gbps": 50.0}]}])
+    return rs
+
+
+CASES = {"device backends": lambda: [gpu_set()], "compared": compared_sets, "cpu only": lambda: [cpu_set()],
+         "roofline": lambda: [roofline_set()]}
 CASES.update({f"lesson {name}": (lambda n=name: [lesson_set(n)]) for name in lessons.LESSONS})
 
 
@@ -253,6 +277,7 @@ def window_drew(panel, kind: str) -> dict:
     out["texts"] = [t for t in chart.notes()] + ([chart.hint.toPlainText()] if chart.hint.toPlainText() else [])
     out["texts"] += [line.label.toPlainText().strip() for line in getattr(chart, "mark_items", {}).values()
                      if line.isVisible() and line.label.isVisible()]
+    out["texts"] += chart.labels_drawn() if hasattr(chart, "labels_drawn") else []
     summary = html.unescape(re.sub(r"<[^>]+>", " ", panel.summary.text()))
     out["summary"] = " ".join(summary.split())
     return out
@@ -285,6 +310,10 @@ def test_the_window_and_the_export_draw_the_same_chart(qtbot, panel, case):
     checked = 0
     for kind in KINDS:
         chart = next(c for c in panel.plots() if c.kind == kind)
+        if kind == "roofline":          # shown alone, on demand: the grid has no cell for it
+            panel.show_roofline(True)
+            qtbot.waitUntil(lambda: bool(chart.spec.empty) or (chart.getViewBox().width() > 300
+                                                         and bool(text_rects(chart.getAxis("left")))), timeout=5_000)
         if not chart.isVisible():       # the transfer chart without a GPU series gives its cell away
             assert kind == "transfer" and not any((rs.frame["host_memory"] != "").any() for rs in sets)
             continue
@@ -345,5 +374,6 @@ def test_the_cases_cover_what_can_drift():
             seen |= {"note" for _ in s.notes} | ({"empty"} if s.empty else set())
             seen |= {"compared"} if len(sets) > 1 else set()
             seen |= {"dotted" for x in s.series if x.line == "dotted"}
-    assert seen >= {"ring", "gap", "wall", "lesson", "reference", "band", "bars", "note", "empty", "compared",
+            seen |= {"roof" for x in s.series if x.role == "roof"} | {"label" for _ in s.labels}
+    assert seen >= {"roof", "label", "ring", "gap", "wall", "lesson", "reference", "band", "bars", "note", "empty", "compared",
                     "dotted"}, seen

@@ -57,6 +57,8 @@ def _cropped(w) -> list[str]:
     """The charts whose content is larger than their view (pyqtgraph then crops), or whose title is."""
     out = []
     for chart in w.plots.plots():
+        if not chart.isVisible():           # the roofline, shown only alone on demand
+            continue
         item = chart.getPlotItem()
         view = chart.viewport().rect()
         geo = item.geometry()
@@ -181,7 +183,20 @@ def test_double_click_shows_one_chart_alone_and_again_all(qtbot, window):
     assert not w.plots.memoryPlot.isVisible() and not w.plots.summary.isVisible()
     qtbot.waitUntil(lambda: runtime.width() > 2 * small, timeout=5_000)
     qtbot.mouseDClick(runtime.viewport(), Qt.MouseButton.LeftButton)
-    assert all(c.isVisible() for c in w.plots.plots()) and w.plots.summary.isVisible()
+    grid = [c for c in w.plots.plots() if c is not w.plots.rooflinePlot]
+    assert all(c.isVisible() for c in grid) and w.plots.summary.isVisible()
+    assert not w.plots.rooflinePlot.isVisible()      # no cell of its own: shown alone, on demand
+
+
+def test_the_roofline_is_shown_alone_and_the_grid_comes_back(qtbot, window):
+    w = window
+    show_at(qtbot, w, 1280, 720)
+    w.plots.rooflineAction.trigger()
+    roofline = w.plots.rooflinePlot
+    assert roofline.isVisible() and not w.plots.runtimePlot.isVisible() and not w.plots.summary.isVisible()
+    qtbot.waitUntil(lambda: not _cropped(w), timeout=5_000)
+    qtbot.mouseDClick(roofline.viewport(), Qt.MouseButton.LeftButton)
+    assert not roofline.isVisible() and w.plots.runtimePlot.isVisible() and not w.plots.rooflineAction.isChecked()
 
 
 def _wheel(chart):
