@@ -237,7 +237,7 @@ def test_report_writes_one_html_file(saved, tmp_path):
     proc = cli("report", *saved, "--out", str(tmp_path / "r.html"))
     assert proc.returncode == 0, proc.stderr
     page = (tmp_path / "r.html").read_text()
-    assert page.count("<svg") == 5 and "float64" in page
+    assert page.count("<svg") == len(KINDS) and "float64" in page
 
 
 def _unwritable_folder() -> str:
