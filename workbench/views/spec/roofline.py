@@ -157,8 +157,9 @@ def roofline(c) -> ChartSpec:
     x_short = X_LABEL.split(" (")[0]
     if not drawn:
         return ChartSpec("roofline", TITLE, Axis(X_LABEL, "", short=x_short), Axis(Y_LABEL, ""), caption=c.caption,
-                         notes=tuple(notes), footnote=c.left_out,
-                         empty="No point to draw: no ok result with FLOPs\nand its device's measured ceilings")
+                         footnote=c.left_out,     # what was left out said across it: an empty chart has no notes
+                         empty="\n".join(["No point to draw: no ok result with FLOPs and its device's ceilings",
+                                          *notes]))
     found = roofs(c.sets, pd.concat(kept))
     peaks = [r.value for r in found if not r.memory]
     xs = np.concatenate([np.asarray(s.xs) for s in drawn])
