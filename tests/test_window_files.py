@@ -2,6 +2,8 @@
 sets compared. Driven by object name, offscreen; every file written is opened and read back."""
 from __future__ import annotations
 
+from workbench.views.presets import KINDS  # noqa: E402
+
 import re
 import subprocess
 import sys
@@ -109,10 +111,9 @@ def test_every_chart_as_pdf_is_one_page_each_and_4k_is_twice_the_slide(qtbot, wi
     w = window
     w.files.open_results([two_files[0]])
     [pdf] = export(qtbot, w, tmp_path / "all.pdf")
-    assert len(re.findall(rb"/Type\s*/Page\b", pdf.read_bytes())) == 5
+    assert len(re.findall(rb"/Type\s*/Page\b", pdf.read_bytes())) == len(KINDS)
     pngs = export(qtbot, w, tmp_path / "big.png", preset="4k")
-    assert [p.name for p in pngs] == [f"big-{k}.png" for k in ("runtime", "speedup", "transfer", "memory",
-                                                               "first-call")]
+    assert [p.name for p in pngs] == [f"big-{k}.png" for k in KINDS]
     assert {grey(p).shape for p in pngs} == {(2160, 3840)}
 
 
@@ -141,7 +142,7 @@ def test_the_report_from_the_window_holds_every_chart(qtbot, window, two_files, 
     with qtbot.waitSignal(w.files.exported, timeout=120_000) as written:
         assert w.files.export_report(tmp_path / "report.html")
     page = written.args[0][0].read_text()
-    assert page.count("<svg") == 5 and "float32" in page and "float64" in page and "http://" not in page.split(
+    assert page.count("<svg") == len(KINDS) and "float32" in page and "float64" in page and "http://" not in page.split(
         "<svg")[0]
 
 

@@ -174,12 +174,19 @@ class HostPeak:
             _reserve()
             self._status.kib(b"VmRSS:")     # the reading's own page, touched before the base
             self._reset()
-            base = self._status.kib(b"VmRSS:")
-            start = base[0] if base else 0
+            base = self._status.kib(b"VmRSS:", b"VmHWM:")
+            start, mark = base if base else (0, 0)
 
             def peak() -> float:
-                now = self._status.kib(b"VmHWM:")
-                return max(0, now[0] - start) * 1024.0 if now else NAN
+                """What is resident now above the start, or the high-water mark where it rose past
+                the reset's. The reset sets the mark from the kernel's per-CPU counters, which run
+                up to 32 pages a CPU ahead of the exact count: a mark that never rose past it is
+                that error, not the call's (a call that allocated nothing read up to 86 KiB)."""
+                now = self._status.kib(b"VmRSS:", b"VmHWM:")
+                if not now:
+                    return NAN
+                rss, hwm = now
+                return max(0, rss - start, hwm - start if hwm > mark else 0) * 1024.0
             try:
                 yield peak
             finally:

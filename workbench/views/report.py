@@ -1,6 +1,6 @@
 """A one-file report of one or several result sets: HTML that opens offline anywhere, or PDF.
 
-The HTML holds everything inline: the five charts as SVG (text stays text, so the page can
+The HTML holds everything inline: every chart as SVG (text stays text, so the page can
 be searched and copied from), the summary and the workload's lesson, the result table and
 the environment. It names no external URL: no fonts, scripts or styles to fetch.
 """
