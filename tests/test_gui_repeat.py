@@ -15,15 +15,20 @@ def _sweep(qtbot, w, lo, hi, steps):
     assert blocker.args == [False]
 
 
-def test_a_second_run_with_fewer_sizes_draws_only_its_own_points(qtbot, window):
-    """Error bars used to keep the first sweep's top/bottom after the clear: with fewer points
-    in the second sweep pyqtgraph indexed past its arrays inside a paint (a segfault). The bands
-    that replaced them must hold the second sweep's points only."""
-    w = window
+def _quick_source_terms(w):
+    """source_terms on numpy and numba, one sample a point: sweeps of seconds."""
     w.experiment.select_workload("source_terms")
     check_backends(w, ["numpy", "numba"])
     w.experiment.budgetSpin.setValue(0.0)
     w.experiment.repeatsSpin.setValue(1)
+    return w
+
+
+def test_a_second_run_with_fewer_sizes_draws_only_its_own_points(qtbot, window):
+    """Error bars used to keep the first sweep's top/bottom after the clear: with fewer points
+    in the second sweep pyqtgraph indexed past its arrays inside a paint (a segfault). The bands
+    that replaced them must hold the second sweep's points only."""
+    w = _quick_source_terms(window)
     _sweep(qtbot, w, "2^10", "2^14", 5)
     w.runtimePlot.grab()                     # paint with the first sweep's bars
     _sweep(qtbot, w, "2^10", "2^11", 2)
@@ -64,11 +69,7 @@ def test_the_memory_chart_after_a_larger_sweep_shows_what_a_fresh_window_shows(q
     """The memory of each point is its own allocation (issue 27): after a sweep to 2^22 the window's
     engine holds freed pages, and the next, smaller sweep still reads each output array's bytes,
     as a fresh window does: 4 bytes a cell (float32), 1 MiB at 2^18."""
-    w = window
-    w.experiment.select_workload("source_terms")
-    check_backends(w, ["numpy", "numba"])
-    w.experiment.budgetSpin.setValue(0.0)
-    w.experiment.repeatsSpin.setValue(1)
+    w = _quick_source_terms(window)
     _sweep(qtbot, w, "2^20", "2^22", 2)
     _sweep(qtbot, w, "2^18", "2^20", 2)
     for backend in ("numpy", "numba"):

@@ -214,11 +214,10 @@ class Point:
             return
         for _ in range(2):
             host, device = self._memory_pass()
-            if not (host == host):          # NaN: not measured (the pass failed or cannot read)
+            if math.isnan(host):            # not measured: the pass failed or cannot read
                 return
-            self.peak_host = host if not self.peak_host == self.peak_host else min(self.peak_host, host)
-            self.peak_device = memory.larger(self.peak_device, device) if self.peak_device == self.peak_device \
-                else device
+            self.peak_host = host if math.isnan(self.peak_host) else min(self.peak_host, host)
+            self.peak_device = memory.larger(self.peak_device, device)
             if not 0 < self.peak_host < RESERVE_BYTES:
                 return
 
