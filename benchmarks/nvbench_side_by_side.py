@@ -110,6 +110,10 @@ def _nvbench_figures(json_path: Path) -> dict:
                 return math.nan
             out[(b["name"], size)] = {"cold": pick("nv/cold/time/gpu"), "batch": pick("nv/batch/time/gpu"),
                                       "cold_cpu": pick("nv/cold/time/cpu"),
+                                      # its bytes/s and share of the device's peak bandwidth (BWUtil)
+                                      "bps": tags.get("nv/cold/bw/global/bytes_per_second", math.nan),
+                                      "util": tags.get("nv/cold/bw/global/utilization", math.nan),
+                                      "tags": sorted(tags),
                                       "noise": tags.get("nv/cold/time/gpu/stdev/relative", math.nan)}
     return out
 
@@ -126,6 +130,12 @@ def workbench_rows() -> tuple[dict, float]:
         for r in protocol.rows(engine.run_sweep(spec)):
             rows[(_name(workload_name, backend), int(r["size"]))] = r
     return rows, time.perf_counter() - t0
+
+
+def _bytes(key: tuple) -> tuple[float, float]:
+    import numpy as np
+    from workbench.catalog.registry import REGISTRY
+    return REGISTRY.get(key[0].split(":")[0]).flops_and_bytes(key[1], np.dtype(DTYPE).itemsize)
 
 
 def _us(s: float) -> str:
@@ -148,6 +158,7 @@ def main(out: Path) -> int:
     nv_wall = time.perf_counter() - t0
     print(f"nvbench exit {rc} in {nv_wall:.1f} s")
     nv = _nvbench_figures(json_path) if json_path.exists() else {}
+    (out / "nvbench_figures.json").write_text(json.dumps({f"{k[0]}@{k[1]}": v for k, v in nv.items()}, indent=1))
     wb, wb_wall = workbench_rows()
     (out / "workbench_rows.json").write_text(json.dumps({f"{k[0]}@{k[1]}": v for k, v in wb.items()},
                                                        default=str, indent=1))
@@ -155,6 +166,12 @@ def main(out: Path) -> int:
     head = ("| kernel | size | warm: workbench | nvbench batch | diff | cold: workbench | nvbench cold | diff "
             "| call (workbench) | nvbench cold CPU | n | status |")
     lines = [head, "|" + "---|" * 12]
+    # The share of peak bandwidth (issue 29): nvbench's BWUtil is its bytes/s over the device's
+    # theoretical peak (memory clock x bus width); the workbench's rate over that same peak is set
+    # beside it, and beside that the workbench's own share, of the copy rate it measured (of_bound).
+    bw_head = ("| kernel | size | nvbench GB/s | nvbench BWUtil | workbench GB/s (cold) | workbench share of that peak "
+               "| difference (points) | workbench bound, of measured roof |")
+    bw_lines = [bw_head, "|" + "---|" * 8]
     for key in sorted(wb, key=lambda k: (k[0], k[1])):
         r, n = wb[key], nv.get(key, {})
         warm, cold = float(r["compute_median_s"]), float(r["cold_median_s"])
@@ -162,7 +179,16 @@ def main(out: Path) -> int:
                      f"{_pct(warm, n.get('batch', math.nan))} | {_us(cold)} | {_us(n.get('cold', math.nan))} | "
                      f"{_pct(cold, n.get('cold', math.nan))} | {_us(float(r['call_median_s']))} | "
                      f"{_us(n.get('cold_cpu', math.nan))} | {r['repeats']} | {r['status']} |")
-    table = "\n".join(lines)
+        bps, util = n.get("bps", math.nan), n.get("util", math.nan)
+        if math.isfinite(bps) and math.isfinite(util) and util > 0:
+            flops, nbytes = _bytes(key)
+            wb_cold = nbytes / cold if cold > 0 else math.nan
+            share = wb_cold / (bps / util)
+            bw_lines.append(f"| {key[0]} | {key[1]:,} | {bps / 1e9:,.0f} | {100 * util:.1f} % | {wb_cold / 1e9:,.0f} | "
+                            f"{100 * share:.1f} % | {100 * (share - util):+.1f} | {r.get('bound')} "
+                            f"{100 * float(r.get('of_bound') or math.nan):.0f} % |")
+    table = "\n".join(lines) + "\n\nBandwidth, cold samples (L2 flushed), bytes as the workload counts them\n" + \
+        "\n".join(bw_lines)
     (out / "side_by_side.md").write_text(table + "\n")
     print("times in microseconds\n" + table)
     return 0

@@ -114,6 +114,9 @@ def _sweep_options(p: argparse.ArgumentParser, out_help: str) -> None:
     p.add_argument("--budget", type=float, default=None, metavar="SECONDS",
                    help="the most seconds of samples per point (default 1); a point that reaches it before "
                         "its noise target says so")
+    p.add_argument("--energy", action="store_true",
+                   help="energy per call above the idle draw, from the GPU's and CPU's counters, in a pass of "
+                        "about a second per point after its samples")
     p.add_argument("--out", "-o", help=out_help)
     p.add_argument("--force", action="store_true", help="replace the --out file if it exists")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
@@ -329,7 +332,7 @@ def _experiment(args: argparse.Namespace):
     return Experiment(workload=args.workload, backends=backends, sizes=args.sizes, dtype=args.dtype,
                       variants=variants, host_memory="pinned" if args.pinned else "pageable",
                       repeats=args.repeats, budget_s=args.budget, noise=args.noise, min_time_s=args.min_time,
-                      device_memory_limit=args.device_memory_limit)
+                      device_memory_limit=args.device_memory_limit, energy=args.energy)
 
 
 def _plan(args: argparse.Namespace):
@@ -546,7 +549,8 @@ def cmd_lesson(args: argparse.Namespace) -> int:
     _check_out(args)
     chart = _chart_plan(args) if args.chart else None
     p = lessons.plan(ls, probe_all([b for b in ls.backends if b in BACKENDS]), sizes=sizes,
-                     min_repeats=args.repeats, budget_s=args.budget, noise=args.noise, min_time_s=args.min_time)
+                     min_repeats=args.repeats, budget_s=args.budget, noise=args.noise, min_time_s=args.min_time,
+                     energy=args.energy)
     out = _results_out(args)
     try:
         return _lesson(args, ls, p, chart, out)

@@ -78,6 +78,7 @@ class Lesson:
     device_memory_limit: int = 0
     fresh_engine: bool = False       # nothing compiled yet: the first call pays for it
     needs_gpu: bool = False          # its CPU backends alone show nothing of it: without a GPU, run none
+    energy: bool = False             # its sweeps measure energy per call (workbench.measure.energy)
     #: Failed points that are the lesson's subject (the memory wall's out-of-memory rows).
     expected_failures: re.Pattern | None = None
     #: The lesson module's ``explain``, attached when the registry loads the module (None: a lesson
@@ -150,7 +151,7 @@ def _reason(ls: Lesson, backend: str, availability: Mapping[str, Any]) -> str:
 
 def plan(ls: Lesson, availability: Mapping[str, Any], *, sizes: Sequence[int] | None = None,
          min_repeats: int | None = None, budget_s: float | None = None, noise: float | None = None,
-         min_time_s: float | None = None) -> Plan:
+         min_time_s: float | None = None, energy: bool = False) -> Plan:
     """The lesson's sweeps for this machine. ``sizes``, ``min_repeats``, ``budget_s``, ``noise`` and
     ``min_time_s`` replace the lesson's own (a quick try, a test); sizes whose host footprint would
     not fit are left out."""
@@ -193,7 +194,8 @@ def plan(ls: Lesson, availability: Mapping[str, Any], *, sizes: Sequence[int] | 
             min_repeats=min_repeats if min_repeats is not None else ls.min_repeats,
             budget_s=budget_s if budget_s is not None else ls.budget_s,
             noise=noise if noise is not None else engine.DEFAULT_NOISE,
-            min_time_s=min_time_s if min_time_s is not None else engine.DEFAULT_MIN_TIME_S)
+            min_time_s=min_time_s if min_time_s is not None else engine.DEFAULT_MIN_TIME_S,
+            energy=bool(energy or ls.energy))
         spec = dataclasses.replace(spec, max_repeats=max(spec.max_repeats, spec.min_repeats))
         specs.append(_with_device_limit(spec, ls.device_memory_limit))
         labels.append(r.label)

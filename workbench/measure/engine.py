@@ -77,6 +77,7 @@ class SweepSpec:
     noise: float = DEFAULT_NOISE             # target half-width of the median's interval, relative (0: to the cap)
     rounds: int = DEFAULT_ROUNDS             # each point measured in this many rounds, made anew each time
     min_time_s: float = DEFAULT_MIN_TIME_S   # the fewest seconds of samples (at most budget_s)
+    energy: bool = False                     # energy per call in a pass of its own (workbench.measure.energy)
 
 
 def _same(inputs: Any) -> Any:
@@ -289,8 +290,10 @@ def run_sweep(spec: SweepSpec, stop: StopFlag | None = None, first: int = 0, las
                     break
             started = [p for p in group if p.timings is not None or p.error is not None]
             for p in started:
-                if not stop.is_set():       # one more call each: never after Stop
+                if not stop.is_set():       # untimed passes after the rounds: never after Stop
                     p.measure_memory()
+                    p.measure_kernels()
+                    p.measure_energy(stop)
                 row = p.row()
                 yield PointFinished(p.index, total, row)
                 done += 1
@@ -300,7 +303,8 @@ def run_sweep(spec: SweepSpec, stop: StopFlag | None = None, first: int = 0, las
         inputs = reference = None
         for session in sessions.values():
             try:
-                session.close()
+                if hasattr(session, "close"):       # a meter or a reason kept beside the sessions has none
+                    session.close()
             except Exception:  # noqa: BLE001 - closing must not hide the sweep's outcome
                 log.exception("closing a session failed")
     yield SweepFinished(cancelled, time.perf_counter() - t_sweep, done)

@@ -24,8 +24,8 @@ from workbench.catalog import backends as backends_mod
 from workbench.measure import limits
 from workbench.core import bounds, stats, verdicts
 from workbench.measure import load as load_mod
-from workbench.measure import sampling, threads
-from workbench.measure.gpu import cap, memory
+from workbench.measure import energy, sampling, threads
+from workbench.measure.gpu import cap, kernels, memory
 from workbench.core import driver
 from workbench.measure.gpu import clocks as clocks_mod
 from workbench.measure.cpu import summarize, typical_stages
@@ -52,6 +52,38 @@ def _canary(sessions: dict) -> load_mod.Canary:
     if _CANARY not in sessions:
         sessions[_CANARY] = load_mod.Canary()
     return sessions[_CANARY]
+
+
+@dataclasses.dataclass(frozen=True)
+class EnergyMeter:
+    """A counter with its measured step, the window read over and the idle draw, once per sweep."""
+    counter: energy.Counter
+    window_s: float
+    idle_w: float
+    source: str
+
+
+def energy_meter(sessions: dict, gpu: bool) -> "EnergyMeter | str":
+    """The sweep's GPU or CPU energy meter, measured at its first use (its step, the idle draw), or
+    why there is none here ('not measured here: ...')."""
+    key = "energy gpu" if gpu else "energy cpu"
+    if key not in sessions:
+        counter, why = (energy.NvmlCounter(_clocks(sessions)), "") if gpu else energy.cpu_counter()
+        if counter is not None and counter.read() is None:
+            counter, why = None, "not measured here: NVML has no energy counter for this GPU"
+        if counter is None:
+            sessions[key] = why
+        else:
+            try:
+                res = energy.resolution(counter)
+                idle = energy.watts(counter, energy.window_s(res))
+            except OSError as exc:
+                sessions[key] = f"not measured here: {exc}"
+            else:
+                sessions[key] = EnergyMeter(counter, energy.window_s(res), idle,
+                                            f"{counter.source}, a step every {res.step_s * 1e3:.0f} ms "
+                                            f"of {res.step_j * 1e3:.0f} mJ; idle {idle:.0f} W taken off")
+    return sessions[key]
 
 
 def _session(sessions: dict, backend: str) -> Any:
@@ -93,6 +125,7 @@ class Point:
         self.round_canary: list = [None] * rounds
         self.round_timings: list[Timings | None] = [None] * rounds
         self.canary: load_mod.Canary | None = None
+        self.extra: dict = {}                  # the untimed passes' columns: kernels, energy
 
     def _round_spec(self) -> Any:
         """This round's sampling: once earlier rounds disagree by more than the noise target, a
@@ -256,6 +289,83 @@ class Point:
             cap.release_after_oom()
         return found
 
+    def _made(self) -> Phases:
+        ctx = Context(size=self.base["size"], dtype=self.dtype, variant=self.base["variant"],
+                      host_memory=self.spec.host_memory, session=self.session)
+        made = self.workload.implementations[self.backend].factory(self.inputs, ctx)
+        return made if isinstance(made, Phases) else Phases(compute=made)
+
+    def _untimed(self, what: str, work: Any) -> None:
+        """``work(phases)`` on the implementation made anew, in the point's session, after its
+        rounds; a failure leaves the point as it is and says what was not measured."""
+        limit = self.spec.device_memory_limit if backends_mod.is_gpu(self.backend) else 0
+        phases = None
+        out_of_memory = False
+        try:
+            with cap.capped(limit), self.session.activate():
+                phases = self._made()
+                work(phases)
+        except Exception as exc:  # noqa: BLE001 - the point stands without this figure
+            log.warning("measuring the %s of %s on %s failed: %s", what, self.workload.name, self.backend, exc)
+            self.note = "; ".join(n for n in (self.note, f"{what} not measured: {type(exc).__name__}: {exc}") if n)
+            out_of_memory = backends_mod.is_gpu(self.backend) and cap.is_device_oom(exc)
+        finally:
+            if phases is not None:
+                _close(phases, self.workload, self.backend)
+            try:
+                self.session.release()
+            except Exception:  # noqa: BLE001
+                log.exception("releasing %s after its %s pass", self.backend, what)
+        if out_of_memory:
+            cap.release_after_oom()
+
+    def _kept(self) -> bool:
+        return self.error is None and self.session is not None and any(self.round_medians["compute"])
+
+    def measure_kernels(self) -> None:
+        """The kernels, copies and memsets one call of a GPU point launches, each with its GPU time
+        (CUPTI, ``workbench.measure.gpu.kernels``): a call to warm the implementation made anew,
+        then one call recorded."""
+        if not self._kept() or not backends_mod.is_gpu(self.backend):
+            return
+        why = kernels.unavailable()
+        if why:
+            self.extra["kernels"] = ""
+            return
+
+        def record(phases: Phases) -> None:
+            sampling.execute(phases, self.session.timed)
+            self.session.synchronize()
+            with kernels.recording() as found:
+                sampling.execute(phases, self.session.timed)
+                self.session.synchronize()
+            self.extra.update(kernel_count=sum(a.kind == "kernel" for a in found), kernels=kernels.encode(found))
+        self._untimed("kernels", record)
+
+    def measure_energy(self, stop: Any = None) -> None:
+        """Energy per call above the idle draw (``workbench.measure.energy``), where the sweep asks
+        for it: the board's counter for a GPU point, RAPL's for a CPU point, or why none."""
+        if not self.spec.energy or not self._kept():
+            return
+        meter = energy_meter(self.sessions, backends_mod.is_gpu(self.backend))
+        if isinstance(meter, str):
+            self.extra["energy_source"] = meter
+            return
+
+        def run(phases: Phases) -> None:
+            def call() -> None:
+                sampling.execute(phases, self.session.timed)
+                self.session.synchronize()
+            call()                              # warm: the implementation was made anew
+            r = energy.per_call(meter.counter, call, meter.window_s, meter.idle_w, stop)
+            source = meter.source
+            joules = r.joules
+            if not joules > 0:      # within the counter's noise: no figure, and why
+                source += f"; a call's energy is below what the counter resolves over {r.seconds:.1f} s"
+                joules = math.nan
+            self.extra.update(energy_j=joules, power_w=r.watts, idle_w=r.idle_watts, energy_source=source)
+        self._untimed("energy", run)
+
     def row(self) -> dict:
         if self.error is not None:
             return self.error
@@ -278,7 +388,7 @@ class Point:
                          f"as long in one round as in another")
         row = _row(self.workload, self.base, self.session, t, self.peak_host, self.peak_device,
                    self.load.read(), speeds, self.spec.noise)
-        row.update(first_call_host_bytes=self.first_host, first_call_device_bytes=self.first_device)
+        row.update(first_call_host_bytes=self.first_host, first_call_device_bytes=self.first_device, **self.extra)
         if not backends_mod.is_gpu(self.backend):
             row["threads"] = threads.used(self.workload.implementations[self.backend])
         if noisy:

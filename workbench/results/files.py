@@ -53,7 +53,7 @@ SIDECAR_SUFFIX = ".meta.json"
 #: Without these a table is not a result table; any other column may be missing (a file
 #: from before that column existed) and is filled with NaN, "", 0 or False.
 REQUIRED_COLUMNS = ("workload", "backend", "size", "dtype", "status")
-_DEFAULTS = {"repeats": 0, "verified": False, "dropped": 0, "threads": 0, "converged": True}
+_DEFAULTS = {"repeats": 0, "verified": False, "dropped": 0, "threads": 0, "kernel_count": 0, "converged": True}
 _INT64_MAX = 2 ** 63 - 1
 #: The largest file any reader here opens (results, sidecars, sessions): far beyond any sweep's
 #: (a 1000-point sweep with its samples is a few MiB), far below what would exhaust memory.
@@ -69,6 +69,7 @@ _RANGES = {"peak_host_bytes": (0.0, 2.0 ** 63), "peak_device_bytes": (0.0, 2.0 *
            "first_call_host_bytes": (0.0, 2.0 ** 63), "first_call_device_bytes": (0.0, 2.0 ** 63),
            "gflops": (0.0, _MAX_FIGURE), "gbps": (0.0, _MAX_FIGURE), "gbps_limit": (0.0, _MAX_FIGURE),
            "gflops_limit": (0.0, _MAX_FIGURE), "max_rel_error": (0.0, _MAX_FIGURE), "noise": (0.0, _MAX_FIGURE),
+           "energy_j": (0.0, _MAX_FIGURE), "power_w": (0.0, 1e6), "idle_w": (0.0, 1e6),
            "others_cores": (0.0, 1e6), "sm_clock_mhz": (0.0, 1e6), "mem_clock_mhz": (0.0, 1e6)}
 #: Where an infinity is a value the engine writes: an interval too wide to decide anything from
 #: (too few samples), a ceiling not known, an error of a result holding NaN, the spread of one sample.

@@ -108,6 +108,16 @@ class Row(Mapping):
     of_bound: float = _number("fraction")
     # The threads a CPU point ran on (workbench.measure.threads); 0 on a GPU row and in older files.
     threads: int = _column(0, int, "count", "threads")
+    # What one GPU call launches (workbench.measure.gpu.kernels, CUPTI): the count of its kernels,
+    # and each kernel, copy and memset with its GPU time as JSON [[kind, name, seconds], ...].
+    kernel_count: int = _column(0, int, "count", "kernels")
+    kernels: str = _column("", str, "json", csv=False)
+    # Energy of one call above the idle draw, the draw while the calls ran and the idle draw taken
+    # off (workbench.measure.energy, with --energy); ``energy_source`` says which counter, or why none.
+    energy_j: float = _number("energy", "J")
+    power_w: float = _number("rate", "W")
+    idle_w: float = _number("rate", "W")
+    energy_source: str = _text()
     max_rel_error: float = _number("ratio")
     verified: bool = _column(False, bool, "flag")
     status: str = _text("error")                        # one of STATUSES
@@ -131,7 +141,7 @@ class Row(Mapping):
         if isinstance(values, Row):
             return values
         known = {k: v for k, v in values.items() if k in _FIELD_SET}
-        for name in ("size", "repeats", "dropped", "threads"):       # a frame's int64, a journal's float
+        for name in ("size", "repeats", "dropped", "threads", "kernel_count"):       # a frame's int64, a journal's float
             if name in known and known[name] is not None and not isinstance(known[name], bool):
                 try:
                     known[name] = int(known[name])
@@ -237,6 +247,8 @@ def cell_text(name: str, value: Any) -> str:
         return f"{value:.4g}"
     if hint == "ratio":
         return f"{value:.2e}"
+    if hint == "energy":
+        return f"{value:.4g} J"
     return str(value)
 
 
@@ -249,7 +261,7 @@ def to_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     rows = list(rows)
     frame = pd.DataFrame({c: [r.get(c, NAN) for r in rows] for c in COLUMNS}, columns=list(COLUMNS))
     frame = frame.astype({"size": "int64", "repeats": "int64", "dropped": "int64", "threads": "int64",
-                          "verified": "bool", "converged": "bool"})
+                          "kernel_count": "int64", "verified": "bool", "converged": "bool"})
     # One block per dtype, not per column: every filter, join and copy a view makes of the table
     # then works on a few arrays instead of fifty.
     return frame.copy()

@@ -46,6 +46,7 @@ class Experiment:
     noise: float | None = None            # the noise target, a fraction (0.01 for 1 %)
     min_time_s: float | None = None
     device_memory_limit: str | None = None   # as typed ("8GiB"); None for no cap
+    energy: bool = False                  # energy per call, in a pass of its own after each point
 
     @classmethod
     def from_panel(cls, settings: Mapping[str, Any]) -> "Experiment":
@@ -57,7 +58,8 @@ class Experiment:
                    host_memory=str(settings.get("host_memory") or "pageable"),
                    repeats=settings.get("repeats"), budget_s=settings.get("budget_s"),
                    noise=None if noise is None else float(noise) / 100,
-                   device_memory_limit=str(settings.get("device_memory_limit") or "").strip() or None)
+                   device_memory_limit=str(settings.get("device_memory_limit") or "").strip() or None,
+                   energy=bool(settings.get("energy")))
 
 
 @dataclass(frozen=True)
@@ -128,7 +130,7 @@ def check(e: Experiment, usable: Callable[[str], Availability] = probe) -> Check
         budget_s=e.budget_s if e.budget_s is not None else engine.DEFAULT_BUDGET_S,
         noise=e.noise if e.noise is not None else engine.DEFAULT_NOISE,
         min_time_s=e.min_time_s if e.min_time_s is not None else engine.DEFAULT_MIN_TIME_S,
-        device_memory_limit=limit)
+        device_memory_limit=limit, energy=bool(e.energy))
     if isinstance(repeats, int) and not isinstance(repeats, bool):
         spec = dataclasses.replace(spec, max_repeats=max(spec.max_repeats, repeats))
     try:

@@ -89,6 +89,16 @@ class GpuClocks:
             self._reasons(self._handle, ctypes.byref(bits))
         return Reading(float(sm.value), float(mem.value), int(bits.value) & sum(REASONS))
 
+    def energy_joules(self) -> float | None:
+        """The board's energy counter (NVML, millijoules since the driver loaded), in joules; None
+        where the device has none (before Volta) or NVML cannot be had."""
+        if self._nvml is None:
+            return None
+        mj = ctypes.c_ulonglong(0)
+        if self._nvml.nvmlDeviceGetTotalEnergyConsumption(self._handle, ctypes.byref(mj)) != 0:
+            return None
+        return mj.value / 1000.0
+
     def close(self) -> None:
         if self._nvml is not None:
             self._nvml.nvmlShutdown()
