@@ -13,7 +13,7 @@ import time
 from typing import Any, Mapping
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QApplication, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
+from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
                                QLineEdit, QListWidget, QListWidgetItem, QSpinBox, QTreeWidget,
                                QTreeWidgetItem, QVBoxLayout, QWidget)
 
@@ -98,6 +98,15 @@ class ExperimentPanel(QWidget):
         self.deviceMemoryLimit.setToolTip(
             "Cap the device memory the GPU backends may use (CuPy's pool, RMM for cuDF, Numba's buffers), "
             "to reach the memory wall on a large GPU: a point past it is an error row and the sweep goes on")
+        self.threadsEdit = QLineEdit(objectName="threadsEdit")
+        self.threadsEdit.setPlaceholderText("each backend's own (e.g. 1,4,all)")
+        self.threadsEdit.setToolTip(
+            "Run each CPU backend whose threads can be set (Numba's loops, BLAS) once per count, as its own "
+            "series: 1,4,all gives numba x1, numba x4 and one on every core (the command line's --threads)")
+        self.energyCheck = QCheckBox("Energy per call", objectName="energyCheck")
+        self.energyCheck.setToolTip(
+            "After each point, about a second of its calls read on the GPU's energy counter (and the CPU's, "
+            "where the machine exposes one), the idle draw taken off (the command line's --energy)")
         self.deviceMemoryNote = QLabel(wordWrap=True, objectName="deviceMemoryNote", textFormat=Qt.TextFormat.PlainText)
         self.deviceMemoryNote.setStyleSheet(NOTE_STYLE)
         self.deviceMemoryNote.setVisible(False)
@@ -125,6 +134,8 @@ class ExperimentPanel(QWidget):
         pf.addRow("Most time per point", self.budgetSpin)
         pf.addRow("GPU host memory", self.hostMemoryCombo)
         pf.addRow("GPU memory cap", self.deviceMemoryLimit)
+        pf.addRow("CPU threads", self.threadsEdit)
+        pf.addRow(self.energyCheck)
         pf.addRow(self.deviceMemoryNote)
 
         lay = QVBoxLayout(self)
@@ -145,6 +156,7 @@ class ExperimentPanel(QWidget):
         self.sizeSteps.valueChanged.connect(self.validate)
         self.dtypeCombo.currentTextChanged.connect(self.validate)
         self.deviceMemoryLimit.textChanged.connect(self.validate)
+        self.threadsEdit.textChanged.connect(self.validate)
 
     # --- what the user picked -------------------------------------------------------------------
 
@@ -189,7 +201,8 @@ class ExperimentPanel(QWidget):
                 "dtype": self.dtypeCombo.currentText(), "repeats": self.repeatsSpin.value(),
                 "budget_s": self.budgetSpin.value(), "noise_percent": self.noiseSpin.value(),
                 "host_memory": self.hostMemoryCombo.currentText(),
-                "device_memory_limit": self.deviceMemoryLimit.text()}
+                "device_memory_limit": self.deviceMemoryLimit.text(), "threads": self.threadsEdit.text().strip(),
+                "energy": self.energyCheck.isChecked()}
 
     def apply_settings(self, settings: Mapping[str, Any]) -> list[str]:
         """Choose what ``settings`` names (as :meth:`settings` gives it, or as QSettings' text);
@@ -205,6 +218,10 @@ class ExperimentPanel(QWidget):
                 field.setText(str(settings[key]))
         if settings.get("device_memory_limit") is not None:     # empty is a choice here: no cap
             self.deviceMemoryLimit.setText(str(settings["device_memory_limit"]))
+        if settings.get("threads") is not None:
+            self.threadsEdit.setText(str(settings["threads"]))
+        if settings.get("energy") is not None:       # QSettings gives text: 'true' / 'false'
+            self.energyCheck.setChecked(str(settings["energy"]).lower() in ("true", "1"))
         for key, spin, kind in (("size_steps", self.sizeSteps, int), ("repeats", self.repeatsSpin, int),
                                 ("budget_s", self.budgetSpin, float), ("noise_percent", self.noiseSpin, float)):
             if settings.get(key) not in (None, ""):
@@ -330,7 +347,8 @@ class ExperimentPanel(QWidget):
         form_problem = ""
         if others:
             p = others[0]
-            form_problem = f"GPU memory cap: {p.text}" if p.setting == "device_memory_limit" else p.text
+            form_problem = {"device_memory_limit": f"GPU memory cap: {p.text}",
+                            "threads": f"CPU threads: {p.text}"}.get(p.setting, p.text)
         preview = "Sizes: " + ", ".join(fmt_size(s) for s in checked.sizes) if checked.sizes else ""
         # Announced, never refused: a size past the cap is how the wall is reached on purpose.
         notes = self.memory_notes(checked.spec) if checked.spec is not None else []

@@ -105,9 +105,27 @@ BACKENDS: dict[str, Backend] = {b.name: b for b in (
 )}
 
 
+#: A CPU backend swept at a set number of threads is the series ``numba x4`` (``--threads``): the
+#: backend's name, this separator and the count.
+THREADS_SEP = " x"
+
+
+def split_threads(name: str) -> tuple[str, int]:
+    """('numba', 4) for the series 'numba x4'; (name, 0) for a backend at its own threads."""
+    base, sep, count = name.rpartition(THREADS_SEP)
+    if sep and base and count.isdigit() and int(count) > 0:
+        return base, int(count)
+    return name, 0
+
+
+def base_name(name: str) -> str:
+    """The backend of a series: 'numba' for 'numba x4', the name itself otherwise."""
+    return split_threads(name)[0]
+
+
 def get_backend(name: str) -> Backend:
     try:
-        return BACKENDS[name]
+        return BACKENDS[base_name(name)]
     except KeyError:
         raise KeyError(f"unknown backend {name!r}; valid: {', '.join(BACKENDS)}") from None
 

@@ -59,6 +59,9 @@ def _parser() -> argparse.ArgumentParser:
                           "wall on a large GPU (a point past it is an error row; the sweep goes on)")
     _sweep_options(run, out_help="write the results to FILE.csv (and FILE.meta.json) or FILE.json; an existing "
                                  "file is refused without --force or --resume")
+    run.add_argument("--threads", metavar="COUNTS",
+                     help="run each CPU backend whose threads can be set (Numba's loops, BLAS) once per count, "
+                          "as its own series: 1,4,all gives numba x1, numba x4 and numba xN (N: the cores here)")
     run.add_argument("--resume", action="store_true",
                      help="add to the --out file: its points measured ok are kept and not run again")
     run.add_argument("--in-process", action="store_true",
@@ -320,7 +323,7 @@ def cmd_info() -> int:
 
 
 #: The command line's name for each setting an experiment's check can name (``workbench.workspace``).
-OPTION_OF = {"sizes": "--sizes", "device_memory_limit": "--device-memory-limit"}
+OPTION_OF = {"sizes": "--sizes", "device_memory_limit": "--device-memory-limit", "threads": "--threads"}
 
 
 def _experiment(args: argparse.Namespace):
@@ -332,7 +335,8 @@ def _experiment(args: argparse.Namespace):
     return Experiment(workload=args.workload, backends=backends, sizes=args.sizes, dtype=args.dtype,
                       variants=variants, host_memory="pinned" if args.pinned else "pageable",
                       repeats=args.repeats, budget_s=args.budget, noise=args.noise, min_time_s=args.min_time,
-                      device_memory_limit=args.device_memory_limit, energy=args.energy)
+                      device_memory_limit=args.device_memory_limit, energy=args.energy,
+                      threads=getattr(args, "threads", None) or "")
 
 
 def _plan(args: argparse.Namespace):

@@ -29,6 +29,7 @@ import psutil
 from workbench.catalog import backends as backends_mod
 from workbench.core import driver, units
 from workbench.core.sizes import fmt_size
+from workbench.measure import threads
 from workbench.measure.host_memory import HostPeak
 from workbench.measure.point import Point
 from workbench.measure.protocol import PointFinished, PointStarted, SweepError, SweepFinished, SweepStarted
@@ -120,12 +121,16 @@ def validate(spec: SweepSpec) -> Workload:
         raise PlanError(exc.args[0]) from None
     if not spec.backends:
         raise PlanError("no backend chosen")
-    for name in spec.backends:
+    for series in spec.backends:
+        name, count = backends_mod.split_threads(series)
         if name not in backends_mod.BACKENDS:
             raise PlanError(f"unknown backend {shown(name)}; valid: {', '.join(backends_mod.BACKENDS)}")
         if name not in workload.implementations:
             raise PlanError(f"{spec.workload} has no {name} implementation; "
                             f"it runs on: {', '.join(workload.backends)}")
+        if count and not threads.settable(workload.implementations[name]):
+            raise PlanError(f"{shown(series)}: {name} runs on {threads.fixed_text(workload.implementations[name])}; "
+                            f"its threads cannot be set")
     if spec.dtype not in workload.dtypes:
         raise PlanError(f"{spec.workload} does not support dtype {spec.dtype!r}; use one of: {', '.join(workload.dtypes)}")
     if not spec.sizes:
@@ -179,7 +184,7 @@ def device_memory_notes(spec: SweepSpec, workload: Workload | None = None, free:
     device memory free now (``free``: bytes, None where unknown; asked of the driver by default),
     one line per reason. Said before the sweep, never refused: the user may want to see the wall."""
     workload = workload or REGISTRY.get(spec.workload)
-    if not any(backends_mod.is_gpu(b) for b in spec.backends if b in backends_mod.BACKENDS):
+    if not any(backends_mod.is_gpu(b) for b in spec.backends if backends_mod.base_name(b) in backends_mod.BACKENDS):
         return []
     if free is _ASK:
         free = driver.free_memory()

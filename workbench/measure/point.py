@@ -100,6 +100,9 @@ class Point:
                  group: str, sessions: dict, inputs: Any, reference: Any, host_peak: HostPeak) -> None:
         self.index, self.workload, self.backend, self.base, self.spec = index, workload, backend, base, spec
         self.rounds, self.group = rounds, group
+        # A series at a set number of threads ('numba x4', --threads) runs its backend's code so.
+        name, self.thread_count = backends_mod.split_threads(backend)
+        self.impl = workload.implementations[name]
         self.sessions, self.inputs, self.reference, self.host_peak = sessions, inputs, reference, host_peak
         self.dtype = np.dtype(spec.dtype)
         # Each round's share of the point: its time, its samples, and a noise target sqrt(R) as loose,
@@ -171,7 +174,8 @@ class Point:
             # held through the round: every round another layout, drawn alike for the group's backends.
             placed = sampling.layout(self.inputs, sampling.layout_rng(self.group, r))
             before = canary.read()
-            with self.load.running(), cap.capped(limit), session.activate(), contextlib.ExitStack() as first:
+            with self.load.running(), cap.capped(limit), session.activate(), \
+                    threads.limited(self.impl, self.thread_count), contextlib.ExitStack() as first:
                 if r == 0:      # the first call's memory (its compilation, its setup), apart from the point's
                     host_bytes = first.enter_context(self.host_peak.scope(alone=False))
                     device_bytes = first.enter_context(session.device_memory())
@@ -181,7 +185,7 @@ class Point:
                         first.close()       # no memory hook stays on through the timed calls
                 ctx = Context(size=base["size"], dtype=self.dtype, variant=base["variant"],
                               host_memory=spec.host_memory, session=session)
-                made = workload.implementations[backend].factory(placed.inputs, ctx)
+                made = self.impl.factory(placed.inputs, ctx)
                 phases = made if isinstance(made, Phases) else Phases(compute=made)
                 clocks = _clocks(self.sessions) if session.device_kind == "gpu" else None
                 t = repeat(phases, session, self._round_spec(), stop, clocks, after_first if r == 0 else None)
@@ -261,11 +265,11 @@ class Point:
         phases = None
         found = (math.nan, math.nan)
         try:
-            with cap.capped(limit), session.activate(), self.host_peak.scope(collect=False) as host_bytes, \
-                    session.device_memory() as device_bytes:
+            with cap.capped(limit), session.activate(), threads.limited(self.impl, self.thread_count), \
+                    self.host_peak.scope(collect=False) as host_bytes, session.device_memory() as device_bytes:
                 ctx = Context(size=self.base["size"], dtype=self.dtype, variant=self.base["variant"],
                               host_memory=self.spec.host_memory, session=session)
-                made = workload.implementations[backend].factory(self.inputs, ctx)
+                made = self.impl.factory(self.inputs, ctx)
                 phases = made if isinstance(made, Phases) else Phases(compute=made)
                 out = sampling.execute(phases, session.timed)[3]
                 session.synchronize()
@@ -292,7 +296,7 @@ class Point:
     def _made(self) -> Phases:
         ctx = Context(size=self.base["size"], dtype=self.dtype, variant=self.base["variant"],
                       host_memory=self.spec.host_memory, session=self.session)
-        made = self.workload.implementations[self.backend].factory(self.inputs, ctx)
+        made = self.impl.factory(self.inputs, ctx)
         return made if isinstance(made, Phases) else Phases(compute=made)
 
     def _untimed(self, what: str, work: Any) -> None:
@@ -302,7 +306,7 @@ class Point:
         phases = None
         out_of_memory = False
         try:
-            with cap.capped(limit), self.session.activate():
+            with cap.capped(limit), self.session.activate(), threads.limited(self.impl, self.thread_count):
                 phases = self._made()
                 work(phases)
         except Exception as exc:  # noqa: BLE001 - the point stands without this figure
@@ -390,7 +394,8 @@ class Point:
                    self.load.read(), speeds, self.spec.noise)
         row.update(first_call_host_bytes=self.first_host, first_call_device_bytes=self.first_device, **self.extra)
         if not backends_mod.is_gpu(self.backend):
-            row["threads"] = threads.used(self.workload.implementations[self.backend])
+            with threads.limited(self.impl, self.thread_count):     # what the calls ran on
+                row["threads"] = threads.used(self.impl)
         if noisy:
             row["noisy"] = "; ".join(n for n in (row["noisy"], noisy) if n)
         # Every round's median stays, with its state and the rounds the figures are drawn from: a

@@ -34,7 +34,7 @@ SCHEMA = 1
 EXPERIMENT_FIELDS: dict[str, type | tuple[type, ...]] = {
     "workload": str, "backends": list, "size_from": str, "size_to": str, "size_steps": int, "dtype": str,
     "repeats": int, "budget_s": (int, float), "noise_percent": (int, float), "host_memory": str,
-    "device_memory_limit": str}
+    "device_memory_limit": str, "threads": str, "energy": bool}
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,7 @@ def _check_experiment(path: Path, experiment: dict) -> None:
         if key not in experiment:
             continue
         value = experiment[key]
-        if isinstance(value, bool) or not isinstance(value, kind):
+        if (isinstance(value, bool) and kind is not bool) or not isinstance(value, kind):
             raise ResultsFileError(path, f"its experiment's {key} is {value!r}, of the wrong kind")
         if key == "backends" and not all(isinstance(b, str) for b in value):
             raise ResultsFileError(path, "its experiment's backends are not all names")

@@ -67,9 +67,19 @@ def device_marker(name: str) -> int | None:
     return _stable_pick(name.split(DEVICE_SEP, 1)[1], len(DEVICE_MARKERS)) if DEVICE_SEP in name else None
 
 
+#: A series at a set number of threads ('numba x4', ``workbench.catalog.backends.THREADS_SEP``) keeps
+#: its backend's colour and takes a marker by its count, from few threads to many.
+THREAD_MARKERS = ("t", "s", "d", "star", "h", "p", "o")
+
+
+def _threads(name: str) -> tuple[str, int]:
+    base, sep, count = name.rpartition(" x")
+    return (base, int(count)) if sep and base and count.isdigit() and int(count) > 0 else (name, 0)
+
+
 def color(backend: str, ink: str = LIGHT_INK) -> str:
     """The backend's colour; ``ink`` is the text colour of the background it is drawn on."""
-    backend = backend.split(DEVICE_SEP, 1)[0]
+    backend = _threads(backend.split(DEVICE_SEP, 1)[0])[0]
     name = BACKEND_STYLE.get(backend, (None, None))[0]
     if name is None:   # a plug-in's backend: a stable pick among the palette
         name = list(OKABE_ITO)[_stable_pick(backend, len(OKABE_ITO))]
@@ -79,6 +89,9 @@ def color(backend: str, ink: str = LIGHT_INK) -> str:
 def marker(backend: str) -> str:
     if DEVICE_SEP in backend:     # devices of one backend share its colour: their markers tell them apart
         return DEVICE_MARKERS[device_marker(backend)]
+    base, count = _threads(backend)
+    if count:
+        return THREAD_MARKERS[min(count.bit_length() - 1, len(THREAD_MARKERS) - 1)]
     if backend in BACKEND_STYLE:
         return BACKEND_STYLE[backend][1]
     return FALLBACK_MARKERS[_stable_pick(backend, len(FALLBACK_MARKERS))]

@@ -133,7 +133,9 @@ def _named(label: str, row: dict) -> str:
         n = int(row.get("threads") or 0)
     except (TypeError, ValueError):
         n = 0
-    return f"{label} x{n}" if n > 0 else label
+    if n <= 0 or label.endswith(f" x{n}"):       # a series at set threads is named so already
+        return label
+    return f"{label} x{n}"
 
 
 def _why(row: dict) -> str:

@@ -12,10 +12,11 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from workbench.catalog.backends import BACKENDS, Availability, is_gpu, probe
+from workbench.catalog.backends import BACKENDS, Availability, base_name, is_gpu, probe
 from workbench.catalog.registry import REGISTRY
 from workbench.core.sizes import parse_bytes, parse_int, parse_sizes, steps
 from workbench.measure import engine
+from workbench.measure import threads as threads_mod
 
 #: The settings a person gives, by the name each view knows them by (the panel's fields,
 #: ``workbench.results.session_file.EXPERIMENT_FIELDS``, QSettings' keys).
@@ -47,6 +48,7 @@ class Experiment:
     min_time_s: float | None = None
     device_memory_limit: str | None = None   # as typed ("8GiB"); None for no cap
     energy: bool = False                  # energy per call, in a pass of its own after each point
+    threads: str = ""                     # '1,4,all': each threaded CPU backend once per count ('numba x4')
 
     @classmethod
     def from_panel(cls, settings: Mapping[str, Any]) -> "Experiment":
@@ -59,7 +61,7 @@ class Experiment:
                    repeats=settings.get("repeats"), budget_s=settings.get("budget_s"),
                    noise=None if noise is None else float(noise) / 100,
                    device_memory_limit=str(settings.get("device_memory_limit") or "").strip() or None,
-                   energy=bool(settings.get("energy")))
+                   energy=bool(settings.get("energy")), threads=str(settings.get("threads") or "").strip())
 
 
 @dataclass(frozen=True)
@@ -116,6 +118,13 @@ def check(e: Experiment, usable: Callable[[str], Availability] = probe) -> Check
         tuple(b.strip() for b in e.backends if b.strip())
     if not names:
         problems.append(Problem("backends", NO_BACKEND))
+    if e.threads:
+        try:
+            counts = threads_mod.counts(e.threads)
+        except ValueError as exc:
+            problems.append(Problem("threads", str(exc)))
+        else:
+            names = threads_mod.series(names, counts, workload.implementations)
     limit = 0
     try:
         limit = parse_bytes(e.device_memory_limit) if e.device_memory_limit is not None else 0
@@ -138,7 +147,7 @@ def check(e: Experiment, usable: Callable[[str], Availability] = probe) -> Check
     except engine.PlanError as exc:
         return Checked(None, (Problem("sweep", str(exc)),), sizes, workload)
     for name in names:
-        a = usable(name)
+        a = usable(base_name(name))
         if not a.usable:
             return Checked(None, (Problem("backends", f"backend {name} is not usable here: {a.reason}"),),
                            sizes, workload)
@@ -165,6 +174,6 @@ def memory_notes(spec: engine.SweepSpec, **free: Any) -> list[str]:
     """What the sweep will meet on the device, before it starts (announced, never refused: a size
     past the cap is how the memory wall is reached on purpose). ``free``: as
     ``engine.device_memory_notes`` takes it (the driver is asked where it is not given)."""
-    if spec.device_memory_limit and not any(is_gpu(b) for b in spec.backends if b in BACKENDS):
+    if spec.device_memory_limit and not any(is_gpu(b) for b in spec.backends if base_name(b) in BACKENDS):
         return ["The GPU memory cap applies to GPU backends only, and this sweep runs none."]
     return engine.device_memory_notes(spec, **free)
