@@ -612,7 +612,8 @@ class PlotsPanel(QWidget):
         said = overlay_verdicts.point(self.verdicts, row, set_index) if set_index else None
         if said is not None:
             lines.append(f"end-to-end against {escape(o.labels[0])}: <b>{escape(said['described'])}</b>")
-        for extra in (point_text.bound_text(row), point_text.memory_text(row)):
+        for extra in (point_text.bound_text(row), point_text.memory_text(row), point_text.kernels_text(row),
+                      point_text.energy_text(row)):
             if extra:
                 lines.append(escape(extra))
         careful = caution(row)

@@ -367,7 +367,9 @@ class Point:
             if not joules > 0:      # within the counter's noise: no figure, and why
                 source += f"; a call's energy is below what the counter resolves over {r.seconds:.1f} s"
                 joules = math.nan
-            self.extra.update(energy_j=joules, power_w=r.watts, idle_w=r.idle_watts, energy_source=source)
+            flops = self.workload.flops_and_bytes(self.base["size"], self.dtype.itemsize, self.base["variant"])[0]
+            self.extra.update(energy_j=joules, power_w=r.watts, idle_w=r.idle_watts, energy_source=source,
+                              gflop_per_j=flops / joules / 1e9 if flops > 0 and joules > 0 else math.nan)
         self._untimed("energy", run)
 
     def row(self) -> dict:

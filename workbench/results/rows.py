@@ -117,6 +117,7 @@ class Row(Mapping):
     energy_j: float = _number("energy", "J")
     power_w: float = _number("rate", "W")
     idle_w: float = _number("rate", "W")
+    gflop_per_j: float = _number("rate", "GFLOP/J")
     energy_source: str = _text()
     max_rel_error: float = _number("ratio")
     verified: bool = _column(False, bool, "flag")
@@ -353,9 +354,15 @@ def readable_table(frame: pd.DataFrame) -> pd.DataFrame:
         "bound": [bounds.text(b, s) or "-" for b, s in zip(frame["bound"], frame["of_bound"])],
         "host mem": frame["peak_host_bytes"].map(human_bytes),
         "dev mem": frame["peak_device_bytes"].map(human_bytes),
+        "kernels": frame["kernel_count"].map(lambda n: str(n) if n else "-"),
+        "energy/call": frame["energy_j"].map(lambda v: "-" if pd.isna(v) else units.significant(v) + " J"),
         "rel err": frame["max_rel_error"].map(lambda v: "-" if pd.isna(v) else f"{v:.1e}"),
         "status": frame["status"],
     })
+    if not (frame["kernel_count"] > 0).any():        # no CUPTI here, or a CPU-only sweep
+        show = show.drop(columns="kernels")
+    if not frame["energy_j"].notna().any():           # energy not asked for, or not measurable here
+        show = show.drop(columns="energy/call")
     if not (frame["variant"] != "").any():
         show = show.drop(columns="variant")
     where = frame["place"].fillna("").astype(str)

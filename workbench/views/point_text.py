@@ -1,4 +1,5 @@
-"""What a point's hover says beyond its times: what bounds it, its memory (the first call's apart)."""
+"""What a point's hover says beyond its times: what bounds it, its memory (the first call's apart),
+the kernels one call launches, its energy."""
 from __future__ import annotations
 
 import math
@@ -47,3 +48,25 @@ def roofline_text(row: Mapping[str, Any]) -> str:
     if not (_known(gflops) and _known(gbps) and gflops > 0 and gbps > 0):
         return ""
     return f"intensity {gflops / gbps:.3g} FLOP/byte, {gflops:.3g} GFLOP/s ({gbps:.3g} GB/s)"
+
+
+def kernels_text(row: Mapping[str, Any]) -> str:
+    """'a call launches 3 kernels (12 µs): cupy_multiply 5 µs, ...' ('' where none were recorded)."""
+    from workbench.measure.gpu.kernels import decode, summary
+    said = summary(decode(row.get("kernels")))
+    return f"a call launches {said}" if said else ""
+
+
+def energy_text(row: Mapping[str, Any]) -> str:
+    """'energy: 1.9 mJ a call (412 W while running, 74 W idle taken off); 8.1 GFLOP/J', or why not."""
+    from workbench.measure.energy import text
+    joules = row.get("energy_j")
+    if not _known(joules):
+        source = row.get("energy_source")
+        return f"energy {source}" if isinstance(source, str) and source.startswith("not measured") else ""
+    said = "energy: " + text(joules, row.get("power_w", math.nan), row.get("idle_w", math.nan))
+    if _known(row.get("gflop_per_j")):
+        said += f"; {row['gflop_per_j']:.3g} GFLOP/J"
+    elif joules > 0 and _known(row.get("size")):
+        said += f"; {units.count(row['size'] / joules)} items/J"
+    return said
