@@ -41,7 +41,7 @@ def say(name, rows, availability=ALL_USABLE):
 
 def test_every_lesson_is_declared_against_real_workloads_and_runs_somewhere():
     assert set(lessons.LESSONS) == {"small-problems", "transfers", "first-call", "float32-float64", "divergence",
-                                    "kernel-style", "memory-wall", "pipeline", "dataframes"}
+                                    "kernel-style", "memory-wall", "pipeline", "dataframes", "energy"}
     for ls in lessons.LESSONS.values():
         assert lessons.problems(ls) == [], ls.name
         p = lessons.plan(ls, ALL_USABLE)
@@ -490,6 +490,14 @@ def test_kernel_style_without_a_gpu_checks_the_cpus_one_loop_against_temporaries
     assert st.holds is False and "was no faster than numpy's expression with its temporaries" in st.text
 
 
+def test_kernel_style_quotes_the_kernels_one_call_launches_where_they_were_recorded():
+    rows = style_rows({"cupy": 1227, "cupy-fused": 2442})
+    for r in rows:
+        r.update(kernel_count={"cupy": 3, "cupy-fused": 1}[r["backend"]])
+    assert "One call launches cupy 3 kernels; cupy-fused 1 kernel." in say("kernel-style", rows).text
+    assert "One call launches" not in say("kernel-style", style_rows({"cupy": 1227, "cupy-fused": 2442})).text
+
+
 def test_a_fused_kernel_no_faster_than_the_plain_one_is_said():
     st = say("kernel-style", style_rows({"cupy": 2000, "cupy-fused": 1900, "cupy-raw": 4000}))
     assert st.holds is False
@@ -664,3 +672,30 @@ def test_ratios_and_sizes_are_said_as_people_say_them():
     assert wording.faster(1.0, 3.2) == "3.2x faster" and wording.faster(4.0, 1.0) == "4.0x slower"
     assert wording.approx_size(2 ** 16 * 1.05) == "2^16" and wording.approx_size(31_234, pow2=False) == "31,000"
     assert wording.approx_size(105_943, pow2=False) == "110,000"
+
+
+# Faster and cheaper? -----------------------------------------------------------------------------
+
+def energy_rows(cpu_joules, gpu_joules, cpu_s=0.1, gpu_s=0.001):
+    out = []
+    for b, t, j in (("numba", cpu_s, cpu_joules), ("cupy-fused", gpu_s, gpu_joules)):
+        lo, mid, hi = j if isinstance(j, tuple) else (j, j, j)
+        out.append(row(b, 2 ** 26, t, threads=16 if b == "numba" else 0, energy_j=mid, energy_lo_j=lo,
+                       energy_hi_j=hi, power_w=300.0, idle_w=70.0,
+                       energy_source="x" if mid == mid else "not measured here: no RAPL"))
+    return out
+
+
+def test_energy_says_faster_and_cheaper_only_where_every_reading_is_below():
+    st = say("energy", energy_rows((9.0, 10.0, 11.0), (0.3, 0.4, 0.5)))
+    assert st.holds is True and "cupy-fused is 100x faster than numba x16 end to end and spends 25x less energy" in st.text
+    assert "numba x16 at 2^26" in st.text
+    st = say("energy", energy_rows((0.9, 1.0, 1.1), (1.0, 1.05, 1.2)))
+    assert st.holds is None and "could not be told apart" in st.text
+    st = say("energy", energy_rows((0.1, 0.1, 0.1), (0.3, 0.4, 0.5)))
+    assert st.holds is False and "spends 4.0x more energy a call" in st.text
+
+
+def test_energy_makes_no_claim_where_the_cpus_energy_is_not_measured():
+    st = say("energy", energy_rows(float("nan"), (0.3, 0.4, 0.5)))
+    assert st.holds is None and "not measured here, and no figure is guessed" in st.text

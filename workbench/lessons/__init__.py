@@ -36,7 +36,7 @@ log = logging.getLogger(__name__)
 #: name without a dot is a module of this package; a dotted one is imported as it is written.
 LESSON_MODULES = (
     "small_problems", "transfers", "first_call", "float32_float64", "divergence", "kernel_style",
-    "memory_wall", "pipeline", "dataframes",
+    "memory_wall", "pipeline", "dataframes", "energy",
 )
 
 

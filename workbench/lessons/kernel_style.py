@@ -49,6 +49,10 @@ def explain(m: Measured, ls: Lesson, say: Say) -> None:
         shares = any(m.value(b, s, "gbps_limit") > 0 for b in gpus)
         say.note(f"At {fmt_size(s)}" + (", in GB/s and as a share of the device's copy bandwidth" if shares else "")
                  + ": " + "; ".join(f"{b} ({DESCRIBED.get(b, b)}) {said(b)}" for b in gpus) + ".")
+    launched = {b: int(m.value(b, s, "kernel_count")) for b in gpus if m.value(b, s, "kernel_count") > 0}
+    if launched:        # CUPTI's records of one call (workbench.measure.gpu.kernels)
+        say.note("One call launches " + "; ".join(
+            f"{b} {n} kernel{'s' if n != 1 else ''}" for b, n in launched.items()) + ".")
     for better, worse, what in STEPS:
         if better in gpus and worse in gpus:
             # The same bytes: 10 % more bandwidth is 10 % less time, decided with the intervals.

@@ -22,8 +22,10 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 #: The shortest window a point's calls are repeated over, and its length in counter steps.
-MIN_WINDOW_S = 1.0
-MIN_STEPS = 20
+MIN_WINDOW_S = 0.5
+MIN_STEPS = 10
+#: Windows a point's energy is read over: their median is its figure, their range its spread.
+WINDOWS = 3
 #: The longest a counter is waited on to step before it is taken for stuck.
 STEP_TIMEOUT_S = 2.0
 POLL_S = 0.0005

@@ -361,15 +361,20 @@ class Point:
                 sampling.execute(phases, self.session.timed)
                 self.session.synchronize()
             call()                              # warm: the implementation was made anew
-            r = energy.per_call(meter.counter, call, meter.window_s, meter.idle_w, stop)
+            readings = [energy.per_call(meter.counter, call, meter.window_s, meter.idle_w, stop)
+                        for _ in range(energy.WINDOWS)]
+            joules = sorted(r.joules for r in readings)
             source = meter.source
-            joules = r.joules
-            if not joules > 0:      # within the counter's noise: no figure, and why
-                source += f"; a call's energy is below what the counter resolves over {r.seconds:.1f} s"
-                joules = math.nan
+            if not joules[0] > 0:      # within the counter's noise: no figure, and why
+                source += (f"; a call's energy is below what the counter resolves over "
+                           f"{readings[0].seconds:.1f} s")
+                joules = [math.nan] * len(joules)
+            median = joules[len(joules) // 2]
             flops = self.workload.flops_and_bytes(self.base["size"], self.dtype.itemsize, self.base["variant"])[0]
-            self.extra.update(energy_j=joules, power_w=r.watts, idle_w=r.idle_watts, energy_source=source,
-                              gflop_per_j=flops / joules / 1e9 if flops > 0 and joules > 0 else math.nan)
+            self.extra.update(energy_j=median, energy_lo_j=joules[0], energy_hi_j=joules[-1],
+                              power_w=float(np.median([r.watts for r in readings])), idle_w=meter.idle_w,
+                              energy_source=source,
+                              gflop_per_j=flops / median / 1e9 if flops > 0 and median > 0 else math.nan)
         self._untimed("energy", run)
 
     def row(self) -> dict:

@@ -114,7 +114,9 @@ class Row(Mapping):
     kernels: str = _column("", str, "json", csv=False)
     # Energy of one call above the idle draw, the draw while the calls ran and the idle draw taken
     # off (workbench.measure.energy, with --energy); ``energy_source`` says which counter, or why none.
-    energy_j: float = _number("energy", "J")
+    energy_j: float = _number("energy", "J")            # the median of WINDOWS readings, lowest and highest beside
+    energy_lo_j: float = _number("energy", "J")
+    energy_hi_j: float = _number("energy", "J")
     power_w: float = _number("rate", "W")
     idle_w: float = _number("rate", "W")
     gflop_per_j: float = _number("rate", "GFLOP/J")
