@@ -20,7 +20,8 @@ from workbench.views.presets import FORMATS, KINDS, PRESETS, output_paths
 
 log = logging.getLogger(__name__)
 KIND_TITLES = {"all": "Every chart", "runtime": "Runtime", "speedup": "Speedup", "transfer": "Where GPU time goes",
-               "memory": "Peak memory", "first-call": "First call", "roofline": "Roofline"}
+               "memory": "Peak memory", "first-call": "First call", "roofline": "Roofline",
+               "energy": "Energy per call"}
 PRESET_TITLES = {"slide": "Slide, 1920x1080", "4k": "4K slide, 3840x2160", "paper": "Paper, one column (3.5 in)"}
 FORMAT_TITLES = {".png": "PNG image", ".svg": "SVG (vector, text as text)", ".pdf": "PDF (vector; every chart: a page each)"}
 

@@ -672,6 +672,13 @@ class MemoryChart(Chart):
         super().__init__("memory", "memoryPlot")
 
 
+class EnergyChart(Chart):
+    """Each series' energy per call above the idle draw, with the band of its readings."""
+
+    def __init__(self) -> None:
+        super().__init__("energy", "energyPlot")
+
+
 class FirstCallChart(Chart):
     def __init__(self) -> None:
         super().__init__("first-call", "firstCallPlot")

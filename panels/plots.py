@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (QComboBox, QFrame, QGridLayout, QHBoxLayout, QLab
                                QWidget)
 
 from panels import style
-from panels.charts import FirstCallChart, MemoryChart, RuntimeChart, SpeedupChart
+from panels.charts import EnergyChart, FirstCallChart, MemoryChart, RuntimeChart, SpeedupChart
 from panels.legend import BAND_PREFIX, LegendStrip
 from panels.roofline_chart import RooflineChart
 from panels.style import Look
@@ -110,6 +110,7 @@ class PlotsPanel(QWidget):
         self.speedupPlot = SpeedupChart()
         self.firstCallPlot = FirstCallChart()
         self.rooflinePlot = RooflineChart()
+        self.energyPlot = EnergyChart()
         for chart in self.plots():
             chart.describe = self.describe
             chart.overlay_of = lambda: self.overlay    # its points' rows, for the hover
@@ -139,6 +140,12 @@ class PlotsPanel(QWidget):
                                       shortcut="Ctrl+Shift+R", toolTip="The roofline chart alone, in the charts' "
                                       "place (double click it, or this again, for every chart)")
         self.rooflineAction.toggled.connect(self.show_roofline)
+        self.energyAction = QAction("&Energy chart", self, objectName="energyAction", checkable=True,
+                                    shortcut="Ctrl+Shift+E", toolTip="The energy chart alone, in the charts' "
+                                    "place (a sweep measures energy with Energy per call ticked)")
+        self.energyAction.toggled.connect(self.show_energy)
+        #: The charts shown only alone, on demand (a seventh cell would not fit 1280x720), with their actions.
+        self.alone = {self.rooflinePlot: self.rooflineAction, self.energyPlot: self.energyAction}
         self.legendStrip = LegendStrip()
         self.summary = QLabel(EMPTY_MESSAGE, wordWrap=True, objectName="plotSummary")
         self.summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
@@ -157,7 +164,8 @@ class PlotsPanel(QWidget):
         # The cell each chart sits in (the speedup chart shares its cell with the baseline chooser).
         self.cells = {self.runtimePlot: self.runtimePlot, self.speedupPlot: speed,
                       self.transferPlot: self.transferPlot, self.memoryPlot: self.memoryPlot,
-                      self.firstCallPlot: self.firstCallPlot, self.rooflinePlot: self.rooflinePlot}
+                      self.firstCallPlot: self.firstCallPlot, self.rooflinePlot: self.rooflinePlot,
+                      self.energyPlot: self.energyPlot}
 
         outer = QVBoxLayout(self)
         outer.setContentsMargins(2, 2, 2, 2)
@@ -178,8 +186,9 @@ class PlotsPanel(QWidget):
         self.summaryScroll.setFrameShape(QFrame.Shape.NoFrame)
         self.summaryScroll.setMinimumSize(*MIN_SUMMARY)
         grid.addWidget(self.summaryScroll, 1, 2)
-        grid.addWidget(self.rooflinePlot, 0, 0, 2, 3)
-        self.rooflinePlot.setVisible(False)     # only alone (show_roofline)
+        for chart in self.alone:                # only alone (show_roofline, show_energy)
+            grid.addWidget(chart, 0, 0, 2, 3)
+            chart.setVisible(False)
         self._transfers_shown = True      # the grid above; _arrange gives the cell away without a GPU series
         self._expect_transfers = False    # a sweep under way has GPU backends: the transfer chart stays
         self._stretch()
@@ -208,7 +217,7 @@ class PlotsPanel(QWidget):
 
     def plots(self) -> list[pg.PlotWidget]:
         return [self.runtimePlot, self.speedupPlot, self.transferPlot, self.memoryPlot, self.firstCallPlot,
-                self.rooflinePlot]
+                self.rooflinePlot, self.energyPlot]
 
     def clear(self, sweep: bool = False) -> None:
         """Empty every series (the items stay, for the next data); ``sweep``: a sweep begins, and
@@ -340,7 +349,7 @@ class PlotsPanel(QWidget):
         # the summary's rich text laid out (3-4 ms) and its repaint in one turn, after a chart's
         # step, made 18-25 ms turns at a sweep's start (issue 19).
         self._pending = [self.runtimePlot, self.speedupPlot, self.transferPlot, self.memoryPlot,
-                         self.firstCallPlot, self.rooflinePlot, LEGEND, SUMMARY]
+                         self.firstCallPlot, self.rooflinePlot, self.energyPlot, LEGEND, SUMMARY]
         if not self.stagger.isActive():
             self.stagger.start()
 
@@ -650,9 +659,10 @@ class PlotsPanel(QWidget):
         for c, cell in self.cells.items():
             cell.setVisible((self.solo is None or c is self.solo) and (c is not self.transferPlot
                                                                         or self._transfers_shown)
-                            and (c is not self.rooflinePlot or self.solo is c))
-        if self.rooflineAction.isChecked() != (self.solo is self.rooflinePlot):
-            self.rooflineAction.setChecked(self.solo is self.rooflinePlot)
+                            and (c not in self.alone or self.solo is c))
+        for chart, action in self.alone.items():
+            if action.isChecked() != (self.solo is chart):
+                action.setChecked(self.solo is chart)
         self.summaryScroll.setVisible(self.solo is None)
         # Rows and columns left empty would keep their stretch (and their share of the space).
         where = self.grid.getItemPosition(self.grid.indexOf(self.cells[chart])) if self.solo else None
@@ -660,8 +670,15 @@ class PlotsPanel(QWidget):
 
     def show_roofline(self, on: bool) -> None:
         """The roofline chart alone in the charts' place, or every other chart again."""
-        if bool(on) != (self.solo is self.rooflinePlot):
-            self.toggle_solo(self.rooflinePlot if on or self.solo is None else self.solo)
+        self._show_alone(self.rooflinePlot, on)
+
+    def show_energy(self, on: bool) -> None:
+        """The energy chart alone in the charts' place, or every other chart again."""
+        self._show_alone(self.energyPlot, on)
+
+    def _show_alone(self, chart: QWidget, on: bool) -> None:
+        if bool(on) != (self.solo is chart):
+            self.toggle_solo(chart if on or self.solo is None else self.solo)
 
     def _stretch(self, where: tuple | None = None) -> None:
         """Each chart's column and row an equal share; the summary's column, without the transfer

@@ -238,7 +238,8 @@ class MainWindow(QMainWindow):
         view.addActions([self.experimentDock.toggleViewAction(), self.resultsDock.toggleViewAction()])
         view.addSeparator()
         view.addActions([self.presentationAction, self.darkAction, larger, smaller, self.zoomAction])
-        view.addActions([self.plots.keysAction, self.plots.captionsAction, self.plots.rooflineAction])
+        view.addActions([self.plots.keysAction, self.plots.captionsAction, self.plots.rooflineAction,
+                         self.plots.energyAction])
         view.addSeparator()
         view.addAction(full)
         # Lessons: one click sets up the experiment and runs it; the statement follows the sweep.

@@ -146,8 +146,25 @@ def roofline_set() -> ResultSet:
     return rs
 
 
+def energy_set() -> ResultSet:
+    """Rows with energy per call and the band of its readings; one backend's energy not measured
+    here (no RAPL), which the energy chart names in a note and does not draw."""
+    rs = result_set()
+    rows = []
+    for r in rs.frame.to_dict("records"):
+        if r["status"] == "ok" and r["backend"] != "numpy":
+            j = r["size"] * 1e-9 + 1e-6
+            r = dict(r, energy_j=j, energy_lo_j=0.9 * j, energy_hi_j=1.2 * j, power_w=300.0, idle_w=70.0,
+                     energy_source="GPU board (NVML)")
+        elif r["backend"] == "numpy":
+            r = dict(r, energy_source="not measured here: no RAPL")
+        rows.append(r)
+    rs.frame = results.to_frame(rows)
+    return rs
+
+
 CASES = {"device backends": lambda: [gpu_set()], "compared": compared_sets, "cpu only": lambda: [cpu_set()],
-         "roofline": lambda: [roofline_set()]}
+         "roofline": lambda: [roofline_set()], "energy": lambda: [energy_set()]}
 CASES.update({f"lesson {name}": (lambda n=name: [lesson_set(n)]) for name in lessons.LESSONS})
 
 
@@ -310,8 +327,8 @@ def test_the_window_and_the_export_draw_the_same_chart(qtbot, panel, case):
     checked = 0
     for kind in KINDS:
         chart = next(c for c in panel.plots() if c.kind == kind)
-        if kind == "roofline":          # shown alone, on demand: the grid has no cell for it
-            panel.show_roofline(True)
+        if kind in ("roofline", "energy"):          # shown alone, on demand: the grid has no cell for them
+            (panel.show_roofline if kind == "roofline" else panel.show_energy)(True)
             qtbot.waitUntil(lambda: bool(chart.spec.empty) or (chart.getViewBox().width() > 300
                                                          and bool(text_rects(chart.getAxis("left")))), timeout=5_000)
         if not chart.isVisible():       # the transfer chart without a GPU series gives its cell away

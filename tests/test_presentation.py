@@ -183,9 +183,21 @@ def test_double_click_shows_one_chart_alone_and_again_all(qtbot, window):
     assert not w.plots.memoryPlot.isVisible() and not w.plots.summary.isVisible()
     qtbot.waitUntil(lambda: runtime.width() > 2 * small, timeout=5_000)
     qtbot.mouseDClick(runtime.viewport(), Qt.MouseButton.LeftButton)
-    grid = [c for c in w.plots.plots() if c is not w.plots.rooflinePlot]
+    grid = [c for c in w.plots.plots() if c not in w.plots.alone]
     assert all(c.isVisible() for c in grid) and w.plots.summary.isVisible()
-    assert not w.plots.rooflinePlot.isVisible()      # no cell of its own: shown alone, on demand
+    assert not any(c.isVisible() for c in w.plots.alone)      # no cell of their own: shown alone, on demand
+
+
+def test_the_energy_chart_is_shown_alone_and_the_roofline_takes_its_place(qtbot, window):
+    w = window
+    show_at(qtbot, w, 1280, 720)
+    w.plots.energyAction.trigger()
+    assert w.plots.energyPlot.isVisible() and not w.plots.runtimePlot.isVisible()
+    w.plots.rooflineAction.trigger()           # one alone at a time: the other's action unticks
+    assert w.plots.rooflinePlot.isVisible() and not w.plots.energyPlot.isVisible()
+    assert not w.plots.energyAction.isChecked()
+    w.plots.rooflineAction.trigger()
+    assert w.plots.runtimePlot.isVisible() and not any(c.isVisible() for c in w.plots.alone)
 
 
 def test_the_roofline_is_shown_alone_and_the_grid_comes_back(qtbot, window):

@@ -125,8 +125,16 @@ def percent(value: float | None) -> str:
 
 #: What an axis of each kind of number is labelled with: a chart spec names its axis' kind, and
 #: both renderers (and the window, past the ticks a spec chose, when zoomed) format by it.
+def joules(value: float | None) -> str:
+    """'1.9 mJ', '412 J': an energy in the largest unit it reaches."""
+    if _missing(value):
+        return MISSING
+    return _scaled(float(value), ((1.0, "J"), (1e-3, "mJ"), (1e-6, "µJ"), (1e-9, "nJ")))
+
+
 FORMATS: dict[str, Callable[[float], str]] = {
     "seconds": seconds,
+    "joules": joules,
     "bytes": nbytes,
     "count": count,
     "power-of-two": lambda v: power(v, 2, superscript=True),

@@ -168,11 +168,8 @@ def per_call(counter: Counter, call: Callable[[], Any], seconds: float, idle_wat
 
 def text(joules: float, watts: float, idle: float) -> str:
     """'1.9 mJ a call (412 W while running, 74 W idle taken off)'; '' where not measured."""
-    from workbench.core.units import significant
+    from workbench.core.units import joules as in_joules
     if not isinstance(joules, (int, float)) or not math.isfinite(joules):
         return ""
-    for scale, unit in ((1, "J"), (1e-3, "mJ"), (1e-6, "µJ"), (1e-9, "nJ")):
-        if abs(joules) >= scale or scale == 1e-9:
-            break
-    return (f"{significant(joules / scale)} {unit} a call ({watts:.0f} W while running, "
+    return (f"{in_joules(joules)} a call ({watts:.0f} W while running, "
             f"{idle:.0f} W idle taken off)")

@@ -280,7 +280,8 @@ def _caption_pt(p: Preset) -> float:
 def _wrap(text: str, p: Preset, pt: float) -> list[str]:
     """Text wrapped to the figure's width (DejaVu Sans averages about 0.55 em a character)."""
     chars = max(20, int(p.width_in * 72 * 0.97 / (0.55 * pt)))
-    return textwrap.wrap(text, chars) if text else []
+    # Never within a name: "cupy-fused" split at its hyphen reads as two backends.
+    return textwrap.wrap(text, chars, break_on_hyphens=False) if text else []
 
 
 def style(p: Preset):

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-KINDS = ("runtime", "speedup", "transfer", "memory", "first-call", "roofline")
+KINDS = ("runtime", "speedup", "transfer", "memory", "first-call", "roofline", "energy")
 FORMATS = (".png", ".svg", ".pdf")
 MIN_PIXELS, MAX_PIXELS = 320, 8192
 #: Every slide figure is this tall in inches: fonts and lines, set in points, then scale with the

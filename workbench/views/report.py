@@ -168,4 +168,4 @@ def _pdf(sets: Sequence[ResultSet], path: Path, *, stamp: bool, baseline_name: s
 
 def _wrap(line: str, width: int) -> list[str]:
     indent = re.match(r"\s*", line).group(0)
-    return textwrap.wrap(line, width, subsequent_indent=indent + "  ")
+    return textwrap.wrap(line, width, subsequent_indent=indent + "  ", break_on_hyphens=False)

@@ -29,7 +29,7 @@ from workbench.views.presets import KINDS
 #: Every chart kind and the function that describes it (the speedup chart's takes a baseline too).
 BUILDERS: dict[str, Callable[..., ChartSpec]] = {
     "runtime": kinds.runtime, "speedup": kinds.speedup, "transfer": kinds.transfer, "memory": kinds.memory,
-    "first-call": kinds.first_call, "roofline": roofline.roofline,
+    "first-call": kinds.first_call, "roofline": roofline.roofline, "energy": kinds.energy,
 }
 assert tuple(BUILDERS) == KINDS, "every chart kind of workbench.views.presets has a spec"
 

@@ -36,7 +36,8 @@ PHASE_COLUMNS = {"h2d": "h2d_s", "compute": "compute_median_s", "d2h": "d2h_s"}
 #: Each kind's title and y label where the full ones do not fit (a chart shrunk to a projector's corner).
 SHORT = {"runtime": ("Runtime", "time"), "speedup": ("Speedup", "times faster"),
          "memory": ("Peak memory", "memory"), "first-call": ("First call", "time"),
-         "transfer": ("Where GPU time goes", "%"), "roofline": ("Roofline", "GFLOP/s")}
+         "transfer": ("Where GPU time goes", "%"), "roofline": ("Roofline", "GFLOP/s"),
+         "energy": ("Energy", "J a call")}
 
 
 def shortened(chart: ChartSpec) -> ChartSpec:
@@ -297,6 +298,40 @@ def memory(c: Context) -> ChartSpec:
     legend = c.identities(rows) + _key("host", "device" if any_device else None)
     return _finish(c, "memory", "Peak memory above each point's start", "peak memory", "bytes", drawn, legend,
                    "No point to draw: no ok result", y_base=2)
+
+
+#: What the energy chart says where it has no point: how energy comes to be measured.
+NO_ENERGY = "No energy measured: run with --energy (in the window: Energy per call)"
+
+
+def energy(c: Context) -> ChartSpec:
+    """Each series' energy per call above the idle draw (``workbench.measure.energy``), with the
+    band of its readings (lowest to highest); a series whose energy could not be read here is
+    named in a note, never drawn from a guess."""
+    drawn, rows, unread = [], [], []
+    for s in c.series:
+        r = s.rows
+        if not r["energy_j"].notna().any():
+            said = r["energy_source"].astype(str)
+            if said.str.startswith("not measured").any():
+                unread.append(s.label)
+            continue
+        rows.append(s)
+        x = r["size"].to_numpy(float)
+        lo, hi = r["energy_lo_j"].to_numpy(float), r["energy_hi_j"].to_numpy(float)
+        has = np.isfinite(lo) & np.isfinite(hi) & np.isfinite(x) & (lo > 0)
+        band = Band(tuple(x[has].tolist()), tuple(lo[has].tolist()), tuple(hi[has].tolist()),
+                    "lowest to highest reading") if has.any() else None
+        drawn.append(c.line(s, "compute", x, r["energy_j"], band=band))
+    legend = c.identities(rows)
+    empty = (f"Energy not measured here for {', '.join(unread[:3])}{' and more' if len(unread) > 3 else ''}: "
+             "no energy counter this machine exposes" if unread else NO_ENERGY)
+    spec = _finish(c, "energy", "Energy per call, above the idle draw", "energy per call", "joules", drawn,
+                   legend, empty)
+    if unread and drawn:
+        note = f"energy not measured here for {', '.join(unread)} (no counter this machine exposes)"
+        spec = replace(spec, notes=(*spec.notes, note))
+    return spec
 
 
 def first_call(c: Context) -> ChartSpec:
