@@ -413,3 +413,17 @@ def test_on_a_busy_machine_a_figure_is_implausible_only_far_past_the_ceiling(reg
         assert limits.recorded()[0]["measured_busy"] is True
     finally:
         limits.forget()
+
+
+@pytest.mark.parametrize("vendor, family, flags, f32, basis", [
+    ("AuthenticAMD", 25, "fma avx2 avx512f", 32.0, "AMD Zen 4"),     # AVX-512 on 256-bit pipes
+    ("AuthenticAMD", 26, "fma avx2 avx512f", 64.0, "AVX-512, 2"),    # Zen 5: full 512-bit units
+    ("GenuineIntel", 6, "fma avx2 avx512f", 64.0, "AVX-512, 2"),
+    ("AuthenticAMD", 25, "fma avx2", 32.0, "AVX2"),                  # Zen 3
+])
+def test_the_cpu_peak_counts_the_vector_units_the_core_has(tmp_path, vendor, family, flags, f32, basis):
+    info = tmp_path / "cpuinfo"
+    info.write_text(f"processor\t: 0\nvendor_id\t: {vendor}\ncpu family\t: {family}\nflags\t\t: fpu {flags}\n"
+                    f"processor\t: 1\nvendor_id\t: {vendor}\ncpu family\t: {family}\nflags\t\t: fpu {flags}\n")
+    got32, got64, text = limits._cpu_rates(str(info))
+    assert (got32, got64) == (f32, f32 / 2) and basis in text
