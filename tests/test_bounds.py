@@ -71,3 +71,18 @@ def test_an_implementation_names_whose_threads_it_runs_on_from_a_known_list():
     w = synthetic()
     with pytest.raises(ValueError, match="threads must be one of"):
         w.implement("numpy", threads="all of them")
+
+
+def test_a_cpu_point_is_held_to_the_peak_of_the_threads_it_ran_on(monkeypatch):
+    """A one-thread sgemm on a 2-core machine cannot pass half the every-core peak: held to it, it
+    read 'unknown' at a core's full speed (issue 29). Its ceiling is its threads' share."""
+    from workbench.measure import limits, protocol
+    from workbench.measure.engine import SweepSpec, run_sweep
+    monkeypatch.setattr(limits, "cpu_cores", lambda: 4)
+    assert limits.threads_flops_limit(400.0, 1) == 100.0 and limits.threads_flops_limit(400.0, 8) == 400.0
+    assert limits.threads_flops_limit(400.0, None) == 400.0 and limits.threads_flops_limit(400.0, 0) == 400.0
+    spec = SweepSpec("matmul", ("numpy x1",), (32,), "float64", min_repeats=1, budget_s=0.0, rounds=1)
+    r, = protocol.rows(run_sweep(spec))
+    peak = limits.recorded()[0]["peak_gflops"]["float64"]
+    assert r["threads"] == 1 and r["gflops_limit"] == pytest.approx(peak / 4, rel=1e-3)
+    assert r["of_bound"] == pytest.approx(max(r["gflops"] / r["gflops_limit"], r["gbps"] / r["gbps_limit"]))

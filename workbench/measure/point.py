@@ -397,12 +397,15 @@ class Point:
             else:
                 noisy = (f"{verdicts.STATE_CHANGED}: a fixed kernel took {times:.2f}x "
                          f"as long in one round as in another")
-        row = _row(self.workload, self.base, self.session, t, self.peak_host, self.peak_device,
-                   self.load.read(), speeds, self.spec.noise)
-        row.update(first_call_host_bytes=self.first_host, first_call_device_bytes=self.first_device, **self.extra)
+        used = None
         if not backends_mod.is_gpu(self.backend):
             with threads.limited(self.impl, self.thread_count):     # what the calls ran on
-                row["threads"] = threads.used(self.impl)
+                used = threads.used(self.impl)
+        row = _row(self.workload, self.base, self.session, t, self.peak_host, self.peak_device,
+                   self.load.read(), speeds, self.spec.noise, used)
+        row.update(first_call_host_bytes=self.first_host, first_call_device_bytes=self.first_device, **self.extra)
+        if used is not None:
+            row["threads"] = used
         if noisy:
             row["noisy"] = "; ".join(n for n in (row["noisy"], noisy) if n)
         # Every round's median stays, with its state and the rounds the figures are drawn from: a
@@ -474,9 +477,10 @@ def _verify(row: dict, workload: Workload, dtype: str, err: float, dtype_problem
 
 
 def _row(workload: Workload, base: dict, session: Any, timings: Timings, peak_host: float, peak_device: float,
-         machine: load_mod.Load, speeds: list[float], noise_target: float) -> dict:
+         machine: load_mod.Load, speeds: list[float], noise_target: float, cpu_threads: int | None = None) -> dict:
     """The row's figures from the pooled samples; its status is set by ``_verify`` (the limits
-    check's problem, if any, waits under ``_problem``)."""
+    check's problem, if any, waits under ``_problem``). ``cpu_threads``: the threads a CPU point
+    ran on; its compute ceiling is theirs, not every core's (``limits.threads_flops_limit``)."""
     comp = timings.compute
     c = summarize(comp)
     t = summarize(timings.total)
@@ -519,7 +523,7 @@ def _row(workload: Workload, base: dict, session: Any, timings: Timings, peak_ho
         peak_host_bytes=peak_host, peak_device_bytes=peak_device,
         gflops=flops / seconds / 1e9 if ok_time else float("nan"),
         gbps=nbytes / seconds / 1e9 if ok_time else float("nan"),
-        gbps_limit=verdict.gbps_limit, gflops_limit=verdict.gflops_limit,
+        gbps_limit=verdict.gbps_limit, gflops_limit=limits.threads_flops_limit(verdict.gflops_limit, cpu_threads),
     )
     row["bound"], row["of_bound"] = bounds.classify(row, _level_name(verdict.level, session))
     row["_problem"] = verdict.problem
