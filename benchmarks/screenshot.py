@@ -6,10 +6,13 @@ theme goes into OUTDIR as PREFIX-WxH-MODE-THEME.png (eight files), and each char
 from the window (File > Export chart, slide preset), into OUTDIR/PREFIX-charts/.
 
 Run: QT_QPA_PLATFORM=offscreen python benchmarks/screenshot.py OUTDIR WORKLOAD BACKENDS FROM TO STEPS
-         [--dtype float32] [--prefix NAME] [--budget 0.25]
+         [--dtype float32] [--prefix NAME] [--budget 0.25] [--threads 1,all]
+         [--shot 1280x720-normal-light ...] [--roofline]
      QT_QPA_PLATFORM=offscreen python benchmarks/screenshot.py OUTDIR --open A.csv [--open B.csv ...]
          [--baseline numpy@2] --prefix NAME        (several files: the first compared with the others)
 e.g. ... docs/screens source_terms numpy,numba 2^10 2^24 8 --prefix cpu-source_terms
+     ... shots matmul numpy,numba 64 1024 5 --threads 1,all --shot 1280x720-normal-light --roofline
+         (each series at 1 thread and at every core; the roofline chart alone too, as PREFIX-roofline-...)
 On a GPU machine (docs/GPU.md):
      ... shots source_terms numpy,numba,cupy,cupy-fused,cupy-raw,numba-cuda,numba-cuda-x4 2^10 2^26 9 --prefix h200-source_terms
      ... shots groupby pandas,cudf 10,000 100,000,000 5 --prefix h200-groupby
@@ -41,7 +44,9 @@ class Shooter(QObject):
         super().__init__()
         self.window, self.args = window, args
         self.args.out.mkdir(parents=True, exist_ok=True)
-        self.shots = [(size, mode, theme) for size in SIZES for mode in MODES for theme in THEMES]
+        self.shots = [(size, mode, theme, alone) for alone in ((False, True) if args.roofline else (False,))
+                      for size in SIZES for mode in MODES for theme in THEMES
+                      if not args.shot or f"{size[0]}x{size[1]}-{mode}-{theme}" in args.shot]
         self.saved: list[Path] = []
         window.ready.connect(self.start)
         window.sweepCompleted.connect(self.done)
@@ -66,6 +71,8 @@ class Shooter(QObject):
         e.sizeSteps.setValue(a.steps)
         e.dtypeCombo.setCurrentText(a.dtype)
         e.budgetSpin.setValue(a.budget)
+        if a.threads:
+            e.threadsEdit.setText(a.threads)
         missing = set(a.backends.split(",")) - set(e.checked_backends())
         if missing:
             print(f"not usable here, left out: {sorted(missing)}: {e.backendStatus.text()}")
@@ -96,8 +103,9 @@ class Shooter(QObject):
         if not self.shots:
             self.finish()
             return
-        (width, height), mode, theme = self.shots[0]
+        (width, height), mode, theme, alone = self.shots[0]
         w = self.window
+        w.plots.rooflineAction.setChecked(alone)
         w.presentation.set_presenting(mode == "presentation")
         w.presentation.set_dark(theme == "dark")
         w.resize(width, height)
@@ -105,8 +113,9 @@ class Shooter(QObject):
 
     @Slot()
     def grab(self) -> None:
-        (width, height), mode, theme = self.shots.pop(0)
-        path = self.args.out / f"{self.args.prefix}-{width}x{height}-{mode}-{theme}.png"
+        (width, height), mode, theme, alone = self.shots.pop(0)
+        prefix = f"{self.args.prefix}-roofline" if alone else self.args.prefix
+        path = self.args.out / f"{prefix}-{width}x{height}-{mode}-{theme}.png"
         image = self.window.grab()
         image.save(str(path))
         self.saved.append(path)
@@ -116,6 +125,8 @@ class Shooter(QObject):
     def finish(self) -> None:
         rows = self.window.rows
         print(f"{len(rows)} points, {sum(r['status'] != 'ok' for r in rows)} not ok; {len(self.saved)} screenshots")
+        if self.window.experiment.threadsEdit.text():
+            print(f"CPU threads: {self.window.experiment.threadsEdit.text()}")
         self.window.close()
         QApplication.instance().quit()
 
@@ -130,9 +141,18 @@ def main() -> None:
     p.add_argument("--dtype", default="float32")
     p.add_argument("--prefix", default="")
     p.add_argument("--budget", type=float, default=0.25, help="seconds per point (default 0.25)")
+    p.add_argument("--threads", default="", metavar="COUNTS",
+                   help="the panel's CPU threads: each CPU backend whose threads can be set once per count (1,all)")
+    p.add_argument("--shot", action="append", default=[], metavar="WxH-MODE-THEME",
+                   help="only these screenshots, e.g. 1280x720-normal-light (repeatable; default: all eight)")
+    p.add_argument("--roofline", action="store_true",
+                   help="each screenshot again with the roofline chart alone (View > Roofline chart)")
     args = p.parse_args()
     if args.open and args.sweep or not args.open and len(args.sweep) != 5:
         p.error("give WORKLOAD BACKENDS FROM TO STEPS, or --open RESULTS")
+    known = {f"{w}x{h}-{m}-{t}" for w, h in SIZES for m in MODES for t in THEMES}
+    if set(args.shot) - known:
+        p.error(f"--shot: one of {', '.join(sorted(known))}")
     if not args.open:
         args.workload, args.backends, args.lo, args.hi, steps = args.sweep
         args.steps = int(steps)
