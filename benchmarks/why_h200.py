@@ -46,7 +46,7 @@ def main(out: Path, quick: bool) -> int:
         target = out / f"{i}-{workload}.json"
         t0 = time.perf_counter()
         cmd = [sys.executable, "-m", "workbench", "run", "-w", workload, "-b", backends, "-s", sizes,
-               "--budget", "0.2", *extra, "--out", str(target), "--force", "-q"]
+               "--budget", "0.1", *extra, "--out", str(target), "--force", "-q"]
         with open(out / f"{i}-{workload}.txt", "w") as log:
             rc = subprocess.run(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, timeout=420).returncode
         rows = rows_of(target)
