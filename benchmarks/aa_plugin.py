@@ -7,7 +7,7 @@ of the same work. A verdict between the twins other than 'same' or 'undecided' i
 import numpy as np
 
 from workbench.catalog import backends
-from workbench.catalog.registry import Workload, register
+from workbench.catalog.workloads import Workload, register
 
 for _name in ("twin-a", "twin-b", "twin-slow"):
     backends.BACKENDS.setdefault(_name, backends.Backend(

@@ -29,7 +29,7 @@ DTYPE = "float32"
 
 def callable_of(workload: str, backend: str, size: int):
     from workbench.catalog.backends import open_session
-    from workbench.catalog.registry import REGISTRY, Context, Phases
+    from workbench.catalog.workloads import REGISTRY, Context, Phases
     w = REGISTRY.get(workload)
     inputs = w.make_inputs(size, np.dtype(DTYPE), "", np.random.default_rng(0))
     session = open_session(backend)

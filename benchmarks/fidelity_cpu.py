@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from workbench.measure.engine import PointFinished, PointStarted, SweepSpec, run_sweep  # noqa: E402
 from workbench.measure.cpu import cpu_name  # noqa: E402
 from workbench.measure import protocol  # noqa: E402
-from workbench.catalog.registry import REGISTRY, Workload  # noqa: E402
+from workbench.catalog.workloads import REGISTRY, Workload  # noqa: E402
 
 ROUNDS = 21
 CASES = [("matmul", 256), ("matmul", 1024), ("fft", 2 ** 16), ("fft", 2 ** 20),

@@ -25,7 +25,7 @@ def sizes_for(w, isz: int) -> tuple[int, ...]:
 def main(runs: int) -> int:
     from workbench.measure import engine
     from workbench.measure import protocol
-    from workbench.catalog.registry import REGISTRY
+    from workbench.catalog.workloads import REGISTRY
     bad = 0
     for run in range(runs):
         for w in REGISTRY.all():

@@ -49,7 +49,7 @@ def nvbench_main(json_path: str) -> None:
     import numpy as np
 
     from workbench.catalog import backends
-    from workbench.catalog.registry import REGISTRY, Context, Phases
+    from workbench.catalog.workloads import REGISTRY, Context, Phases
 
     for workload_name, backend, sizes in CASES:
         def run(state, workload_name=workload_name, backend=backend):
@@ -134,7 +134,7 @@ def workbench_rows() -> tuple[dict, float]:
 
 def _bytes(key: tuple) -> tuple[float, float]:
     import numpy as np
-    from workbench.catalog.registry import REGISTRY
+    from workbench.catalog.workloads import REGISTRY
     return REGISTRY.get(key[0].split(":")[0]).flops_and_bytes(key[1], np.dtype(DTYPE).itemsize)
 
 

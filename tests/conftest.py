@@ -28,7 +28,7 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture
 def registry():
     """The global registry; workloads a test adds are removed afterwards."""
-    from workbench.catalog.registry import REGISTRY
+    from workbench.catalog.workloads import REGISTRY
     REGISTRY.names()
     before = dict(REGISTRY._workloads)
     yield REGISTRY

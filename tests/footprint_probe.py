@@ -17,7 +17,7 @@ from workbench.measure import protocol
 from workbench.catalog.backends import BACKENDS
 from workbench.measure.engine import SweepSpec, run_sweep
 from workbench.measure.host_memory import HostPeak
-from workbench.catalog.registry import REGISTRY
+from workbench.catalog.workloads import REGISTRY
 
 TARGET = 256 * 2 ** 20
 

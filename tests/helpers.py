@@ -6,7 +6,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from workbench.catalog.registry import Phases, Workload
+from workbench.catalog.workloads import Phases, Workload
 
 
 def synthetic(name: str = "synthetic", **overrides) -> Workload:

@@ -14,7 +14,7 @@ import pytest
 
 from workbench.cli import commands as cli
 from workbench.measure import plugins
-from workbench.catalog.registry import REGISTRY
+from workbench.catalog.workloads import REGISTRY
 
 RUN = ["run", "-w", "source_terms", "-b", "numpy", "-s", "256", "-r", "1", "--budget", "0"]
 
@@ -148,13 +148,13 @@ BAD_PLUGINS = {
     "leaks.py": ("import numpy as np; hoard = np.ones(2**62, dtype=np.uint8)", "while loading it"),
     "declares_nothing.py": ("x = 1", "declares no workload"),
     "empty.py": ("", "declares no workload"),
-    "clash.py": ("from workbench.catalog.registry import Workload, register\n"
+    "clash.py": ("from workbench.catalog.workloads import Workload, register\n"
                  "import numpy as np\n"
                  "W = register(Workload(name='matmul', title='Mine', kind='kernels', description='d', lesson='l',\n"
                  "    size_unit='n', default_sizes=(8,), make_inputs=lambda n, dt, v, rng: (np.ones(n, dt),),\n"
                  "    reference=lambda i: i[0], flops=lambda n: n, bytes_moved=lambda n, s: n,\n"
                  "    footprint=lambda n, s: n))", "matmul"),
-    "unknown_backend.py": ("from workbench.catalog.registry import Workload, register\n"
+    "unknown_backend.py": ("from workbench.catalog.workloads import Workload, register\n"
                            "import numpy as np\n"
                            "W = register(Workload(name='mine', title='Mine', kind='kernels', description='d',\n"
                            "    lesson='l', size_unit='n', default_sizes=(8,),\n"
@@ -229,7 +229,7 @@ def test_bad_plugins_are_refused_and_never_loaded_here(name, files, capsys, monk
     assert REGISTRY.get("matmul").title != "Mine"
 
 
-MINE = ("from workbench.catalog.registry import Workload, register\n"
+MINE = ("from workbench.catalog.workloads import Workload, register\n"
         "import numpy as np\n"
         "W = register(Workload(name='mine', title={title!r}, kind='kernels', description='d', lesson='l',\n"
         "    size_unit='n', default_sizes=(8,), make_inputs=lambda n, dt, v, rng: (np.ones(n, dt),),\n"
@@ -271,7 +271,7 @@ def test_two_plugins_of_one_file_name_in_two_folders_are_two_modules(files, regi
     clash = files / "c" / "mine.py"
     clash.parent.mkdir()
     clash.write_text(MINE.format(title="Third").replace("name='mine'", "name='mine-First'"))
-    from workbench.catalog.registry import PluginError
+    from workbench.catalog.workloads import PluginError
     with pytest.raises(PluginError):
         registry.load_file(clash, exclusive=True)
     assert len([m for m in set(sys.modules) - before if m.startswith("gpu_workbench_external_")]) == 2
@@ -290,7 +290,7 @@ def test_two_entry_points_declaring_one_name_keep_the_first(monkeypatch, registr
     import importlib.metadata
     for module, title in (("ep_first", "First"), ("ep_second", "Second")):
         (tmp_path / f"{module}.py").write_text(
-            "from helpers import synthetic\nfrom workbench.catalog.registry import register\n"
+            "from helpers import synthetic\nfrom workbench.catalog.workloads import register\n"
             f"register(synthetic('twice', title={title!r}))\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     eps = [importlib.metadata.EntryPoint(m, m, "gpu_workbench.workloads") for m in ("ep_first", "ep_second")]

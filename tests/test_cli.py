@@ -151,7 +151,7 @@ def test_a_failed_point_gives_exit_status_1(tmp_path):
     plugin = tmp_path / "broken.py"
     plugin.write_text(textwrap.dedent("""
         import numpy as np
-        from workbench.catalog.registry import Workload, register
+        from workbench.catalog.workloads import Workload, register
         W = register(Workload(name="broken", title="Broken", kind="kernels", description="wrong on purpose",
                               lesson="none", size_unit="elements", default_sizes=(8,),
                               make_inputs=lambda n, dt, v, rng: (np.ones(n, dt),),

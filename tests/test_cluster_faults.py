@@ -314,7 +314,7 @@ def _until(condition, timeout: float, what: str) -> None:
 
 EDITED = '''
 import numpy as np
-from workbench.catalog.registry import Workload, register
+from workbench.catalog.workloads import Workload, register
 W = register(Workload(
     name="edited", title="Edited", kind="kernels", description="a kernel its author changes between sweeps",
     lesson="none", size_unit="elements", default_sizes=(1024,),

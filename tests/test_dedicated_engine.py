@@ -83,7 +83,7 @@ FRAMES = ("groupby", "merge", "filter", "sort")
 
 @pytest.mark.parametrize("name", FRAMES)
 def test_cudf_pandas_runs_the_pandas_implementation_unchanged(name):
-    from workbench.catalog.registry import REGISTRY
+    from workbench.catalog.workloads import REGISTRY
     w = REGISTRY.get(name)
     assert w.implementations["cudf-pandas"].factory.pandas_factory is w.implementations["pandas"].factory
     assert w.backends.index("cudf") < w.backends.index("cudf-pandas")     # one engine switch per size
@@ -97,7 +97,7 @@ def test_cudf_pandas_moves_its_frames_in_h2d_and_its_result_back_in_d2h(name, mo
     import numpy as np
     import pandas as pd
     from workbench.measure.gpu import cudf_pandas
-    from workbench.catalog.registry import REGISTRY
+    from workbench.catalog.workloads import REGISTRY
     copies = []
 
     def host_copy(x):                        # what real_pandas does with cudf.pandas's proxies

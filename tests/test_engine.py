@@ -10,7 +10,7 @@ from helpers import synthetic
 from workbench.measure.engine import (PointStarted, StopFlag, SweepError, SweepFinished,
                               SweepSpec, run_sweep)
 from workbench.measure.cpu import summarize
-from workbench.catalog.registry import Phases
+from workbench.catalog.workloads import Phases
 from workbench.measure import protocol
 from workbench.measure import sampling
 from workbench.results.rows import COLUMNS

@@ -28,7 +28,7 @@ def measured():
 
 def test_every_cpu_point_was_measured(measured):
     from workbench.catalog.backends import BACKENDS
-    from workbench.catalog.registry import REGISTRY
+    from workbench.catalog.workloads import REGISTRY
     expected = {(w.name, b, d, v) for w in REGISTRY.all() for b in w.backends if BACKENDS[b].device == "cpu"
                 for d in w.dtypes for v in w.variants}
     assert {(m["workload"], m["backend"], m["dtype"], m["variant"]) for m in measured} == expected

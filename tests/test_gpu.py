@@ -15,7 +15,7 @@ import pytest
 from workbench.measure import protocol
 from workbench.catalog.backends import probe
 from workbench.measure.engine import SweepSpec, run_sweep
-from workbench.catalog.registry import REGISTRY
+from workbench.catalog.workloads import REGISTRY
 
 pytestmark = pytest.mark.gpu
 
@@ -124,7 +124,7 @@ def test_spmv_on_cupy_lets_its_matrix_go_when_the_point_closes():
     import cupy as cp
     import numpy as np
     from workbench.measure.gpu.cupy_session import CupySession
-    from workbench.catalog.registry import Context
+    from workbench.catalog.workloads import Context
     from workloads import spmv
     n, dt = 2 ** 16, np.dtype(np.float64)
     inputs = spmv._inputs(n, dt, "3d", np.random.default_rng(0))

@@ -331,7 +331,7 @@ def test_sizes_10_comma_000_runs_as_10000(tmp_path):
 
 PLUGIN = '''
 import numpy as np
-from workbench.catalog.registry import Workload, register
+from workbench.catalog.workloads import Workload, register
 W = register(Workload(name="relative_one", title="Relative", kind="kernels", description="a plug-in by a relative path",
                       lesson="none", size_unit="elements", default_sizes=(8,),
                       make_inputs=lambda n, dt, v, rng: (np.ones(n, dt),),

@@ -126,7 +126,7 @@ def test_the_hover_says_a_calls_memory_and_the_first_calls_apart():
 
 def _cupy_impl(inputs, ctx):
     import cupy as cp
-    from workbench.catalog.registry import Phases
+    from workbench.catalog.workloads import Phases
     d = cp.asarray(inputs[0])
     held = [d]
 
@@ -147,7 +147,7 @@ def _cupy_impl(inputs, ctx):
 
 def _numba_cuda_impl(inputs, ctx):
     from numba import cuda
-    from workbench.catalog.registry import Phases
+    from workbench.catalog.workloads import Phases
     d = cuda.to_device(inputs[0])
     held = [d]
 

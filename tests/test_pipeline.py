@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from workbench.measure.engine import SweepSpec, run_sweep
-from workbench.catalog.registry import REGISTRY
+from workbench.catalog.workloads import REGISTRY
 from workbench.measure import protocol
 from workbench.results.rows import decode_stages
 from workloads import pipeline as P

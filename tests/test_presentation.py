@@ -82,7 +82,7 @@ def test_charts_shrink_at_1280x720_and_crop_nothing(qtbot, window):
 def test_every_gpu_backend_in_the_legend_still_fits_1280x720(qtbot, window, presenting):
     """On the H200, seven backends and three phases in one row made the window 2395 pixels wide;
     the band's entry must wrap with them too."""
-    from workbench.catalog.registry import REGISTRY
+    from workbench.catalog.workloads import REGISTRY
     w = window
     if presenting:
         w.presentationAction.trigger()
@@ -278,7 +278,7 @@ def _simulate(hex_colour: str, matrix) -> np.ndarray:
 
 def test_backends_of_a_workload_stay_apart_under_colour_blindness_and_in_grey():
     from panels import style
-    from workbench.catalog.registry import REGISTRY
+    from workbench.catalog.workloads import REGISTRY
     for w in REGISTRY.all():
         names = w.backends
         assert len({style.marker(b) for b in names}) == len(names), w.name       # grey scale: markers

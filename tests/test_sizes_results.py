@@ -81,7 +81,7 @@ def test_registry_loads_an_external_file(tmp_path, registry):
     plugin = tmp_path / "my_workload.py"
     plugin.write_text(textwrap.dedent("""
         import numpy as np
-        from workbench.catalog.registry import Workload, register
+        from workbench.catalog.workloads import Workload, register
         W = register(Workload(name="triple", title="Triple", kind="kernels", description="x*3",
                               lesson="none", size_unit="elements", default_sizes=(8,),
                               make_inputs=lambda n, dt, v, rng: (np.ones(n, dt),),
@@ -100,7 +100,7 @@ def test_registry_loads_an_external_file(tmp_path, registry):
 def test_registry_loads_entry_points(monkeypatch, registry, tmp_path):
     import importlib.metadata
     (tmp_path / "ep_workload.py").write_text(
-        "from helpers import synthetic\nfrom workbench.catalog.registry import register\n"
+        "from helpers import synthetic\nfrom workbench.catalog.workloads import register\n"
         "register(synthetic('from-entry-point'))\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     ep = importlib.metadata.EntryPoint("mine", "ep_workload", "gpu_workbench.workloads")
@@ -111,7 +111,7 @@ def test_registry_loads_entry_points(monkeypatch, registry, tmp_path):
 
 
 def test_listing_workloads_imports_nothing_heavy():
-    code = ("import sys; from workbench.catalog.registry import REGISTRY; REGISTRY.all();"
+    code = ("import sys; from workbench.catalog.workloads import REGISTRY; REGISTRY.all();"
             "from workbench.catalog.backends import probe_all; probe_all(deep=False);"
             "print(sorted(m for m in ('numba', 'cupy', 'cudf', 'pandas', 'PySide6') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
@@ -140,7 +140,7 @@ def test_built_in_workloads_register_through_the_entry_point_group():
     (which orders them as a user meets them) holds nothing else of ours."""
     import importlib.metadata
 
-    from workbench.catalog.registry import BUILTIN_MODULES, ENTRY_POINT_GROUP, REGISTRY
+    from workbench.catalog.workloads import BUILTIN_MODULES, ENTRY_POINT_GROUP, REGISTRY
     points = {ep.name: ep.value for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
     ours = {name: value for name, value in points.items() if value.startswith("workloads.")}
     assert ours == {m: f"workloads.{m}" for m in BUILTIN_MODULES}

@@ -158,7 +158,7 @@ def test_a_memory_limit_turns_an_over_large_point_into_one_error_row(registry, t
     plugin = tmp_path / "hog.py"
     plugin.write_text(
         "import numpy as np\n"
-        "from workbench.catalog.registry import Workload, register\n"
+        "from workbench.catalog.workloads import Workload, register\n"
         "W = register(Workload(name='hog', title='Hog', kind='kernels', description='allocates', lesson='',\n"
         "    size_unit='GiB', default_sizes=(1,), make_inputs=lambda n, dt, v, rng: (n,),\n"
         "    reference=lambda inp: np.zeros(1), flops=lambda n: 0.0, bytes_moved=lambda n, i: 0.0,\n"

@@ -42,7 +42,7 @@ def test_a_series_at_set_threads_is_its_backend_everywhere_the_backend_is_asked(
 
 
 def test_only_backends_whose_threads_can_be_set_become_series():
-    from workbench.catalog.registry import REGISTRY
+    from workbench.catalog.workloads import REGISTRY
     w = REGISTRY.get("source_terms")
     assert threads.series(("numpy", "numba"), (1, 2), w.implementations) == ("numpy", "numba x1", "numba x2")
     m = REGISTRY.get("matmul")

@@ -6,7 +6,7 @@ import pytest
 from workbench.catalog.backends import BACKENDS
 from workbench.measure.engine import SweepSpec, run_sweep
 from workbench.measure import protocol
-from workbench.catalog.registry import REGISTRY
+from workbench.catalog.workloads import REGISTRY
 
 CPU = tuple(name for name, b in BACKENDS.items() if b.device == "cpu")
 TINY = {"matmul": (8, 33), "fft": (16, 100), "transfer": (1024, 3000), "stencil": (8, 21)}

@@ -136,7 +136,7 @@ RUN = ("run", "-w", "source_terms", "-b", "numpy", "-r", "1", "--budget", "0", "
 VANISHING = textwrap.dedent("""
     import os, shutil
     import numpy as np
-    from workbench.catalog.registry import Workload, register
+    from workbench.catalog.workloads import Workload, register
 
     def make(n, dt, v, rng):
         if n == int(os.environ["GONE_AT"]):

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from helpers import synthetic
-from workbench.catalog.registry import REGISTRY, Workload
+from workbench.catalog.workloads import REGISTRY, Workload
 from workbench.catalog.backends import is_gpu
 from workbench.measure import protocol
 from workbench.measure.engine import SweepSpec, run_sweep
@@ -122,7 +122,7 @@ def test_a_cupy_result_of_another_dtype_is_wrong_read_on_the_device(registry):
     """The dtype is read from the CuPy array itself (no copy to the host): a compute phase that
     promotes float32 to float64 on the device is wrong, and the same kernel in float32 is ok."""
     import cupy as cp
-    from workbench.catalog.registry import Phases
+    from workbench.catalog.workloads import Phases
     from workbench.catalog.result_dtype import dtype_problem
     assert "float64 in a float32 point" in dtype_problem(cp.ones(4, cp.float64), np.ones(4), "float32")
     assert dtype_problem(cp.ones(4, cp.complex64), np.ones(4, np.complex128), "float32") == ""

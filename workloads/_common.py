@@ -6,7 +6,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from workbench.catalog.registry import Context, Phases
+from workbench.catalog.workloads import Context, Phases
 
 BLOCK = 256   # threads per block for 1-D GPU kernels: a multiple of the warp, good occupancy on every GPU
 

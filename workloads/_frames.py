@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from workbench.catalog.registry import Phases
+from workbench.catalog.workloads import Phases
 from workloads._common import uniform
 
 KEYS = 1000

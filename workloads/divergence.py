@@ -5,7 +5,7 @@ import functools
 
 import numpy as np
 
-from workbench.catalog.registry import Workload, register
+from workbench.catalog.workloads import Workload, register
 from workloads._common import BLOCK, device_phases, grid, kernel_builder, uniform
 
 MAX_TRIPS = 256

@@ -5,7 +5,7 @@ import functools
 
 import numpy as np
 
-from workbench.catalog.registry import Workload, register
+from workbench.catalog.workloads import Workload, register
 from workloads._common import device_phases, f64, kernel_builder, uniform
 from workloads import raw_kernels
 

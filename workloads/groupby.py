@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from workbench.catalog.registry import Workload, register
+from workbench.catalog.workloads import Workload, register
 from workloads._frames import KEYS, accelerated, cudf_phases, frame_bytes, make_frame
 
 

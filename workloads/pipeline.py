@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from workbench.catalog.registry import Phases, Workload, max_relative_error, register
+from workbench.catalog.workloads import Phases, Workload, max_relative_error, register
 from workloads._common import BLOCK, grid, kernel_builder, uniform
 from workloads._frames import cudf_phases
 

@@ -5,9 +5,9 @@ import functools
 
 import numpy as np
 
-from workbench.catalog.registry import Workload, register
+from workbench.catalog.workloads import Workload, register
 from workloads._common import BLOCK, kernel_builder, uniform
-from workbench.catalog.registry import Phases
+from workbench.catalog.workloads import Phases
 
 CHUNK = 4096          # Numba CPU: each chunk summed in order, chunk sums added after
 GPU_BLOCKS = 1024     # Numba CUDA: first pass leaves one partial per block

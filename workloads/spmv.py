@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from workbench.catalog.registry import Workload, register
+from workbench.catalog.workloads import Workload, register
 from workloads._common import BLOCK, device_phases, f64, grid, kernel_builder, uniform
 
 WARP = 32

@@ -5,7 +5,7 @@ import functools
 
 import numpy as np
 
-from workbench.catalog.registry import Phases, Workload, register
+from workbench.catalog.workloads import Phases, Workload, register
 from workloads._common import f64, kernel_builder, uniform
 from workloads import raw_kernels
 

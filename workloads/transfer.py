@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from workbench.catalog.registry import Phases, Workload, register
+from workbench.catalog.workloads import Phases, Workload, register
 from workloads._common import uniform
 
 

@@ -4,7 +4,7 @@
 import numpy as np
 
 from workbench.catalog import backends
-from workbench.catalog.registry import Workload, register
+from workbench.catalog.workloads import Workload, register
 
 
 def _backend(name: str, engine: str) -> backends.Backend:

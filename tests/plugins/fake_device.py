@@ -4,7 +4,7 @@ buffers per point."""
 from helpers import fake_backends, fake_memory_workload
 
 from workbench.catalog import backends
-from workbench.catalog.registry import register
+from workbench.catalog.workloads import register
 
 backends.BACKENDS.update(fake_backends())
 register(fake_memory_workload())

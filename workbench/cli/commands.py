@@ -245,7 +245,7 @@ def _command(argv: Sequence[str] | None = None) -> int:
         logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                             format="%(levelname)s %(name)s: %(message)s")
         from workbench.measure import plugins
-        from workbench.catalog.registry import PluginError
+        from workbench.catalog.workloads import PluginError
         # Resolved here: the plug-in is vetted and run in processes whose working folder is not ours.
         args.plugin = [str(Path(plugin).expanduser().resolve()) for plugin in args.plugin]
         for plugin in args.plugin:
@@ -294,7 +294,7 @@ def open_window(plugins: tuple[str, ...] = ()) -> int:
 
 def cmd_list() -> int:
     from workbench.catalog.backends import BACKENDS, probe_all
-    from workbench.catalog.registry import REGISTRY
+    from workbench.catalog.workloads import REGISTRY
     avail = probe_all()
     print("Backends:")
     for name, b in BACKENDS.items():

@@ -50,7 +50,7 @@ def _load_plugins(plugins: tuple[str, ...], expected: dict[str, str] | None = No
     ran again) is loaded again, else the worker and its kept engine measured the old code. A file
     whose content is not the one the client started the sweep with (``expected``: path -> digest;
     another copy on this host) is refused: this worker would measure other code than asked."""
-    from workbench.catalog.registry import REGISTRY
+    from workbench.catalog.workloads import REGISTRY
     problems = []
     for path in plugins:
         have, want = digest(path), (expected or {}).get(path, "")

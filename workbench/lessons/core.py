@@ -17,7 +17,7 @@ from typing import Any, Callable, Mapping, Sequence
 import pandas as pd
 
 from workbench.catalog.backends import BACKENDS, is_gpu
-from workbench.catalog.registry import REGISTRY
+from workbench.catalog.workloads import REGISTRY
 from workbench.core.sizes import fmt_size
 from workbench.lessons.measured import Measured
 from workbench.lessons.say import Say, Statement, gib

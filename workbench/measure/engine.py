@@ -33,7 +33,7 @@ from workbench.measure import threads
 from workbench.measure.host_memory import HostPeak
 from workbench.measure.point import Point
 from workbench.measure.protocol import PointFinished, PointStarted, SweepError, SweepFinished, SweepStarted
-from workbench.catalog.registry import REGISTRY, Workload, shown
+from workbench.catalog.workloads import REGISTRY, Workload, shown
 from workbench.results.rows import empty_row, human_bytes
 
 log = logging.getLogger(__name__)

@@ -226,7 +226,7 @@ def _serve(conn: "_LockedConn", stop_raw, plugins: tuple[str, ...], memory_limit
     logging.getLogger().addHandler(_PipeLog(conn))
     # Only now, with the preparation done: cudf.pandas must be installed before pandas is imported,
     # and the engine and the registry import it.
-    from workbench.catalog.registry import REGISTRY
+    from workbench.catalog.workloads import REGISTRY
     from workbench.catalog.backends import probe_all
     from workbench.measure import engine
     from workbench.measure.environment import record

@@ -2,7 +2,7 @@
 
 A plug-in is imported first in a child process, with a time limit: one that
 crashes the interpreter, calls ``os._exit``, hangs or raises at import is
-reported in one line (:class:`~workbench.catalog.registry.PluginError`) and never
+reported in one line (:class:`~workbench.catalog.workloads.PluginError`) and never
 reaches this process. Only a file that loads cleanly there is loaded here,
 where the same checks run again (a clash with a built-in name, an unknown
 backend), and one more that only this process can make: a name an earlier
@@ -15,11 +15,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from workbench.catalog.registry import REGISTRY, PluginError
+from workbench.catalog.workloads import REGISTRY, PluginError
 from workbench.measure.exits import describe_exit
 
 VET_TIMEOUT_S = 60.0
-_VET = ("import sys\nfrom workbench.catalog.registry import REGISTRY, PluginError\n"
+_VET = ("import sys\nfrom workbench.catalog.workloads import REGISTRY, PluginError\n"
         "try:\n    REGISTRY.load_file(sys.argv[1])\n"
         "except PluginError as exc:\n    print(exc, file=sys.stderr); sys.exit(3)\n")
 

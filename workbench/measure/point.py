@@ -30,7 +30,7 @@ from workbench.core import driver
 from workbench.measure.gpu import clocks as clocks_mod
 from workbench.measure.cpu import summarize, typical_stages
 from workbench.measure.host_memory import RESERVE_BYTES, HostPeak
-from workbench.catalog.registry import Context, Phases, Workload
+from workbench.catalog.workloads import Context, Phases, Workload
 from workbench.results.rows import empty_row, encode_samples, encode_stages
 from workbench.measure.sampling import Timings, repeat
 

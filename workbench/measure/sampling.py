@@ -35,7 +35,7 @@ import numpy as np
 
 from workbench.core import stats
 from workbench.measure.cpu import mean_stages
-from workbench.catalog.registry import Phases
+from workbench.catalog.workloads import Phases
 
 #: Back-to-back device computes run in bursts of at least this much device time (at most
 #: MAX_BURST calls), so the device's queue never runs dry between calls.

@@ -17,7 +17,7 @@ from typing import Sequence
 from matplotlib.backends.backend_pdf import PdfPages
 from matplotlib.figure import Figure
 
-from workbench.catalog.registry import REGISTRY
+from workbench.catalog.workloads import REGISTRY
 from workbench.core import atomic
 from workbench.views import matplotlib_charts as charts
 from workbench.views import provenance

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from workbench.catalog.backends import BACKENDS, Availability, base_name, is_gpu, probe
-from workbench.catalog.registry import REGISTRY
+from workbench.catalog.workloads import REGISTRY
 from workbench.core.sizes import parse_bytes, parse_int, parse_sizes, steps
 from workbench.measure import engine
 from workbench.measure import threads as threads_mod

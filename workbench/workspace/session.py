@@ -23,7 +23,7 @@ import time
 from typing import Any, Callable, Mapping, Sequence
 
 from workbench import lessons
-from workbench.catalog.registry import REGISTRY
+from workbench.catalog.workloads import REGISTRY
 from workbench.core import atomic
 from workbench.measure import engine, protocol
 from workbench.measure.environment import merged

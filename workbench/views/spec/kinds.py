@@ -167,7 +167,7 @@ def _key(solid: str, dashed: str | None) -> list[LegendEntry]:
 def _size_label(sets: Sequence[ResultSet]) -> tuple[str, bool]:
     """The size axis' label (the workload's size unit, its parenthesis left out) and whether the
     size is a number of bytes."""
-    from workbench.catalog.registry import REGISTRY
+    from workbench.catalog.workloads import REGISTRY
     names = {w for rs in sets for w in rs.frame["workload"] if w}
     unit = "size"
     if len(names) == 1:

@@ -1,0 +1,329 @@
+"""Workloads and their implementations, registered by declaration.
+
+A workload module declares one :class:`Workload` and decorates one factory per
+backend with :meth:`Workload.implement`.  Declaring imports nothing heavy: a
+factory imports Numba, CuPy or cuDF only when it is called, so listing the
+workloads (the command line's ``list``, the GUI's first paint) stays fast.
+"""
+from __future__ import annotations
+
+import importlib
+import reprlib
+import importlib.metadata
+import importlib.util
+import logging
+import sys
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from workbench.catalog import result_dtype
+from workbench.catalog.backends import BACKENDS
+
+log = logging.getLogger(__name__)
+
+#: The workload modules that ship with the workbench, in the order a user meets them.
+BUILTIN_MODULES = (
+    "matmul", "fft", "source_terms", "flux", "reduction", "stencil", "divergence", "spmv",
+    "transfer", "groupby", "merge", "filter", "sort", "pipeline",
+)
+ENTRY_POINT_GROUP = "gpu_workbench.workloads"
+KINDS = ("array math", "kernels", "data movement", "dataframes")
+
+
+def shown(text: str) -> str:
+    """A user's input quoted in a message, cut short: a 10,000-character name stays one readable line."""
+    return _SHORT.repr(text)
+
+
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = 40        # keyword arguments to Repr() need Python 3.12
+
+
+@dataclass
+class Phases:
+    """What one implementation does per repeat, split so each phase is timed alone.
+
+    ``compute`` is required.  ``h2d`` moves inputs to the device and ``d2h``
+    returns the host result; CPU implementations leave both out, and then
+    ``compute``'s return value is the result.  ``close`` frees what the
+    implementation holds (device buffers) when the point is done.
+
+    ``stages``, where given, returns the seconds of each named stage of the
+    last ``compute`` call, in the order they ran (a pipeline's steps and the
+    hand-offs between them: a name ``a->b`` is the hand-off from ``a`` to
+    ``b``).  The implementation times them itself, with a clock that nests
+    inside the engine's: the session's ``timed`` where that is a host clock
+    (CPU, cuDF), never the CUDA events the engine is timing ``compute`` with.
+    """
+
+    compute: Callable[[], Any]
+    h2d: Callable[[], Any] | None = None
+    d2h: Callable[[], Any] | None = None
+    close: Callable[[], None] | None = None
+    stages: Callable[[], Mapping[str, float]] | None = None
+
+
+@dataclass(frozen=True)
+class Context:
+    """What an implementation may know about the point it runs."""
+
+    size: int
+    dtype: np.dtype
+    variant: str = ""
+    host_memory: str = "pageable"   # or "pinned": how GPU backends hold host buffers
+    session: Any = None             # the backend's per-thread GPU objects (stream, ...)
+
+
+#: Whose threads a CPU implementation runs on (``workbench.measure.threads`` counts them): Numba's
+#: parallel loops, the BLAS pool (threadpoolctl), or one thread; "" takes the backend's own
+#: (Numba's for numba, one for the rest).
+THREADS = ("numba", "blas", "one", "")
+
+
+@dataclass(frozen=True)
+class Implementation:
+    workload: str
+    backend: str
+    factory: Callable[[Any, Context], Phases | Callable[[], Any]]
+    note: str = ""
+    threads: str = ""
+
+
+@dataclass(eq=False)
+class Workload:
+    """A benchmark problem: its inputs, reference, tolerances and counts."""
+
+    name: str
+    title: str
+    kind: str                       # one of KINDS: how the GUI groups workloads
+    description: str                # what it computes
+    lesson: str                     # which lesson of GPU computing it shows
+    size_unit: str                  # what "size" means
+    default_sizes: tuple[int, ...]
+    make_inputs: Callable[[int, np.dtype, str, np.random.Generator], Any]
+    reference: Callable[[Any], Any]  # float64 NumPy/pandas reference of the inputs
+    flops: Callable[[int], float]
+    bytes_moved: Callable[[int, int], float]   # (size, itemsize) -> bytes a perfect kernel moves
+    footprint: Callable[[int, int], float]     # (size, itemsize) -> host bytes one point holds
+    tolerance: Mapping[str, float] = field(default_factory=lambda: {"float32": 1e-5, "float64": 1e-12})
+    dtypes: tuple[str, ...] = ("float32", "float64")
+    variants: tuple[str, ...] = ("",)          # e.g. input order for divergence
+    compare: Callable[[Any, Any], float] | None = None  # (result, reference) -> relative error
+    throughput_on: str = "compute"   # or "total": transfer's bytes move in h2d and d2h
+    # (size, itemsize, variant) -> (flops, bytes), for a workload whose counts depend on the variant
+    # (spmv: 5 or 7 nonzeros per row); when set, the engine uses it instead of flops and bytes_moved.
+    counts: Callable[[int, int, str], tuple[float, float]] | None = None
+    # (size, itemsize) -> device bytes one point holds on a GPU backend, for the memory wall's
+    # warnings before a sweep; None: the bytes a perfect kernel moves (inputs read, outputs written).
+    device_footprint: Callable[[int, int], float] | None = None
+    # (size, itemsize) -> bytes the kernel itself holds while it runs, on any backend (which cache it
+    # runs from, for the sanity check's ceiling); None: the device footprint, else bytes_moved. Not
+    # the host footprint: that counts the reference and temporaries the kernel never touches.
+    working_set: Callable[[int, int], float] | None = None
+    # Result columns (or a Series' name) whose float dtype the library chooses, left out of the check
+    # that a result has the point's dtype: a groupby mean is float64 on cuDF, and on pandas by the data.
+    library_dtypes: tuple[str, ...] = ()
+    implementations: dict[str, Implementation] = field(default_factory=dict)
+
+    def implement(self, backend: str, note: str = "", threads: str = "") -> Callable:
+        """Decorator: register ``factory(inputs, ctx)`` as this workload on ``backend``;
+        ``threads``: whose threads it runs on, where not the backend's own (one of THREADS)."""
+        if threads not in THREADS:
+            raise ValueError(f"threads must be one of {', '.join(repr(t) for t in THREADS)}, not {threads!r}")
+
+        def deco(factory: Callable) -> Callable:
+            self.implementations[backend] = Implementation(self.name, backend, factory, note, threads)
+            return factory
+        return deco
+
+    @property
+    def backends(self) -> tuple[str, ...]:
+        return tuple(self.implementations)
+
+    def flops_and_bytes(self, size: int, itemsize: int, variant: str = "") -> tuple[float, float]:
+        """The FLOP and byte counts of one point (what the throughput columns divide)."""
+        if self.counts is not None:
+            return self.counts(size, itemsize, variant)
+        return self.flops(size), self.bytes_moved(size, itemsize)
+
+    def device_bytes(self, size: int, itemsize: int) -> float:
+        """The estimated device memory one point holds (what the memory cap is compared with)."""
+        if self.device_footprint is not None:
+            return float(self.device_footprint(size, itemsize))
+        return float(self.bytes_moved(size, itemsize))
+
+    def working_set_bytes(self, size: int, itemsize: int) -> float:
+        """The bytes one point's kernel holds (what the limits check places in a cache level)."""
+        if self.working_set is not None:
+            return float(self.working_set(size, itemsize))
+        return self.device_bytes(size, itemsize)
+
+    def relative_error(self, result: Any, reference: Any) -> float:
+        if self.compare is not None:
+            return float(self.compare(result, reference))
+        return max_relative_error(result, reference)
+
+    def dtype_problem(self, result: Any, reference: Any, dtype: np.dtype) -> str:
+        """'' when the result is of the point's dtype, else why it is not (``result_dtype``)."""
+        return result_dtype.dtype_problem(result, reference, dtype, self.library_dtypes)
+
+
+def max_relative_error(result: Any, reference: Any) -> float:
+    """Largest absolute difference over the largest reference magnitude.
+
+    Normwise rather than elementwise, so that a reference value near zero does
+    not turn a rounding difference into an infinite error.
+    """
+    res = np.asarray(result)
+    ref = np.asarray(reference)
+    if res.shape != ref.shape:
+        raise ValueError(f"result has shape {res.shape}, reference {ref.shape}")
+    if not np.all(np.isfinite(res)):
+        return float("inf")
+    scale = float(np.max(np.abs(ref))) if ref.size else 0.0
+    diff = float(np.max(np.abs(res.astype(np.complex128 if np.iscomplexobj(res) else np.float64) - ref))) if ref.size else 0.0
+    return diff / scale if scale else diff
+
+
+class PluginError(ValueError):
+    """A workload file that cannot be used; the message is one line for the user."""
+
+
+class Registry:
+    """Workloads by name, loaded on first use."""
+
+    def __init__(self) -> None:
+        self._workloads: dict[str, Workload] = {}
+        self._builtin: set[str] = set()
+        self._origin: dict[str, str] = {}     # a plug-in workload's name -> the file or entry point declaring it
+        self._loaded = False
+        self.load_errors: list[str] = []
+
+    def add(self, workload: Workload) -> Workload:
+        if workload.kind not in KINDS:
+            raise ValueError(f"workload {workload.name!r}: kind must be one of {KINDS}")
+        if workload.name in self._builtin and self._loaded:
+            raise PluginError(f"a workload named {workload.name!r} is built in; give yours another name")
+        self._workloads[workload.name] = workload
+        return workload
+
+    def _load(self) -> None:
+        if self._loaded:
+            return
+        points = list(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP))
+        ours = {ep.name: ep for ep in points if ep.value.split(".")[0] == "workloads"}
+        # The built-in ones load first, in the order a user meets them; from a source tree that was
+        # never installed (the GPU machine runs one) there is no metadata, so their modules are named here.
+        for mod in BUILTIN_MODULES:
+            if mod in ours:
+                ours[mod].load()
+            else:
+                importlib.import_module(f"workloads.{mod}")
+        self._builtin = set(self._workloads)
+        self._loaded = True
+        for ep in points:
+            if ep.name in ours:
+                continue
+            before = dict(self._workloads)
+            try:
+                ep.load()
+                added = {n for n, w in self._workloads.items() if before.get(n) is not w}
+                self._claim(added, before, f"entry point {ep.name}")
+                self._check_backends(added - set(before), f"entry point {ep.name}")
+            except Exception as exc:  # noqa: BLE001 - a broken plugin must not take the workbench down
+                self._workloads = before
+                self.load_errors.append(f"entry point {ep.name}: {exc}")
+                log.warning("could not load workload plug-in %s: %s", ep.name, exc)
+
+    def _check_backends(self, names: set[str], origin: str) -> None:
+        """Refuse workloads that name a backend the workbench does not have (and drop them)."""
+        for name in sorted(names):
+            unknown = sorted(set(self._workloads[name].implementations) - set(BACKENDS))
+            if unknown:
+                for n in names:
+                    self._workloads.pop(n, None)
+                raise PluginError(f"{origin}: workload {name!r} names unknown backend(s) {', '.join(unknown)}; "
+                                  f"the backends are: {', '.join(BACKENDS)}")
+
+    def _claim(self, added: set[str], before: dict, origin: str, where: str = "") -> None:
+        """Record ``origin`` as the declarer of ``added``; refuse a name another origin declared."""
+        for name in sorted(added):
+            other = self._origin.get(name, "another module") if name in before else origin
+            if other != origin:
+                raise PluginError(f"{where}a workload named {shown(name)} is declared by {other} already; "
+                                  "give yours another name")
+        self._origin.update(dict.fromkeys(added, origin))
+
+    def load_file(self, path: str | Path, exclusive: bool = False) -> list[str]:
+        """Import a Python file that declares workloads; returns their names.
+
+        Whatever goes wrong (not a Python file, an exception at import, a clash with a built-in,
+        an unknown backend) is one PluginError line, and nothing of the file stays registered.
+        ``exclusive`` refuses a name that another file or entry point declared, as the command line
+        does; without it the file's declaration replaces the other's (a Dask worker outlives a
+        sweep and keeps an earlier sweep's plug-ins, which the new sweep never asked for)."""
+        self._load()
+        path = Path(path)
+        if not path.is_file():
+            raise PluginError(f"no such workload file: {path}")
+        if path.suffix != ".py":
+            raise PluginError(f"{path}: not a Python file (a workload plug-in is a .py file)")
+        before = dict(self._workloads)
+        # Named for the file's place, not only its name: two folders' mine.py are two modules (the
+        # second replaced the first in sys.modules, even where it was then refused).
+        name = f"gpu_workbench_external_{path.stem}_{zlib.crc32(str(path.resolve()).encode()):08x}"
+        try:
+            spec = importlib.util.spec_from_file_location(name, path)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module
+            spec.loader.exec_module(module)
+        except BaseException as exc:  # noqa: BLE001 - SystemExit from a plug-in, too; not Ctrl-C
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            self._workloads = before
+            sys.modules.pop(name, None)
+            if isinstance(exc, PluginError):
+                raise PluginError(f"{path}: {exc}") from None
+            raise PluginError(f"{path}: {type(exc).__name__} while loading it: {exc}") from None
+        # New names, and names this file declares again (a file loaded anew after an edit, by a
+        # process that outlives a sweep: a Dask worker).
+        added = {n for n, w in self._workloads.items() if before.get(n) is not w}
+        if not added:
+            raise PluginError(f"{path}: declares no workload (register(Workload(...)) at module level)")
+        try:
+            if exclusive:
+                self._claim(added, before, str(path.resolve()), where=f"{path}: ")
+            self._check_backends(added, str(path))
+        except PluginError:
+            self._workloads = before
+            sys.modules.pop(name, None)
+            raise
+        self._origin.update(dict.fromkeys(added, str(path.resolve())))
+        return sorted(added)
+
+    def names(self) -> list[str]:
+        self._load()
+        return list(self._workloads)
+
+    def get(self, name: str) -> Workload:
+        self._load()
+        try:
+            return self._workloads[name]
+        except KeyError:
+            raise KeyError(f"unknown workload {shown(name)}; valid: {', '.join(self._workloads)}") from None
+
+    def all(self) -> list[Workload]:
+        self._load()
+        return list(self._workloads.values())
+
+
+REGISTRY = Registry()
+
+
+def register(workload: Workload) -> Workload:
+    """Declare a workload (used at module level by each workload module)."""
+    return REGISTRY.add(workload)
