@@ -16,6 +16,7 @@ engine process of its own, which the supervisor starts for that backend's points
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib
 import importlib.metadata
@@ -103,6 +104,21 @@ BACKENDS: dict[str, Backend] = {b.name: b for b in (
             "The same GPU stages with every hand-off through host memory (device to host, host to device): "
             "the mistake to avoid."),
 )}
+
+BUILTIN_BACKENDS = frozenset(BACKENDS)
+
+
+def declare(name: str, like: str = "numpy", **fields: str) -> Backend:
+    """Add backend ``name``, a copy of ``like`` with ``fields`` changed (title, description, session,
+    engine, ...): how a plug-in names a backend of its own. Declaring it again (the file loaded anew
+    in the engine, or after an edit) replaces it; a built-in name is refused."""
+    if name in BUILTIN_BACKENDS:
+        raise ValueError(f"a backend named {name!r} is built in; give yours another name")
+    template = get_backend(like)
+    made = dataclasses.replace(template, **{"name": name, "title": name,
+                                            "description": f"{template.description} (as {name})", **fields})
+    BACKENDS[name] = made
+    return made
 
 
 #: A CPU backend swept at a set number of threads is the series ``numba x4`` (``--threads``): the

@@ -7,6 +7,7 @@ workloads (the command line's ``list``, the GUI's first paint) stays fast.
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import reprlib
 import importlib.metadata
@@ -20,7 +21,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from workbench.catalog import result_dtype
+from workbench.catalog import defaults, result_dtype
 from workbench.catalog.backends import BACKENDS
 
 log = logging.getLogger(__name__)
@@ -95,20 +96,24 @@ class Implementation:
 
 @dataclass(eq=False)
 class Workload:
-    """A benchmark problem: its inputs, reference, tolerances and counts."""
+    """A benchmark problem: its inputs, reference, tolerances and counts.
+
+    Only ``name`` and ``make_inputs`` are needed (``catalog.defaults`` derives the rest): the title
+    from the name, the reference from the NumPy implementation run on float64 copies of the inputs,
+    the footprint from the inputs' bytes; FLOPs and bytes left out are not counted (0)."""
 
     name: str
-    title: str
-    kind: str                       # one of KINDS: how the GUI groups workloads
-    description: str                # what it computes
-    lesson: str                     # which lesson of GPU computing it shows
-    size_unit: str                  # what "size" means
-    default_sizes: tuple[int, ...]
-    make_inputs: Callable[[int, np.dtype, str, np.random.Generator], Any]
-    reference: Callable[[Any], Any]  # float64 NumPy/pandas reference of the inputs
-    flops: Callable[[int], float]
-    bytes_moved: Callable[[int, int], float]   # (size, itemsize) -> bytes a perfect kernel moves
-    footprint: Callable[[int, int], float]     # (size, itemsize) -> host bytes one point holds
+    title: str = ""
+    kind: str = defaults.DEFAULT_KIND   # one of KINDS: how the GUI groups workloads
+    description: str = ""           # what it computes
+    lesson: str = ""                # which lesson of GPU computing it shows
+    size_unit: str = "elements"     # what "size" means
+    default_sizes: tuple[int, ...] = defaults.DEFAULT_SIZES
+    make_inputs: Callable[[int, np.dtype, str, np.random.Generator], Any] | None = None
+    reference: Callable[[Any], Any] | None = None  # float64 NumPy/pandas reference of the inputs
+    flops: Callable[[int], float] = defaults.not_counted
+    bytes_moved: Callable[[int, int], float] = defaults.not_counted  # (size, itemsize) -> bytes a perfect kernel moves
+    footprint: Callable[[int, int], float] | None = None   # (size, itemsize) -> host bytes one point holds
     tolerance: Mapping[str, float] = field(default_factory=lambda: {"float32": 1e-5, "float64": 1e-12})
     dtypes: tuple[str, ...] = ("float32", "float64")
     variants: tuple[str, ...] = ("",)          # e.g. input order for divergence
@@ -128,6 +133,33 @@ class Workload:
     # that a result has the point's dtype: a groupby mean is float64 on cuDF, and on pandas by the data.
     library_dtypes: tuple[str, ...] = ()
     implementations: dict[str, Implementation] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.make_inputs is None:
+            raise TypeError(f"workload {self.name!r}: make_inputs(size, dtype, variant, rng) is required")
+        self.title = self.title or defaults.title_of(self.name)
+        self.default_sizes = tuple(self.default_sizes)
+        if self.reference is None:
+            self.reference = self._numpy_reference
+        if self.footprint is None:
+            self.footprint = defaults.footprint_from_inputs(self.make_inputs)
+
+    def _numpy_reference(self, inputs: Any) -> Any:
+        """The NumPy implementation (else the first one) on float64 copies of the inputs."""
+        numpy = self.implementations.get("numpy") or next(iter(self.implementations.values()), None)
+        if numpy is None:
+            raise ValueError(f"workload {self.name!r} has no reference: give reference= or an implementation")
+        wide = defaults.as_float64(inputs)
+        made = numpy.factory(wide, Context(defaults.size_of(wide), np.dtype(np.float64)))
+        return (made.compute if isinstance(made, Phases) else made)()
+
+    def kernel(self, backend: str, note: str = "", threads: str = "") -> Callable:
+        """Decorator: register ``fn(inputs)``, called once per repeat, as this workload on ``backend``
+        (perfplot's kernels; :meth:`implement` where set-up must stay out of the timing)."""
+        def deco(fn: Callable[[Any], Any]) -> Callable:
+            self.implement(backend, note, threads)(functools.partial(_kernel_factory, fn))
+            return fn
+        return deco
 
     def implement(self, backend: str, note: str = "", threads: str = "") -> Callable:
         """Decorator: register ``factory(inputs, ctx)`` as this workload on ``backend``;
@@ -170,6 +202,11 @@ class Workload:
     def dtype_problem(self, result: Any, reference: Any, dtype: np.dtype) -> str:
         """'' when the result is of the point's dtype, else why it is not (``result_dtype``)."""
         return result_dtype.dtype_problem(result, reference, dtype, self.library_dtypes)
+
+
+def _kernel_factory(fn: Callable[[Any], Any], inputs: Any, ctx: Context) -> Callable[[], Any]:
+    # module level, so a kernel's workload pickles (a cluster worker) as its function does
+    return functools.partial(fn, inputs)
 
 
 def max_relative_error(result: Any, reference: Any) -> float:
@@ -304,6 +341,16 @@ class Registry:
             raise
         self._origin.update(dict.fromkeys(added, str(path.resolve())))
         return sorted(added)
+
+    def origin(self, name: str) -> str:
+        """The file or entry point that declared workload ``name``: '' for a built-in one, or one
+        registered by code in this process (a notebook's), which an engine process cannot load."""
+        self._load()
+        return self._origin.get(name, "")
+
+    def builtin(self, name: str) -> bool:
+        self._load()
+        return name in self._builtin
 
     def names(self) -> list[str]:
         self._load()
