@@ -1,0 +1,54 @@
+"""A notebook's plain callables as a workload, carried to the engine process.
+
+The engine is a spawned process that learns workloads by loading plug-in files; the callables are
+pickled (cloudpickle where installed: lambdas and a notebook's
+functions travel by value; else pickle: top-level functions of importable modules only) beside a
+two-line plug-in file that unpickles and registers it there."""
+from __future__ import annotations
+
+import functools
+import pickle
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from workbench.catalog import backends, defaults
+from workbench.catalog.workloads import REGISTRY, Workload
+
+try:
+    import cloudpickle as _pickler
+except ImportError:         # optional: without it, only importable top-level functions travel
+    _pickler = pickle
+
+
+def from_callables(name: str, setup: Callable[[int], Any], kernels: Mapping[str, Callable[[Any], Any]]) -> Workload:
+    """perfplot's form: ``setup(n)`` makes the inputs (float arrays cast to the sweep's dtype),
+    each kernel takes them; a kernel's name that is no backend becomes one, like NumPy."""
+    for backend in kernels:
+        if backend not in backends.BACKENDS:
+            backends.declare(backend, like="numpy")
+    workload = Workload(name, make_inputs=functools.partial(_inputs, setup), description="plain callables")
+    for backend, fn in kernels.items():
+        workload.kernel(backend)(fn)
+    return workload
+
+
+def _inputs(setup: Callable[[int], Any], size: int, dtype: Any, variant: str, rng: Any) -> Any:
+    return defaults.with_float_dtype(setup(size), dtype)
+
+
+def ship(name: str, setup: Callable[[int], Any], kernels: Mapping[str, Callable[[Any], Any]], folder: Path) -> Path:
+    """Write the callables to ``folder``; returns the plug-in file that makes their workload."""
+    try:
+        data = _pickler.dumps((name, setup, dict(kernels)))
+    except (pickle.PicklingError, AttributeError, TypeError) as exc:
+        raise TypeError(f"the callables of {name!r} cannot be sent to the engine process ({exc}): install "
+                        "cloudpickle, or make them top-level functions of an importable module") from None
+    data_path, plugin = folder / f"shipped_{name}.pkl", folder / f"shipped_{name}.py"
+    data_path.write_bytes(data)
+    plugin.write_text(f"from workbench.catalog.shipped import land\nland({str(data_path)!r})\n")
+    return plugin
+
+
+def land(path: str) -> None:
+    """In the process loading the plug-in file: make the workload and register it."""
+    REGISTRY.add(from_callables(*pickle.loads(Path(path).read_bytes())))
