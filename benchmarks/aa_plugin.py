@@ -6,13 +6,10 @@ of the same work. A verdict between the twins other than 'same' or 'undecided' i
 """
 import numpy as np
 
-from workbench.catalog import backends
-from workbench.catalog.workloads import Workload, register
+from workbench.api import Workload, backend, register
 
 for _name in ("twin-a", "twin-b", "twin-slow"):
-    backends.BACKENDS.setdefault(_name, backends.Backend(
-        _name, _name, "cpu", "numpy", ("numpy",), "workbench.measure.cpu:CpuSession", "identical NumPy code"))
-
+    backend(_name, like="numpy", description="identical NumPy code")
 
 def _work(x: np.ndarray, out: np.ndarray) -> np.ndarray:
     np.multiply(x, x, out=out)

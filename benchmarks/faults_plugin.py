@@ -10,7 +10,7 @@ Run: gpu-workbench --plugin benchmarks/faults_plugin.py run -w faults -s 1,2,3,4
 """
 import numpy as np
 
-from workbench.catalog.workloads import Workload, register
+from workbench.api import Workload, register
 from workloads._common import BLOCK, device_phases, grid, kernel_builder
 
 cuda = None

@@ -5,7 +5,7 @@ import functools
 
 import numpy as np
 
-from workbench.catalog.workloads import Workload, register
+from workbench.api import Workload, register
 
 #: Arrays of n elements at a call's peak, by variant.
 ARRAYS = {"one": 1, "two": 2, "nothing": 0, "freed": 1}

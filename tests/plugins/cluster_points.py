@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from workbench.catalog.workloads import Workload, register
+from workbench.api import Workload, register
 
 W = register(Workload(
     name="nap", title="Nap", kind="kernels", description="a point that runs until its worker is killed",

@@ -3,17 +3,11 @@
 ``plain`` (the shared engine); each session names the process it runs in."""
 import numpy as np
 
-from workbench.catalog import backends
-from workbench.catalog.workloads import Workload, register
+from workbench.api import Workload, backend, register
 
-
-def _backend(name: str, engine: str) -> backends.Backend:
-    return backends.Backend(name, name, "cpu", "numpy", ("numpy",), "helpers:ProcessNamingSession",
-                            "names its process", engine=engine)
-
-
-backends.BACKENDS.update({"plain": _backend("plain", ""), "marked": _backend("marked", "helpers:mark_engine"),
-                          "unprepared": _backend("unprepared", "helpers:fail_to_prepare")})
+backend("plain", session="helpers:ProcessNamingSession")
+backend("marked", session="helpers:ProcessNamingSession", engine="helpers:mark_engine")
+backend("unprepared", session="helpers:ProcessNamingSession", engine="helpers:fail_to_prepare")
 
 W = register(Workload(
     name="where", title="Where", kind="kernels", description="y = 2 x, and which process ran it", lesson="none",

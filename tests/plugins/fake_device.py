@@ -3,8 +3,8 @@ backends (fake-a, fake-b, fake-cpu), said to be usable, and a workload holding t
 buffers per point."""
 from helpers import fake_backends, fake_memory_workload
 
-from workbench.catalog import backends
-from workbench.catalog.workloads import register
+from workbench.api import register
+from workbench.catalog import backends   # a test double: it fakes the probe, which no plug-in may
 
 backends.BACKENDS.update(fake_backends())
 register(fake_memory_workload())

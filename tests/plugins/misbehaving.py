@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 
-from workbench.catalog.workloads import Workload, register
+from workbench.api import Workload, register
 
 W = register(Workload(
     name="misbehaving", title="Misbehaving", kind="kernels", description="points that crash, hang or raise",

@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from workbench.catalog.workloads import Workload, register
+from workbench.api import Workload, register
 
 
 def _mark(what: str) -> None:

@@ -1,0 +1,99 @@
+"""The public surface (workbench.api, docs/API.md): old import paths, the eight-line plug-in,
+sweeps of plain callables, the notebook example, and what examples and plug-ins may import."""
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import workbench
+from workbench.api import Workload, backend
+from workbench.catalog.workloads import REGISTRY
+
+ROOT = Path(__file__).parents[1]
+EIGHT = ROOT / "tests" / "plugins" / "eight_lines.py"
+
+
+@pytest.mark.parametrize("old", ["workbench.registry", "workbench.catalog.registry"])
+def test_a_plugin_on_an_old_path_loads_and_is_warned(tmp_path, old):
+    name = "old_" + old.replace(".", "_")
+    path = tmp_path / f"{name}.py"
+    path.write_text(f"import numpy as np\nfrom {old} import Workload, register\n"
+                    f"w = register(Workload({name!r}, make_inputs=lambda n, dt, v, rng: np.ones(n, dt)))\n"
+                    "w.kernel('numpy')(lambda x: x * 2)\n")
+    with pytest.warns(DeprecationWarning, match=f"^{old} is deprecated; import from workbench.api$"):
+        assert REGISTRY.load_file(path) == [name]
+
+
+def test_the_eight_line_plugin_runs_a_sweep_on_the_command_line(tmp_path):
+    out = tmp_path / "x.csv"
+    proc = subprocess.run([sys.executable, "-W", "error::DeprecationWarning", "-m", "workbench", "--plugin", str(EIGHT),
+                           "run", "-w", "axpy", "-s", "2^10,2^12", "--budget", "0.05", "--out", str(out)],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    frame = pd.read_csv(out)
+    assert sorted(set(frame["backend"])) == ["numpy", "numpy-blas"]
+    assert (frame["status"] == "ok").all() and len(frame) == 4
+
+
+def test_the_eight_line_plugin_is_the_one_in_the_docs():
+    code = EIGHT.read_text().split('"""', 2)[2].strip()
+    assert len(code.splitlines()) == 7          # and the docstring: eight
+    assert code in (ROOT / "docs" / "API.md").read_text()
+
+
+def test_a_workload_needs_only_a_name_and_its_inputs():
+    w = Workload("two_words", make_inputs=lambda n, dt, v, rng: (np.ones(n, dt), np.ones((n, n), dt)))
+    w.kernel("numpy")(lambda xs: xs[1] @ xs[0])
+    assert (w.title, w.kind, w.flops(10)) == ("Two words", "array math", 0.0)
+    assert w.footprint(512, 4) == pytest.approx(4 * w.footprint(256, 4), rel=0.05)   # n^2 inputs
+    inputs = w.make_inputs(3, np.dtype(np.float32), "", np.random.default_rng(0))
+    reference = w.reference(inputs)
+    assert reference.dtype == np.float64 and reference.tolist() == [3.0, 3.0, 3.0]
+
+
+def test_a_builtin_backend_cannot_be_declared_again():
+    with pytest.raises(ValueError, match="built in"):
+        backend("numpy", like="numba")
+
+
+def test_sweep_of_plain_callables_gives_ok_rows_and_a_raising_kernel_an_error_row():
+    frame = workbench.sweep("api_test_kernels", setup=lambda n: np.linspace(0, 1, n), sizes=[2 ** 10],
+                            kernels={"numpy": lambda x: x * x, "api-raising": lambda x: [][0]},
+                            budget=0.02, progress=False)
+    rows = frame.set_index("backend")
+    assert rows.loc["numpy", "status"] == "ok" and rows.loc["numpy", "dtype"] == "float32"
+    assert rows.loc["api-raising", "status"] == "error"
+    assert "IndexError" in rows.loc["api-raising", "message"] or "index" in rows.loc["api-raising", "message"]
+    assert frame.attrs["environment"] and frame.attrs["settings"]["workload"] == "api_test_kernels"
+
+
+def test_the_notebook_example_sweeps_plots_compares_and_writes_a_png(tmp_path):
+    proc = subprocess.run([sys.executable, "-W", "error::DeprecationWarning", str(ROOT / "examples" / "notebook.py"),
+                           str(tmp_path)], capture_output=True, text=True, cwd=tmp_path, timeout=280)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    for png in ("source_terms_runtime.png", "squares_runtime.png"):
+        assert (tmp_path / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "verdict" in proc.stdout
+
+
+# A test double that fakes the backends' probe, which no plug-in may do: the one exception.
+INTERNAL_ALLOWED = {("fake_device.py", "workbench.catalog")}
+
+
+@pytest.mark.parametrize("path", sorted([*ROOT.glob("examples/*.py"), *ROOT.glob("tests/plugins/*.py"),
+                                         ROOT / "benchmarks" / "aa_plugin.py"]), ids=lambda p: p.name)
+def test_examples_and_plugins_import_only_the_public_surface(path):
+    """import-linter checks packages only; these folders are files, so their imports are read here."""
+    for node in ast.walk(ast.parse(path.read_text())):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+            [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else []
+        for name in names:
+            if name.split(".")[0] in ("workbench", "workloads", "panels"):
+                assert name in ("workbench", "workbench.api") or (path.name, name) in INTERNAL_ALLOWED, \
+                    f"{path.name} imports {name}: import workbench.api"
