@@ -21,7 +21,7 @@ from panels import style
 from workbench.measure import engine
 from workbench.catalog.backends import BACKENDS, Availability, probe_all
 from workbench.core import driver
-from workbench.catalog.registry import KINDS, REGISTRY
+from workbench.catalog.workloads import KINDS, REGISTRY
 from workbench.core.sizes import fmt_size, parse_bytes, parse_int, steps
 from workbench.workspace import Checked, Experiment, check
 from workbench.workspace.experiment import memory_notes

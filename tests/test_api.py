@@ -19,6 +19,16 @@ ROOT = Path(__file__).parents[1]
 EIGHT = ROOT / "tests" / "plugins" / "eight_lines.py"
 
 
+@pytest.fixture(autouse=True)
+def _restored(registry):
+    """What a test registers here (workloads, backends) leaves with it: later tests count them."""
+    from workbench.catalog import backends
+    before = dict(backends.BACKENDS)
+    yield
+    backends.BACKENDS.clear()
+    backends.BACKENDS.update(before)
+
+
 @pytest.mark.parametrize("old", ["workbench.registry", "workbench.catalog.registry"])
 def test_a_plugin_on_an_old_path_loads_and_is_warned(tmp_path, old):
     name = "old_" + old.replace(".", "_")
