@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import sys
 import time
+from html import escape
 from typing import Any, Mapping
 
 from PySide6.QtCore import Qt, Signal
@@ -47,17 +48,7 @@ class ExperimentPanel(QWidget):
         self.workloadList = QTreeWidget(objectName="workloadList")
         self.workloadList.setHeaderHidden(True)
         self.workloadList.setMinimumHeight(190)
-        kinds = {k: QTreeWidgetItem(self.workloadList, [k.capitalize()]) for k in KINDS}
-        for item in kinds.values():
-            item.setFlags(Qt.ItemFlag.ItemIsEnabled)
-            font = item.font(0)
-            font.setBold(True)
-            item.setFont(0, font)
-        for w in REGISTRY.all():
-            child = QTreeWidgetItem(kinds[w.kind], [w.title])
-            child.setData(0, Qt.ItemDataRole.UserRole, w.name)
-            child.setToolTip(0, f"<b>{w.title}</b><br>{w.description}<br><br><i>{w.lesson}</i>")
-        self.workloadList.expandAll()
+        self.fill_workloads()
         self.description = QLabel(wordWrap=True, objectName="workloadDescription")
         self.description.setTextFormat(Qt.TextFormat.RichText)
 
@@ -163,6 +154,37 @@ class ExperimentPanel(QWidget):
     def workload_name(self) -> str | None:
         item = self.workloadList.currentItem()
         return item.data(0, Qt.ItemDataRole.UserRole) if item is not None else None
+
+    def fill_workloads(self, hidden: frozenset[str] = frozenset(), origins: Mapping[str, str] | None = None) -> None:
+        """The workload tree, from the registry: again after a workload file is (re)loaded. ``hidden``:
+        names the registry still holds but whose file no longer declares them; ``origins``: the file
+        of a plug-in's workload, for its tooltip. The workload chosen stays chosen where it still exists."""
+        current = self.workload_name()
+        self.workloadList.blockSignals(True)       # the choice is made again below, once
+        self.workloadList.clear()
+        kinds = {k: QTreeWidgetItem(self.workloadList, [k.capitalize()]) for k in KINDS}
+        for item in kinds.values():
+            item.setFlags(Qt.ItemFlag.ItemIsEnabled)
+            font = item.font(0)
+            font.setBold(True)
+            item.setFont(0, font)
+        for w in REGISTRY.all():
+            if w.name in hidden:
+                continue
+            child = QTreeWidgetItem(kinds[w.kind], [w.title])
+            child.setData(0, Qt.ItemDataRole.UserRole, w.name)
+            origin = (origins or {}).get(w.name)
+            child.setToolTip(0, f"<b>{w.title}</b><br>{w.description}<br><br><i>{w.lesson}</i>"
+                             + (f"<br><br>from {escape(origin)}" if origin else ""))    # a file's name is no markup
+        self.workloadList.expandAll()
+        if current is None:
+            self.workloadList.blockSignals(False)
+            return
+        # Chosen again quietly: the user's sizes stay; the description and backends are the file's now.
+        found = self.select_workload(current)
+        self.workloadList.blockSignals(False)
+        self._describe(current if found else None)
+        self._fill_backends(keep=self.checked_backends())
 
     def set_locked(self, locked: bool) -> None:
         """While a sweep runs nothing here changes, by hand or by a script."""
@@ -328,7 +350,7 @@ class ExperimentPanel(QWidget):
         if name is None:
             return
         w = REGISTRY.get(name)
-        self.description.setText(f"{w.description}<br><i>{w.lesson}</i>")
+        self._describe(name)
         self.sizeUnit.setText(f"Size = {w.size_unit}")
         self.sizeFrom.setText(fmt_size(w.default_sizes[0]))
         self.sizeTo.setText(fmt_size(w.default_sizes[-1]))
@@ -337,6 +359,10 @@ class ExperimentPanel(QWidget):
         # workload's usual backends rather than leave Run disabled with nothing ticked.
         keep = [b for b in self.checked_backends() if b in w.backends] or list(DEFAULT_BACKENDS)
         self._fill_backends(keep=keep)
+
+    def _describe(self, name: str | None) -> None:
+        w = REGISTRY.get(name) if name else None
+        self.description.setText(f"{w.description}<br><i>{w.lesson}</i>" if w else "")
 
     def validate(self, *_) -> bool:
         """Check every field (the workspace's one check); show each problem next to its field;
