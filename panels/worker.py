@@ -113,6 +113,19 @@ class SweepController(QObject):
             old.close()          # bounded: the connection, and a local cluster it started
         return True
 
+    def use_plugins(self, paths: tuple[str, ...]) -> bool:
+        """The workload files every engine loads, from the GUI thread while no sweep runs (False while
+        one does: a workload is never swapped under a running sweep). The next sweep starts fresh
+        engines, which load them as they are now on disk."""
+        if self.running:
+            return False
+        worker = self.worker
+        worker.plugins = tuple(paths)
+        for engine in (worker.local, worker.engine):     # a cluster's runner sends them with each sweep
+            engine.plugins = worker.plugins
+        worker.local.renew()
+        return True
+
     def stop(self) -> None:
         self.worker.request_stop()
 
