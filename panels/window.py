@@ -35,6 +35,7 @@ from panels.presentation import Presentation
 from panels.toolbar import RunToolBar
 from panels.table import ResultsTable
 from panels.worker import SweepController
+from panels.workload_files import WorkloadFiles
 from workbench.cli import display
 from workbench.core import atomic
 from workbench.measure import engine
@@ -228,7 +229,9 @@ class MainWindow(QMainWindow):
         self.files = FileActions(self)
         self.busyChanged.connect(self.files.update_enabled)
         file_menu = self.menuBar().addMenu("&File")
-        for group in self.files.menu_groups():
+        # The command line's --plugin files too: watched, and loaded again when they change.
+        self.workloadFiles = WorkloadFiles(self, self.controller.worker.plugins)
+        for group in [*self.files.menu_groups(), [self.workloadFiles.openAction]]:
             file_menu.addActions(group)
             file_menu.addSeparator()
         file_menu.addAction(quit_action)
@@ -827,6 +830,7 @@ class MainWindow(QMainWindow):
         self.plots.shutdown()              # its spec thread ends (a job in flight finishes first)
         self.resultsTable.stop_fitting()
         self.files.job.wait()              # an export being written finishes first
+        self.workloadFiles.close()
         self.controller.shutdown()
         logging.getLogger().removeHandler(self.log_handler)
         super().closeEvent(event)
