@@ -62,6 +62,17 @@ def replace(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+#: A second workload for the edited file: y = 3 x, its reference to match.
+TRIPLE = '''
+T = register(Workload(
+    name="triple", title="Triple", kind="kernels", description="y = 3 x", lesson="none",
+    size_unit="elements", default_sizes=(64, 256), make_inputs=lambda n, dt, v, rng: (np.arange(n, dtype=dt),),
+    reference=lambda inp: inp[0].astype(np.float64) * 3, flops=lambda n: float(n),
+    bytes_moved=lambda n, isz: 2.0 * n * isz, footprint=lambda n, isz: 2.0 * n * isz))
+T.implement("numpy")(lambda inputs, ctx: (lambda: inputs[0] * 3))
+'''
+
+
 def test_the_window_opens_a_workload_file_sweeps_it_and_reloads_it_when_it_changes(qtbot, window, mine):
     w = window
     assert w.findChild(type(w.workloadFiles.openAction), "openWorkloadAction") is w.workloadFiles.openAction
@@ -91,17 +102,6 @@ def test_the_window_opens_a_workload_file_sweeps_it_and_reloads_it_when_it_chang
     assert got.args[1] == ["double"]
     assert tree(w)["double"] == "Double, again" and "triple" not in tree(w)
     assert w.notice.isHidden()
-
-
-#: A second workload for the edited file: y = 3 x, its reference to match.
-TRIPLE = '''
-T = register(Workload(
-    name="triple", title="Triple", kind="kernels", description="y = 3 x", lesson="none",
-    size_unit="elements", default_sizes=(64, 256), make_inputs=lambda n, dt, v, rng: (np.arange(n, dtype=dt),),
-    reference=lambda inp: inp[0].astype(np.float64) * 3, flops=lambda n: float(n),
-    bytes_moved=lambda n, isz: 2.0 * n * isz, footprint=lambda n, isz: 2.0 * n * isz))
-T.implement("numpy")(lambda inputs, ctx: (lambda: inputs[0] * 3))
-'''
 
 
 @pytest.mark.parametrize("body, why", [
