@@ -229,8 +229,7 @@ class MainWindow(QMainWindow):
         self.files = FileActions(self)
         self.busyChanged.connect(self.files.update_enabled)
         file_menu = self.menuBar().addMenu("&File")
-        # The command line's --plugin files too: watched, and loaded again when they change.
-        self.workloadFiles = WorkloadFiles(self, self.controller.worker.plugins)
+        self.workloadFiles = WorkloadFiles(self, self.controller.worker.plugins)    # --plugin's files too
         for group in [*self.files.menu_groups(), [self.workloadFiles.openAction]]:
             file_menu.addActions(group)
             file_menu.addSeparator()
