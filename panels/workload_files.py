@@ -18,7 +18,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QStatusBar
 
 from panels.jobs import Job
-from workbench.catalog.registry import REGISTRY, PluginError
+from workbench.catalog.workloads import REGISTRY, PluginError
 from workbench.measure import plugins
 
 log = logging.getLogger(__name__)

@@ -1,7 +1,7 @@
 """The smallest plug-in: y = 2 x on NumPy. The window tests open it, sweep it and edit it on disk."""
 import numpy as np
 
-from workbench.catalog.registry import Workload, register
+from workbench.api import Workload, register
 
 W = register(Workload(
     name="double", title="Double", kind="kernels", description="y = 2 x", lesson="none",
