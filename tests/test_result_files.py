@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from workbench.measure.gpu import kernels
 from workbench.results import files as result_files
 from workbench.results import rows as results
 from workbench.results.files import ResultsFileError, open_results
@@ -79,6 +80,56 @@ def test_the_raw_samples_go_to_json_files_and_come_back(tmp_path):
     assert results.decode_samples(rs.frame.loc[0, "samples"]) == {"compute": [1e-3, 1.5e-3, 2e-3]}
     back = result_files.open_results(result_files.save(frame, tmp_path / "r.csv", ENV, SETTINGS))
     assert back.frame.loc[0, "samples"] == ""                  # a CSV keeps their count and interval only
+
+
+def json_cells_frame() -> pd.DataFrame:
+    """The sample rows with every JSON column filled, one of them holding NaN (not strict JSON)."""
+    frame = sample_frame()
+    frame.loc[0, "samples"] = results.encode_samples({"compute": [1e-3, 1.5e-3, 2e-3], "total": [2e-3]})
+    frame.loc[0, "rounds"] = json.dumps({"group": "s:0", "compute": [1e-3, None], "kept": [0]}, separators=(",", ":"))
+    frame.loc[1, "kernels"] = kernels.encode([kernels.Activity("kernel", "saxpy", 1.5e-6)])
+    frame.loc[2, "rounds"] = '{"group":"s:1","compute":[NaN]}'
+    return frame
+
+
+def test_json_files_nest_the_json_columns_and_read_back_the_same_frame(tmp_path):
+    frame = json_cells_frame()
+    path = result_files.save(frame, tmp_path / "r.json", ENV, SETTINGS)
+    first, second, third = json.loads(path.read_text())["rows"]
+    assert first["samples"] == {"compute": [1e-3, 1.5e-3, 2e-3], "total": [2e-3]}
+    assert first["rounds"] == {"group": "s:0", "compute": [1e-3, None], "kept": [0]} and first["stages"] is None
+    assert second["stages"] == {"frame": 2e-3, "frame->array": 5e-4}
+    assert second["kernels"] == [["kernel", "saxpy", 1.5e-6]]
+    assert third["rounds"] == '{"group":"s:1","compute":[NaN]}'     # not strict JSON: kept as its text
+    back = open_results(path).frame
+    assert_same_table(back, frame)
+    assert kernels.decode(back.loc[1, "kernels"]) == [kernels.Activity("kernel", "saxpy", 1.5e-6)]
+    assert results.decode_stages(back.loc[1, "stages"]) == {"frame": 2e-3, "frame->array": 5e-4}
+
+
+def test_a_json_file_of_schema_3_with_its_json_columns_as_text_opens_with_the_same_values(tmp_path):
+    frame = json_cells_frame()
+    data = json.loads(result_files.save(frame, tmp_path / "r.json", ENV, SETTINGS).read_text())
+    data["schema"] = 3
+    for row in data["rows"]:
+        for column in results.JSON_COLUMNS:
+            if not isinstance(row[column], str):
+                row[column] = "" if row[column] is None else json.dumps(row[column], separators=(",", ":"))
+    old = tmp_path / "old3.json"
+    old.write_text(json.dumps(data))
+    assert isinstance(json.loads(old.read_text())["rows"][0]["samples"], str)
+    back = open_results(old)
+    assert back.schema == 3 and back.environment == ENV
+    assert_same_table(back.frame, frame)
+    assert results.decode_samples(back.frame.loc[0, "samples"])["compute"] == [1e-3, 1.5e-3, 2e-3]
+
+
+def test_a_nested_value_is_refused_outside_the_json_columns(tmp_path):
+    data = json.loads(result_files.save(sample_frame(), tmp_path / "r.json", ENV).read_text())
+    data["rows"][0]["message"] = {"not": "text"}
+    (tmp_path / "bad.json").write_text(json.dumps(data))
+    with pytest.raises(ResultsFileError, match="column message, row 1"):
+        open_results(tmp_path / "bad.json")
 
 
 def test_csv_sidecar_is_strict_json_with_the_header(tmp_path):
@@ -172,9 +223,9 @@ def test_files_of_schema_2_without_the_columns_types_and_units_open(tmp_path):
 
 
 def test_files_of_today_name_each_columns_type_and_unit_as_the_row_declares_them(tmp_path):
-    """Schema 3: the types and units in the header are the row's declaration, not a second list."""
+    """Since schema 3: the types and units in the header are the row's declaration, not a second list."""
     data = json.loads(result_files.save(sample_frame(), tmp_path / "r.json", ENV).read_text())
-    assert data["schema"] == 3 == result_files.SCHEMA
+    assert data["schema"] == 4 == result_files.SCHEMA
     assert data["types"] == {c.name: c.type_name for c in results.DECLARED}
     assert data["units"]["compute_median_s"] == "s" and data["units"]["peak_device_bytes"] == "B"
     assert data["units"]["gbps"] == "GB/s" and "status" not in data["units"]

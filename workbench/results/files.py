@@ -1,23 +1,14 @@
-"""Result files: what is written, and everything that may be handed back to be read.
+"""Result files: what is written (schema 4), and everything that may be handed back to be read.
 
-Written (schema 3):
+Written: ``NAME.csv`` (one header line, one row per point, so that any spreadsheet opens it; a text
+cell a spreadsheet would run as a formula carries a ``'`` in front, taken off again on reading) with
+``NAME.meta.json`` beside it (format, schema, time, host, environment, settings, the CSV's name and
+the columns' types and units), or ``NAME.json``: the same header with the rows, whose JSON columns
+(samples, rounds, stages, kernels) are nested values, not text.
 
-- ``NAME.csv``: one header line and one row per point, nothing else, so that
-  ``pandas.read_csv`` and any spreadsheet open it as it is; a text cell that a spreadsheet would
-  run as a formula (``=``, ``+``, ``-``, ``@``, tab or CR first) carries a ``'`` in front, which
-  :func:`open_results` takes off again;
-- ``NAME.meta.json`` beside it (the sidecar): format name, schema, when (UTC) and on which
-  host it was written, the environment record, the sweep's settings, the CSV's file name, and
-  the columns as ``workbench.results.rows.Row`` declares them (their names, ``types`` and
-  ``units``: what schema 3 adds to schema 2);
-- ``NAME.json``: the same header with the rows, one object per point.
-
-Read by :func:`open_results`: all of the above (a sidecar opens the CSV it names), a CSV
-without its sidecar, and the files of schema 1 (a CSV with the environment as ``# key: json``
-lines on top; JSON ``{"environment", "results"}``), and those of schema 2 (the same as 3, without
-the columns' types and units). Everything else (a newer schema, a
-truncated file, a file that is not ours, values of the wrong type) raises
-:class:`ResultsFileError`, whose message is one line that names the file and the reason.
+Read by :func:`open_results`: those, a CSV without its sidecar, and every older schema (1: no
+format marker; 2: no types and units; 3: JSON columns as text). Anything else raises
+:class:`ResultsFileError`, one line naming the file and the reason.
 """
 from __future__ import annotations
 
@@ -39,14 +30,15 @@ import pandas as pd
 
 from workbench.core import atomic
 from workbench.results import rows as row_schema
-from workbench.results.rows import BOOL_COLUMNS, COLUMNS, INTEGER_COLUMNS, JSON_ONLY, TEXT_COLUMNS, to_frame
+from workbench.results.rows import (BOOL_COLUMNS, COLUMNS, INTEGER_COLUMNS, JSON_COLUMNS, JSON_ONLY, TEXT_COLUMNS,
+                                    to_frame)
 
 log = logging.getLogger(__name__)
 
 FORMAT = "gpu-workbench-results"
-#: 3: the header names each column's type and unit, as ``workbench.results.rows.Row`` declares them;
-#: 2: the same without them; 1: no format marker (see the module's doc). Every one of them is read.
-SCHEMA = 3
+#: 4: a JSON file's JSON columns are nested values; 3: they are text, and the header names each
+#: column's type and unit; 2: without those; 1: no format marker. Every one of them is read.
+SCHEMA = 4
 SIDECAR_SUFFIX = ".meta.json"
 #: The column kinds (TEXT_COLUMNS, INTEGER_COLUMNS, BOOL_COLUMNS, imported above) come from the row's
 #: declaration; every other column of ``COLUMNS`` holds a float.
@@ -175,8 +167,31 @@ def _formula_restored(text: str) -> str:
 
 def document(rs: ResultSet) -> dict[str, Any]:
     """The set as the JSON format holds it, strict JSON (a saved session holds these too)."""
-    rows = [{k: strict_json(v) for k, v in r.items()} for r in rs.frame.to_dict("records")]
+    rows = [{k: _nested(v) if k in JSON_COLUMNS else strict_json(v) for k, v in r.items()}
+            for r in rs.frame.to_dict("records")]
     return {**head(rs), "rows": rows}
+
+
+def _compact(value: Any) -> str:
+    """The text a JSON column holds in a frame (what ``rows.encode_samples`` and the others write)."""
+    return json.dumps(value, separators=(",", ":"))
+
+
+def _refuse_constant(token: str) -> Any:
+    raise ValueError(token)
+
+
+def _nested(cell: Any) -> Any:
+    """A JSON cell as the value it encodes, for a JSON file; null for an empty one. A cell that
+    would not come back as the same text (NaN in it, spaces, not JSON) stays text: the reader
+    takes either, so every cell round-trips exactly."""
+    if not isinstance(cell, str) or not cell:
+        return None if cell == "" else strict_json(cell)
+    try:
+        value = json.loads(cell, parse_constant=_refuse_constant)
+    except (ValueError, RecursionError):
+        return cell
+    return value if isinstance(value, (dict, list)) and _compact(value) == cell else cell
 
 
 def head(rs: ResultSet) -> dict[str, Any]:
@@ -498,6 +513,8 @@ def _value(path: Path, column: str, value: Any, row: int) -> Any:
         return ResultsFileError(path, f"column {column}, row {row}: {shown} is not {expected}")
 
     empty = value is None or (isinstance(value, float) and math.isnan(value)) or value == ""
+    if column in JSON_COLUMNS and isinstance(value, (dict, list)):     # schema 4's nested value
+        return _compact(value)
     if column in TEXT_COLUMNS:
         if empty:
             return ""

@@ -220,6 +220,9 @@ JSON_ONLY = tuple(c.name for c in DECLARED if not c.csv)
 TEXT_COLUMNS = frozenset(c.name for c in DECLARED if c.kind is str)
 INTEGER_COLUMNS = frozenset(c.name for c in DECLARED if c.kind is int)
 BOOL_COLUMNS = frozenset(c.name for c in DECLARED if c.kind is bool)
+#: Columns holding JSON (samples, rounds, stages, kernels): compact text in a frame and a CSV, the
+#: nested value itself in a JSON file (``workbench.results.files``, schema 4).
+JSON_COLUMNS = frozenset(c.name for c in DECLARED if c.hint == "json")
 #: ``implausible``: a figure beyond what the device can do (workbench.measure.limits): the timing is wrong.
 STATUSES = ("ok", "wrong", "implausible", "error", "cancelled")
 
