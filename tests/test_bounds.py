@@ -7,7 +7,8 @@ import math
 import pytest
 
 from workbench.core import bounds
-from workbench.results.rows import Row, readable_table, to_frame
+from workbench.results.rows import Row, to_frame
+from workbench.views.table_text import readable_table
 
 
 def row(**kw):

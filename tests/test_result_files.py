@@ -13,6 +13,7 @@ from workbench.measure.gpu import kernels
 from workbench.results import files as result_files
 from workbench.results import rows as results
 from workbench.results.files import ResultsFileError, open_results
+from workbench.views import table_text
 
 ENV = {"cpu": "Test CPU", "libraries": {"numpy": "2.0.0", "numba": "0.60.0"}, "gpus": "none here"}
 SETTINGS = {"workload": "source_terms", "dtype": "float32", "min_repeats": 5, "budget_s": 0.25, "seed": 0,
@@ -244,8 +245,18 @@ def test_a_row_is_one_frozen_value_whose_declaration_gives_every_column():
     assert results.Row.of({"workload": "w", "size": 8.0})["size"] == 8   # a journal's number
     frame = results.to_frame([row, dict(row)])
     assert list(frame.columns) == list(results.COLUMNS) and frame["size"].tolist() == [8, 8]
-    assert results.cell_text("compute_median_s", 1.5e-6) == "1.5 µs"
-    assert results.cell_text("peak_host_bytes", 2048.0) == "2 KiB" and results.cell_text("gbps", math.nan) == "-"
+    assert table_text.cell_text("compute_median_s", 1.5e-6) == "1.5 µs"
+    assert table_text.cell_text("peak_host_bytes", 2048.0) == "2 KiB" and table_text.cell_text("gbps", math.nan) == "-"
+
+
+def test_the_display_names_moved_to_the_views_still_import_from_the_rows_module():
+    from workbench.results.rows import caution, cell_text, interval_text, readable_table, summary_table
+    assert (caution, cell_text, interval_text, readable_table, summary_table) == (
+        table_text.caution, table_text.cell_text, table_text.interval_text, table_text.readable_table,
+        table_text.summary_table)
+    assert results.human_seconds(1.5e-6) == table_text.human_seconds(1.5e-6) == "1.5 µs"
+    with pytest.raises(AttributeError):
+        results.no_such_name
 
 
 def test_the_h200_results_in_docs_open():

@@ -4,22 +4,22 @@ Each field says its name, its type and its unit once (nvbench's ``hint``: a dura
 count, a rate...); every other description of a row is derived from it: :data:`COLUMNS` (the
 order of the columns in every file and table), :data:`JSON_ONLY` (what a CSV leaves out), the
 kinds the file reader checks each cell against (``workbench.results.files``), the units a results
-file of schema 3 carries, and how the table widget writes each cell (:func:`cell_text`).
+file carries, and how each cell is written for a person (``workbench.views.table_text``).
 
 Every view (the terminal table, the plots, the table widget, the exports) reads the same pandas
 DataFrame (:func:`to_frame`) whose columns are named here; the names are the file format.
 """
 from __future__ import annotations
 
+import importlib
 import json
-import math
 from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Iterable, Iterator
 
 import pandas as pd
 
-from workbench.core import bounds, units
+from workbench.core import units
 
 NAN = float("nan")
 
@@ -238,26 +238,6 @@ def empty_row(**values: Any) -> dict[str, Any]:
     return row
 
 
-def cell_text(name: str, value: Any) -> str:
-    """A cell as the table shows it, by its column's declared hint: times and byte counts with
-    their units (``workbench.core.units``), rates to 4 digits, errors in scientific notation."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "-"
-    info = INFO.get(name)
-    hint = info.hint if info is not None else ("duration" if name.endswith("_s") else "")
-    if hint == "duration":
-        return human_seconds(value)
-    if hint == "bytes":
-        return human_bytes(value)
-    if hint == "rate":
-        return f"{value:.4g}"
-    if hint == "ratio":
-        return f"{value:.2e}"
-    if hint == "energy":
-        return f"{value:.4g} J"
-    return str(value)
-
-
 #: How a row that ran out of device memory begins its message (the device memory cap raises it).
 OUT_OF_DEVICE_MEMORY = "out of device memory"
 
@@ -311,107 +291,16 @@ def decode_stages(text: Any) -> dict[str, float]:
     return {str(k): float(v) for k, v in json.loads(text).items()}
 
 
-def human_bytes(n: float) -> str:
-    """An amount of memory as every view writes it (``workbench.core.units``): '384 KiB'."""
-    return units.nbytes(n)
+# A unit's text is ``workbench.core.units``'; these two names stay for the modules that import them here.
+human_bytes = units.nbytes
+human_seconds = units.seconds
+
+#: Display formatting lives in ``workbench.views.table_text``; its names stay importable from here for
+#: the panels and the command line that import them so. Looked up on use: views sit above results.
+_IN_VIEWS = frozenset({"caution", "cell_text", "interval_text", "readable_table", "summary_table"})
 
 
-def human_seconds(s: float) -> str:
-    """A time as every view writes it (``workbench.core.units``)."""
-    return units.seconds(s)
-
-
-def interval_text(lo: Any, hi: Any) -> str:
-    """'1.2 ms-1.3 ms': a median's 95 % interval as every view writes it; '-' where there is none
-    (a file from before the intervals were kept, a point with too few samples)."""
-    try:
-        lo, hi = float(lo), float(hi)
-    except (TypeError, ValueError):
-        return "-"
-    return f"{human_seconds(lo)}-{human_seconds(hi)}" if math.isfinite(lo) and math.isfinite(hi) else "-"
-
-
-def readable_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """The result columns a person reads, as text with units (the terminal table, the HTML report)."""
-    show = pd.DataFrame({
-        "backend": frame["backend"],
-        "size": frame["size"],
-        "threads": frame["threads"].map(lambda n: str(n) if n else "-"),
-        "variant": frame["variant"],
-        "compute": frame["compute_median_s"].map(human_seconds),
-        # The median's 95 % interval and the count of samples it rests on (workbench.core.stats).
-        "95 % CI": [interval_text(a, b) for a, b in zip(frame["compute_ci_lo_s"], frame["compute_ci_hi_s"])],
-        "n": frame["repeats"],
-        "noise": frame["noise"].map(lambda v: "-" if pd.isna(v) else f"{100 * v:.1f} %"),
-        # CPU backends have no transfer phases (host_memory is empty for them): show "-", not "0 ns".
-        "h2d": [human_seconds(v) if hm else "-" for v, hm in zip(frame["h2d_s"], frame["host_memory"])],
-        "d2h": [human_seconds(v) if hm else "-" for v, hm in zip(frame["d2h_s"], frame["host_memory"])],
-        "end-to-end": frame["total_median_s"].map(human_seconds),
-        "first call": frame["first_call_s"].map(human_seconds),
-        "1st-call host": frame["first_call_host_bytes"].map(human_bytes),
-        # GPU rows: the warm figure above is GPU time (launch gaps hidden); beside it, after an L2
-        # flush, and a Python call with its wait, as a user's line of code pays it.
-        "GPU cold": [human_seconds(v) if hm else "-" for v, hm in zip(frame["cold_median_s"], frame["host_memory"])],
-        "call": [human_seconds(v) if hm else "-" for v, hm in zip(frame["call_median_s"], frame["host_memory"])],
-        "GFLOP/s": frame["gflops"].map(lambda v: "-" if pd.isna(v) or v == 0 else f"{v:.3g}"),
-        "GB/s": frame["gbps"].map(lambda v: "-" if pd.isna(v) else f"{v:.3g}"),
-        # What limits each point and how close it comes (workbench.core.bounds).
-        "bound": [bounds.text(b, s) or "-" for b, s in zip(frame["bound"], frame["of_bound"])],
-        "host mem": frame["peak_host_bytes"].map(human_bytes),
-        "dev mem": frame["peak_device_bytes"].map(human_bytes),
-        "kernels": frame["kernel_count"].map(lambda n: str(n) if n else "-"),
-        "energy/call": frame["energy_j"].map(lambda v: "-" if pd.isna(v) else units.significant(v) + " J"),
-        "rel err": frame["max_rel_error"].map(lambda v: "-" if pd.isna(v) else f"{v:.1e}"),
-        "status": frame["status"],
-    })
-    if not (frame["kernel_count"] > 0).any():        # no CUPTI here, or a CPU-only sweep
-        show = show.drop(columns="kernels")
-    if not frame["energy_j"].notna().any():           # energy not asked for, or not measurable here
-        show = show.drop(columns="energy/call")
-    if not (frame["variant"] != "").any():
-        show = show.drop(columns="variant")
-    where = frame["place"].fillna("").astype(str)
-    if (where != "").any():        # measured on a Dask cluster: the device of each row
-        show.insert(1, "place", where)
-    if not (frame["host_memory"] != "").any():      # a CPU-only sweep: no transfer or GPU-only columns
-        show = show.drop(columns=["h2d", "d2h", "GPU cold", "call", "dev mem"])
-    else:       # say what the compute figure is on a GPU row: its warm GPU time, launch gaps hidden
-        show = show.rename(columns={"compute": "compute (GPU: warm)"})
-    return show
-
-
-def caution(row: Mapping[str, Any]) -> str:
-    """Why a point's figures are to be read with care ('' when they need none): the machine's load or
-    throttling (``noisy``), or a median whose interval did not reach the noise target in time."""
-    said = []
-    if row.get("noisy"):
-        said.append(f"noisy: {row['noisy']}")
-    if not row.get("converged", True):
-        lo, hi, med = row.get("compute_ci_lo_s"), row.get("compute_ci_hi_s"), row.get("compute_median_s")
-        width = (f" (95 % interval +-{50 * (hi - lo) / med:.1f} % after {row.get('repeats', 0)} samples)"
-                 if all(isinstance(v, float) and math.isfinite(v) for v in (lo, hi, med)) and med > 0 else "")
-        said.append(f"did not reach the noise target within the time cap{width}")
-    return "; ".join(said)
-
-
-def summary_table(frame: pd.DataFrame) -> str:
-    """The readable table the command line prints at the end of a sweep."""
-    if frame.empty:
-        return "(no points)"
-    text = readable_table(frame).to_string(index=False)
-    staged = frame[frame["stages"] != ""]
-    if not staged.empty:
-        text += "\n\nWhere a typical repeat's compute went, stage by stage:\n" + "\n".join(
-            f"{r.backend} size {r.size}: "
-            + ", ".join(f"{k} {human_seconds(v)}" for k, v in decode_stages(r.stages).items())
-            for r in staged.itertuples())
-    noted = frame[(frame["status"] == "ok") & (frame["message"].astype(str) != "")]
-    if not noted.empty:        # what a session saw beside the figures (cudf.pandas: calls that fell back)
-        text += "\n\n" + "\n".join(f"{r.backend} size {r.size}: {r.message}" for r in noted.itertuples())
-    flagged = frame[(frame["status"] == "ok") & ((frame["noisy"].astype(str) != "") | ~frame["converged"].astype(bool))]
-    if not flagged.empty:      # figures to read with care: a busy machine, or noise the cap left unresolved
-        text += "\n\n" + "\n".join(f"{r.backend} size {r.size}: {caution(r._asdict())}" for r in flagged.itertuples())
-    failed = frame[frame["status"] != "ok"]
-    if not failed.empty:
-        text += "\n\n" + "\n".join(f"{r.backend} size {r.size}: {r.status}: {r.message}" for r in failed.itertuples())
-    return text
+def __getattr__(name: str) -> Any:
+    if name in _IN_VIEWS:
+        return getattr(importlib.import_module("workbench.views.table_text"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

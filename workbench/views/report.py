@@ -24,7 +24,7 @@ from workbench.views import provenance
 from workbench.views import summary
 from workbench.measure.environment import format_record
 from workbench.results.files import ResultSet
-from workbench.results.rows import readable_table
+from workbench.views.table_text import readable_table
 
 log = logging.getLogger(__name__)
 

@@ -19,7 +19,7 @@ import pandas as pd
 
 from workbench.core import stats
 from workbench.core import verdicts
-from workbench.results.rows import human_seconds
+from workbench.views.table_text import human_seconds
 from workbench.core.sizes import fmt_size
 
 log = logging.getLogger(__name__)
