@@ -59,7 +59,6 @@ def _stable_pick(backend: str, n: int) -> int:
 #: it keeps its backend's colour, and takes a marker of its device's.
 DEVICE_SEP = " @ "
 DEVICE_MARKERS = ("o", "s", "t", "d", "h", "star", "p", "t1", "t2")          # pyqtgraph's names
-DEVICE_MPL_MARKERS = ("o", "s", "v", "D", "h", "*", "p", "^", "<")           # the same shapes, matplotlib's
 
 
 def device_marker(name: str) -> int | None:

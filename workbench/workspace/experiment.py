@@ -18,12 +18,6 @@ from workbench.core.sizes import parse_bytes, parse_int, parse_sizes, steps
 from workbench.measure import engine
 from workbench.measure import threads as threads_mod
 
-#: The settings a person gives, by the name each view knows them by (the panel's fields,
-#: ``workbench.results.session_file.EXPERIMENT_FIELDS``, QSettings' keys).
-PANEL_FIELDS = ("workload", "backends", "size_from", "size_to", "size_steps", "dtype", "repeats", "budget_s",
-                "noise_percent", "host_memory", "device_memory_limit")
-
-
 @dataclass(frozen=True)
 class Experiment:
     """What a sweep is asked to be: plain values as typed, checked by :func:`check`.
