@@ -1,21 +1,12 @@
 """Every file the workbench writes is written here: whole, or not at all, and never through a link.
 
-A file is written to a temporary file of a unique name, created exclusively in the target's
-own folder (``tempfile.mkstemp``: ``O_CREAT | O_EXCL | O_NOFOLLOW``), synced, and renamed over
-the target only once complete. So:
-
-- a reader never sees half a file, and a failed write (a full disk, a file-size limit, the
-  folder deleted under us, Ctrl-C) leaves the old target as it was and no temporary file;
-- a symlink planted where the temporary file goes cannot redirect the write: the name is new
-  and created exclusively;
-- two writers of one target never share a temporary file; the last rename wins, whole.
-
-A target that is itself a symlink is replaced by the new file: the link goes, the file it
-pointed to is never written (a planted link cannot make us overwrite a file elsewhere). A
-target that exists and is not a regular file (a folder, a device such as ``/dev/full``, a
-pipe) is refused: renaming over it would replace a device node, not write into it.
-
-Failures are ``OSError`` with ``filename`` set to the target; :func:`why` puts one in one line.
+A file goes to a temporary file of a unique name created exclusively in the target's folder
+(``tempfile.mkstemp``), is synced, and is renamed over the target once complete: a reader never
+sees half a file, a failed write leaves the old target and no temporary file, a planted symlink
+cannot redirect the write, and two writers never share a temporary file. A target that is a
+symlink is replaced, never written through; one that is not a regular file (a folder, a device
+such as ``/dev/full``, a pipe) is refused. Failures are ``OSError`` with ``filename`` set to the
+target; :func:`why` puts one in one line.
 """
 from __future__ import annotations
 

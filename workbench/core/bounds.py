@@ -1,5 +1,5 @@
 """What limits a point, from its own figures: its launch, its transfers, a memory level, the
-arithmetic peak, or nothing that explains it (issue 29).
+arithmetic peak, or nothing that explains it.
 
 A row carries what this needs: the kernel's time (``compute_median_s``) and, on a GPU, the Python
 call around it (``call_median_s``) and the transfers (``h2d_s``, ``d2h_s``) beside the end-to-end

@@ -1,21 +1,12 @@
 """The statistics every figure and every verdict is derived from: medians with their intervals.
 
-A point keeps its samples; what the workbench says about it is derived from them here, the way
-pytest-benchmark's ``Stats`` derives every figure from the samples it keeps:
-
-- the **median** and its **95 % confidence interval**, distribution-free: two order statistics
-  chosen with the binomial distribution (the count of samples below the true median is
-  Binomial(n, 1/2) whatever the distribution of the times), so the interval holds for the skewed,
-  heavy-tailed times that benchmarks produce, where a mean and a standard deviation do not;
-- the **relative noise**: a robust relative spread of the samples (the interquartile range over
-  the median, scaled to a standard deviation for a normal distribution), nvbench's "noise"
-  without the outliers' pull;
-- the **verdict** of a comparison, from the two intervals (asv's ``compare`` and nvbench's
-  compare script decide the same way: a difference counts when it is both significant and beyond
-  a minimum effect).
-
-Plain NumPy and the standard library: the engine, the command line, the window and the exporters
-all use it. No SciPy: the binomial tail is summed exactly for the sample counts a point has.
+A point keeps its samples and all that is said about it is derived here, as pytest-benchmark's
+``Stats`` does: the median and its distribution-free 95 % interval (two order statistics from the
+binomial, sound for the skewed, heavy-tailed times benchmarks give); the relative noise (the
+interquartile range over the median, as a normal's standard deviation: nvbench's noise without the
+outliers' pull); and the verdict of a comparison, a difference both significant and beyond a
+minimum effect (asv's ``compare``). Plain NumPy and the standard library, no SciPy: the engine,
+the command line, the window and the exporters all use it.
 """
 from __future__ import annotations
 
@@ -33,15 +24,12 @@ _IQR_PER_SIGMA = 1.3489795
 
 VERDICTS = ("faster", "slower", "same", "undecided")
 #: What a busy machine may do to a point, at least: time-sharing its core with one other process
-#: doubles its time; a vCPU in its slow state took 1.6-1.9x as long (docs/PERFORMANCE.md). A point
-#: measured so keeps no 'same' and no verdict within that factor, and one beyond it stands: a
-#: 9x difference between Numba and CuPy at 2^26 was left undecided, and 500x speedups were ringed
-#: 'within the noise', because the numpy baseline's machine had changed speed by 1.86x.
+#: doubles its time, and a vCPU in its slow state comes close (docs/PERFORMANCE.md). A point
+#: measured so keeps no 'same' and no verdict within that factor; one beyond it stands.
 BUSY_SLACK = 2.0
-#: The one reason whose effect is bounded: the machine's own speed state. Time-sharing is not:
-#: under a test suite on the 2-core VM, Numba's parallel loop waited out whole time slices at its
-#: barrier and took 8 ms a call at 2^12 against 2.4 us quiet (3000x), so a point whose noise is
-#: other processes keeps no verdict at all.
+#: The one reason whose effect is bounded: the machine's own speed state. Time-sharing is not (a
+#: parallel loop waits out whole time slices at its barrier), so a point whose noise is other
+#: processes keeps no verdict at all.
 BOUNDED = "the machine changed speed"
 
 
@@ -136,19 +124,11 @@ def rounds_ci(samples: Sequence[float] | np.ndarray, round_medians: Sequence[flo
     """The 95 % interval of a point's median measured in rounds, each with its implementation made
     anew: the pooled samples' interval, widened to the rounds' own disagreement where that is larger.
 
-    Within a round the samples are close; between rounds the buffers land elsewhere in memory and a
-    rerun's median moves (by 10-40 % for the same NumPy code on a 2-core VM). A verdict must survive
-    a rerun, so the rounds are the units: on a log scale, their mean's t-interval (R - 1 degrees of
-    freedom), whichever of the two intervals is wider on each side.
-
-    The t-interval is centred on what it is the interval of, the rounds' mean (a geometric mean of
-    their medians), not on the pooled median. Where the layout makes a kernel bimodal (twin-a at
-    2^14: rounds of 4.65 or 5.35 us, about half each), the pooled median jumps to whichever mode
-    won the majority of the rounds, while the rounds' mean moves by a fifth of that per round:
-    centred on the pooled median, the interval followed the jump and two runs of identical code
-    were called 1.15x apart (0.877 'faster' and 1.149 'slower' in CI, 2026-12-04); on synthetic
-    rounds of two modes (10 rounds, half each) 20 % of A/A comparisons got a verdict that way,
-    under 2 % this way (tests/test_stats.py).
+    Between rounds the buffers land elsewhere in memory and a rerun's median moves; a verdict must
+    survive a rerun, so the rounds are the units: on a log scale, their mean's t-interval (R - 1
+    degrees of freedom), whichever of the two intervals is wider on each side. Centred on the
+    rounds' mean (a geometric mean of their medians), not the pooled median, which jumps between
+    the modes of a bimodal kernel (docs/PERFORMANCE.md, "The interval centred on the rounds' mean").
     """
     lo, hi = median_ci(samples)
     logs = np.log([m for m in round_medians if math.isfinite(m) and m > 0])
@@ -158,10 +138,8 @@ def rounds_ci(samples: Sequence[float] | np.ndarray, round_medians: Sequence[flo
     a = a[np.isfinite(a)]
     center = math.exp(float(logs.mean()))
     half = t975(logs.size - 1) * float(np.std(logs, ddof=1)) / math.sqrt(logs.size)
-    # Within what was observed: the t-interval is symmetric on a log scale, and one round that
-    # took 4000x the others (two samples, both preempted, on a busy 2-core VM) drew numba's
-    # interval at 1024 down to 15 ps, a time no hardware runs and a band the chart drew to 1 ns.
-    # No median of these samples can lie outside their range, so neither does its interval.
+    # Within what was observed: one preempted round stretches a log-symmetric t-interval below any
+    # time hardware runs; no median of these samples lies outside their range, nor does its interval.
     floor, ceiling = float(a.min()), float(a.max())
     return (max(floor, min(lo, center * math.exp(-half))), min(ceiling, max(hi, center * math.exp(half))))
 

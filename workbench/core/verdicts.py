@@ -64,8 +64,7 @@ def compare_rows(new: Mapping[str, Any], base: Mapping[str, Any], column: str = 
             return v
     v = stats.compare(estimate_of(new, column), estimate_of(base, column), min_effect)
     # 'same' too: a point measured in the slow state against one in the fast state can look the
-    # same while its code does 1.3x the work (twin-slow at 2^14, 7.45 us slow against twin-a's
-    # 7.47 us fast, 2026-12-04).
+    # same while its code does 1.3x the work (docs/PERFORMANCE.md).
     if v.verdict != "undecided" and new.get("device") == base.get("device"):
         ca, cb = (_number(r.get("canary_s")) for r in (new, base))
         if ca > 0 and cb > 0 and max(ca, cb) / min(ca, cb) > CANARY_SPREAD:

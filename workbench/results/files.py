@@ -486,8 +486,8 @@ def _table(path: Path, frame: pd.DataFrame, first_row: int = 1) -> pd.DataFrame:
     """The rows as a result table: every column of ``COLUMNS``, typed, each value checked
     (``first_row``: the number of the frame's first row, as errors name it)."""
     if frame.empty and not len(frame.columns):
-        # A file of ours with no row: a sweep stopped before its first point was written. It opens,
-        # empty, so that --resume can finish it (it was refused as 'not a results file').
+        # A file of ours with no row (a sweep stopped before its first point was written) opens,
+        # empty, so that --resume can finish it.
         return to_frame([])
     missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
     if missing:

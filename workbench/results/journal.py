@@ -68,9 +68,9 @@ class Journal:
     def sweep(self, settings: dict[str, Any]) -> None:
         """A new sweep begins: what the window shows is this sweep's rows from here on.
 
-        Handed to the system, not synced: this is written in the GUI thread as Run is clicked, and
-        its fsync held that thread 10-12 ms on this project's VM (issue 19). A killed process loses
-        nothing the system holds, and the sweep's first row, synced, takes this entry with it."""
+        Handed to the system, not synced: this is written in the GUI thread as Run is clicked, where
+        an fsync stalls the window (docs/PERFORMANCE.md). A killed process loses nothing the system
+        holds, and the sweep's first row, synced, takes this entry with it."""
         self._write({"kind": "sweep", "settings": settings}, sync=False)
 
     def append(self, row: dict[str, Any]) -> None:

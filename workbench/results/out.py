@@ -1,28 +1,14 @@
 """The results file a sweep on the command line writes (``--out``): one writer, nothing lost, and
 each point added to what is on disk rather than the whole file written again.
 
-- An existing file is never replaced silently: :class:`ResultsOut` refuses it (one line)
-  unless the caller says ``force`` (replace it) or ``resume`` (keep its points measured ok,
-  measure the rest, write all of them). A file that is not a results file is refused without
-  ``force``, even with ``resume``.
-- One sweep writes a file at a time: a lock (``fcntl.flock``, non-blocking) on ``.NAME.lock``
-  beside it; a second writer is refused at once.
-- After each point (:meth:`ResultsOut.add`) the point is on disk, synced:
-
-  - a CSV gets its row appended: the file's first write (its sidecar, its header, the rows a
-    resumed file kept, the first point) is whole (``workbench.core.atomic``), each later point
-    one line added to it;
-  - a JSON file is one document that a line cannot be added to: its points go to a journal
-    beside it, ``.NAME.rows.jsonl``, one JSON line each, and :meth:`ResultsOut.finish` writes the
-    document whole (atomically) at the end and removes the journal. A sweep killed before
-    that leaves the journal: ``--resume`` reads it with the file, and without ``--resume`` or
-    ``--force`` the name is refused as for a file that holds results.
-
-- A save that fails (a full disk, the folder deleted mid-sweep) never stops the sweep: it
-  returns the failure as one line, and the next save tries again. A file that is no longer the
-  one this sweep appends to (deleted with its folder, replaced, a link planted at its name) is
-  written whole again, every point in it, atomically; an append cut short by a full disk is
-  cut back to the last whole row.
+An existing file is refused (one line) unless the caller says ``force`` (replace it) or ``resume``
+(keep its points measured ok, measure the rest); a file that is not a results file needs
+``force``. A lock on ``.NAME.lock`` keeps a second writer out. After each point
+(:meth:`ResultsOut.add`) the point is on disk, synced: a CSV gets its row appended (its first
+write whole, ``workbench.core.atomic``); a JSON file, one document, gets a journal beside it
+(``.NAME.rows.jsonl``) that :meth:`ResultsOut.finish` writes out as the document, and that a
+killed sweep leaves for ``--resume``. A failed save never stops the sweep: it returns the failure
+in one line, and the next save tries again, whole where the file is no longer the one appended to.
 """
 from __future__ import annotations
 

@@ -1,19 +1,14 @@
 """The charts' specs made in a process of their own, from the rows it is sent.
 
-Made in a thread of the window's process, the specs (pandas: 30 to 150 ms a refresh at 500
-points) held the GIL against the GUI thread: every call of a repaint back into Python (each item
-of a chart, each cell of the table) waited for that thread to let go of it, so a chart's repaint
-of 3 ms took 12 to 22 ms during a sweep and the table's layout 50 ms (issue 19). A process has
-an interpreter of its own. The window's spec thread only sends what changed since its last
-request (the new rows, about 2 kB each; the whole set where its rows were replaced) and waits on
-the pipe, which holds no GIL; the process keeps each client's rows, makes the sets from them as
-the workspace does (``workbench.results.sets.sets_of``), and sends back the specs, verdicts and
-summary without the sets' tables (``Prepared.sent``).
+Made in a thread of the window's process, the specs (pandas) held the GIL against the GUI thread
+and slowed every repaint (docs/PERFORMANCE.md). The window's spec thread sends only what changed
+since its last request and waits on the pipe, which holds no GIL; the process keeps each client's
+rows, makes the sets from them as the workspace does (``workbench.results.sets.sets_of``), and
+sends back the specs, verdicts and summary without the sets' tables (``Prepared.sent``).
 
-One process serves every client of the window's process (each plots panel is one), started at
-the first request and started again where it died (the next request sends everything anew).
-Where no process can be started, :class:`Unavailable` says so and the caller makes the specs
-itself.
+One process serves every client of the window's process, started at the first request and again
+where it died (the next request sends everything anew); where none can be started,
+:class:`Unavailable` says so and the caller makes the specs itself.
 """
 from __future__ import annotations
 
@@ -35,7 +30,7 @@ from workbench.views.live import Prepared, prepare
 log = logging.getLogger(__name__)
 
 #: How long a request may wait for the process to start and answer before it counts as gone (s):
-#: its first start imports pandas (a second or two on a 2-core VM), a request takes 30-150 ms.
+#: far beyond its first start, which imports pandas, and any answer (docs/PERFORMANCE.md).
 ANSWER_S = 60.0
 #: How often a waiting request looks whether its client was closed (s): a window closing while the
 #: process is stopped or swamped waits no longer than this for it.
@@ -68,10 +63,9 @@ NICE = 10
 
 
 def _yield_to_the_window() -> None:
-    """Lower this process's priority: its work (30-150 ms a refresh at 500 points) is the window's
-    background, and on two cores the scheduler gave it the GUI thread's core for a few ms at a time
-    (gaps of 14 ms wall with 9 ms of the GUI thread's CPU, issue 19). Where it cannot (no ``nice``
-    on Windows), it runs as before."""
+    """Lower this process's priority: its work is the window's background, and on few cores the
+    scheduler gave it the GUI thread's core (docs/PERFORMANCE.md). Where it cannot (no ``nice`` on
+    Windows), it runs as before."""
     try:
         os.nice(NICE)
     except (AttributeError, OSError):

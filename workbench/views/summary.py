@@ -95,7 +95,7 @@ class Comparison:
 
     def headline(self, what: str = "end to end") -> str:
         """One sentence: where it wins (or not) against the baseline, by how much with its interval,
-        each CPU side with its threads, and why, from the bound of its largest point (issue 29).
+        each CPU side with its threads, and why, from the bound of its largest point.
         Ranges of undecided sizes are left to the hover and the report."""
         me, base = _named(self.label, self.last[0]), _named(self.baseline, self.last[1])
         largest = fmt_size(self.sizes[-1])

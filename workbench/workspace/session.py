@@ -1,19 +1,12 @@
 """The workspace: what a session is, held once, without Qt.
 
-napari's ``ViewerModel`` and Orange's ``TaskState`` are the model: the window only shows a
-:class:`Workspace` and sends it commands, and the command line drives the same object, so that a
-sweep is checked, its rows collected and saved in one place.
-
-A workspace holds the sweep being measured (its spec and settings, its rows as
-:class:`~workbench.results.rows.Row` values in a :class:`~workbench.results.table.RowTable`), the
-result sets shown beside it, the environment record, the journal (the window's: every finished
-point on disk before it is shown) or the results file (the command line's ``--out``: each point
-appended), the run state (idle, running, stopping), a lesson in progress, and its listeners
-(``workbench.workspace.events``).
-
-It does not run the engine: whoever drives it passes ``start`` (hand a spec to the engine: the
-window's worker thread, or :meth:`Workspace.drive` for a caller without an event loop) and
-``stop``, and feeds every message the engine sends to :meth:`Workspace.handle`.
+As napari's ``ViewerModel`` and Orange's ``TaskState``: the window only shows a :class:`Workspace`
+and sends it commands, and the command line drives the same object, so a sweep is checked, its
+rows collected and saved in one place. It holds the sweep (its spec, settings and rows), the result
+sets beside it, the environment record, the journal or results file, the run state, a lesson in
+progress and its listeners (``workbench.workspace.events``). It does not run the engine: its
+driver passes ``start`` and ``stop`` (the window's worker thread, or :meth:`Workspace.drive`) and
+feeds every message the engine sends to :meth:`Workspace.handle`.
 """
 from __future__ import annotations
 

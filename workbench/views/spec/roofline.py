@@ -1,4 +1,4 @@
-"""The roofline chart (issue 29): each ok point at its arithmetic intensity (FLOPs per byte moved,
+"""The roofline chart: each ok point at its arithmetic intensity (FLOPs per byte moved,
 ``gflops / gbps``) and its achieved GFLOP/s, under the roofs of the device it ran on.
 
 The roofs are measured, never assumed: each memory level's best bandwidth and each dtype's peak

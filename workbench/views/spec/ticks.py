@@ -1,9 +1,8 @@
 """Axes people read, decided once for both renderers: log scales with ticks at powers (and 2 and 5
 times them on a narrow axis), each labelled in its unit (``workbench.core.units``).
 
-The window used to pick its own ticks (decades only: a speedup axis from 0.5x to 3x showed the
-single label "1x" where the export showed 0.5x, 1x, 2x); now the spec holds the ticks and their
-labels, and both renderers put exactly those on the axis.
+The spec holds the ticks and their labels, and both renderers put exactly those on the axis: an
+axis reads the same in the window and in an export.
 """
 from __future__ import annotations
 
