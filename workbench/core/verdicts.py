@@ -10,11 +10,12 @@ from __future__ import annotations
 import functools
 import json
 import math
-from typing import Any, Mapping, Sequence
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from workbench.core import stats
+
+if TYPE_CHECKING:        # annotations only: importing this module needs no pandas
+    import pandas as pd
 
 #: Two points whose canaries differ by more than this were measured on a machine running at
 #: different speeds: no unpaired verdict is drawn between them.

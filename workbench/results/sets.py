@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from workbench.results import files as result_files
 from workbench.results.files import ResultSet
+
+if TYPE_CHECKING:        # annotations only: importing this module needs no pandas
+    import pandas as pd
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:        # annotations only: importing this module needs no pandas
+    import pandas as pd
 
 log = logging.getLogger(__name__)
 

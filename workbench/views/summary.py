@@ -12,15 +12,17 @@ import html
 import logging
 import math
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
-import pandas as pd
 
 from workbench.core import stats
 from workbench.core import verdicts
-from workbench.views.table_text import human_seconds
 from workbench.core.sizes import fmt_size
+from workbench.views.table_text import human_seconds
+
+if TYPE_CHECKING:        # annotations only: importing this module needs no pandas
+    import pandas as pd
 
 log = logging.getLogger(__name__)
 
