@@ -29,8 +29,19 @@ def row(**kw):
          total_median_s=1.2e-3), "device memory", "memory (device memory)", 0.95),
 ])
 def test_each_bound_from_known_figures(figures, level, expect, share):
-    got, of = bounds.classify(figures, level)
+    got, of = bounds.classify(figures, level, end_to_end=expect == "transfer")
     assert got == expect and of == pytest.approx(share)
+
+
+def test_a_kernel_at_the_devices_bandwidth_is_memory_bound_however_long_its_copies_take():
+    # The H200's plain source_terms at 2^26 (2026-12-05): a kernel at 100 % of the copy rate inside
+    # a pageable end to end where copies took 99 %: the kernel's bound, and the copies said beside.
+    h200 = row(host_memory="pageable", compute_median_s=187e-6, call_median_s=201e-6, gbps=4299.0,
+               gbps_limit=4301.0, h2d_s=60e-3, d2h_s=40e-3, total_median_s=100.2e-3)
+    assert bounds.classify(h200, "device memory") == ("memory (device memory)", pytest.approx(4299 / 4301))
+    assert bounds.classify(h200, "device memory", end_to_end=True)[0] == "transfer"
+    assert bounds.transfer_share(h200) == pytest.approx(0.998, abs=1e-3)
+    assert math.isnan(bounds.transfer_share(row()))
 
 
 def test_a_cpu_point_has_no_launch_bound_and_a_row_without_a_time_has_none():

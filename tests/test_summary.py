@@ -133,3 +133,15 @@ def test_the_why_comes_from_the_bound_of_the_largest_point(bound, share, why):
     (c,) = comparisons(frame, "numpy")
     said = c.headline()
     assert (why in said) if why else said.endswith("at 2^12.")
+
+
+def test_a_kernel_at_its_roof_inside_long_copies_says_both():
+    """The H200's source_terms at 2^26: the kernel at 100 % of device memory, copies 99 % of end to end."""
+    frame = frame_of({"numpy": [1, 1], "gpu": [0.5, 0.5]}, SIZES[:2])
+    gpu = frame["backend"] == "gpu"
+    frame.loc[gpu, ["host_memory", "bound", "of_bound"]] = ["pageable", "memory (device memory)", 1.0]
+    frame.loc[gpu, "h2d_s"] = 0.6 * frame.loc[gpu, "total_median_s"]
+    frame.loc[gpu, "d2h_s"] = 0.3 * frame.loc[gpu, "total_median_s"]
+    (c,) = comparisons(frame, "numpy")
+    assert c.headline().endswith("its kernel runs at 100 % of the device memory bandwidth; transfers take "
+                                 "90 % of its end-to-end time.")

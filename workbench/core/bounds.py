@@ -28,11 +28,14 @@ def _number(row: Mapping[str, Any], key: str) -> float:
     return value if math.isfinite(value) else math.nan
 
 
-def classify(row: Mapping[str, Any], level: str = "") -> tuple[str, float]:
-    """(bound, of_bound): what limits the point and how close it comes, as a fraction.
+def classify(row: Mapping[str, Any], level: str = "", end_to_end: bool = False) -> tuple[str, float]:
+    """(bound, of_bound): what limits the point's figure and how close it comes, as a fraction.
 
-    ``launch``: the share of the call that the device works; ``transfer``: the transfers' share
-    of the end-to-end time; ``memory`` (with ``level``, the memory level its ceiling is from) and
+    The figure is the kernel's (warm GPU time, or a CPU call) unless ``end_to_end`` (a workload
+    whose rate is counted over its transfers: ``transfer``): a kernel at the device's bandwidth is
+    memory-bound however long the copies around it take, and their share is said beside it
+    (:func:`transfer_share`). ``launch``: the share of the call that the device works;
+    ``transfer``: the transfers' share of the end-to-end time; ``memory`` (with ``level``, the memory level its ceiling is from) and
     ``compute``: the achieved rate over that ceiling; ``unknown``: the nearest roof's share, where
     none is NEAR. ('', NaN) where the row has no time."""
     comp = _number(row, "compute_median_s")
@@ -44,7 +47,7 @@ def classify(row: Mapping[str, Any], level: str = "") -> tuple[str, float]:
         return "launch", comp / call
     total = _number(row, "total_median_s")
     moved = sum(v for v in (_number(row, "h2d_s"), _number(row, "d2h_s")) if v == v)
-    if gpu and total > 0 and moved / total >= TRANSFER_SHARE:
+    if end_to_end and gpu and total > 0 and moved / total >= TRANSFER_SHARE:
         return "transfer", moved / total
     shares = {}
     for name, rate, limit in (("memory", "gbps", "gbps_limit"), ("compute", "gflops", "gflops_limit")):
@@ -57,6 +60,14 @@ def classify(row: Mapping[str, Any], level: str = "") -> tuple[str, float]:
     if share < NEAR:
         return "unknown", share
     return (f"memory ({level})" if name == "memory" and level else name), share
+
+
+def transfer_share(row: Mapping[str, Any]) -> float:
+    """The transfers' share of a GPU row's end-to-end time; NaN on a CPU row or without figures."""
+    total = _number(row, "total_median_s")
+    if not row.get("host_memory") or not total > 0:
+        return math.nan
+    return sum(v for v in (_number(row, "h2d_s"), _number(row, "d2h_s")) if v == v) / total
 
 
 def text(bound: Any, of_bound: Any) -> str:

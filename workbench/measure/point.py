@@ -525,7 +525,8 @@ def _row(workload: Workload, base: dict, session: Any, timings: Timings, peak_ho
         gbps=nbytes / seconds / 1e9 if ok_time else float("nan"),
         gbps_limit=verdict.gbps_limit, gflops_limit=limits.threads_flops_limit(verdict.gflops_limit, cpu_threads),
     )
-    row["bound"], row["of_bound"] = bounds.classify(row, _level_name(verdict.level, session))
+    row["bound"], row["of_bound"] = bounds.classify(row, _level_name(verdict.level, session),
+                                                    end_to_end=workload.throughput_on == "total")
     row["_problem"] = verdict.problem
     return row
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
-from workbench.core import stats
+from workbench.core import bounds, stats
 from workbench.core import verdicts
 from workbench.core.sizes import fmt_size
 from workbench.views.table_text import human_seconds
@@ -147,16 +147,19 @@ def _why(row: dict) -> str:
         return ""
     pct = f"{100 * float(share):.0f} %"
     kernel = "its kernel" if row.get("host_memory") else "it"
+    moved = bounds.transfer_share(row)
+    copies = (f"; transfers take {100 * moved:.0f} % of its end-to-end time"
+              if _is_finite(moved) and moved >= bounds.TRANSFER_SHARE else "")
     if bound == "launch":
-        return f"bound by its launch: device work is {pct} of a call"
+        return f"bound by its launch: device work is {pct} of a call" + copies
     if bound == "transfer":
         return f"bound by transfers: {pct} of end to end"
     if bound.startswith("memory"):
         level = bound[len("memory"):].strip(" ()") or "memory"
-        return f"{kernel} runs at {pct} of the {level} bandwidth"
+        return f"{kernel} runs at {pct} of the {level} bandwidth" + copies
     if bound == "compute":
-        return f"{kernel} runs at {pct} of the arithmetic peak"
-    return ""
+        return f"{kernel} runs at {pct} of the arithmetic peak" + copies
+    return copies.lstrip("; ")
 
 
 def _where(runs: tuple[tuple[int, int], ...]) -> str:
@@ -193,8 +196,8 @@ def comparisons(frame: pd.DataFrame, baseline: str, column: str = "total_median_
     return out
 
 
-#: What a headline reads beside the verdict: the threads of a CPU side, the bound of a point.
-_SAID = ("threads", "bound", "of_bound", "host_memory")
+#: What a headline reads beside the verdict: the threads of a CPU side, the bound of a point, its copies.
+_SAID = ("threads", "bound", "of_bound", "host_memory", "h2d_s", "d2h_s")
 
 
 def _is_finite(value) -> bool:
