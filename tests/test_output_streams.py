@@ -1,6 +1,6 @@
 """Output nobody reads: the command line's stdout into a pipe whose reader went away, onto a full
 device, or closed by the shell (``>&-``, stderr too). The command ends quietly with the status a shell expects, once every file it was asked to
-write is written (``workbench.cli.commands._Output``).
+write is written (``workbench.cli.output.Output``).
 """
 from __future__ import annotations
 

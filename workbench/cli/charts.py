@@ -1,0 +1,54 @@
+"""The charts ``--chart`` writes, and the result files ``plot`` and ``report`` open."""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Sequence
+
+from workbench.cli.usage import UsageError, check_writable
+
+
+def chart_plan(args: argparse.Namespace):
+    """The preset and the files ``--chart`` will write, each checked; UsageError otherwise."""
+    from workbench.views import presets
+    try:
+        preset = presets.preset(args.preset, presets.parse_size(args.size) if args.size else None)
+        paths = presets.output_paths(args.chart, args.kind)
+    except ValueError as exc:
+        raise UsageError(f"--chart: {exc}") from None
+    for path in paths:
+        check_writable(path, "--chart")
+    return preset
+
+
+def open_sets(paths: Sequence[str]):
+    from workbench.results.files import ResultsFileError, open_results
+    try:
+        return [open_results(p) for p in paths]
+    except ResultsFileError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def check_baseline(sets, name: str | None) -> None:
+    """A baseline that is not in the results is refused before anything is drawn."""
+    from workbench.views import matplotlib_charts as charts
+    try:
+        charts.baseline(sets, name)
+    except ValueError as exc:
+        raise UsageError(f"--baseline: {exc}") from None
+
+
+def write_charts(args: argparse.Namespace, preset, sets) -> bool:
+    """The charts of ``--chart``; False, and one line on stderr, where one could not be written."""
+    from workbench.core import atomic
+    from workbench.views import matplotlib_charts as charts
+    check_baseline(sets, args.baseline)
+    try:
+        paths = charts.export(sets, args.chart, args.kind, preset, stamp=not args.no_stamp,
+                              baseline_name=args.baseline)
+    except OSError as exc:       # a full disk, a file-size limit: the old chart is left as it was
+        print(f"gpu-workbench: error: {atomic.why(exc)}", file=sys.stderr)
+        return False
+    for path in paths:
+        print(f"wrote {path}")
+    return True

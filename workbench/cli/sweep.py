@@ -1,0 +1,75 @@
+"""What ``run`` and ``lesson`` share: the runner a sweep goes through, its time limit, ``--out``."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from workbench.cli.usage import UsageError, check_writable, say
+
+
+#: The command line's name for each setting an experiment's check can name (``workbench.workspace``).
+OPTION_OF = {"sizes": "--sizes", "device_memory_limit": "--device-memory-limit", "threads": "--threads"}
+
+
+def refuse(checked) -> None:
+    """The first problem the workspace's check found, as a UsageError naming its option."""
+    if checked.problems:
+        problem = checked.problems[0]
+        option = OPTION_OF.get(problem.setting)
+        raise UsageError(f"{option}: {problem.text}" if option else problem.text)
+
+
+def make_runner(args: argparse.Namespace):
+    """The supervised engine (or, with --in-process, the engine in this process)."""
+    from workbench.measure.supervisor import InProcess, Supervisor
+    timeout = point_timeout(args)
+    target = cluster_target(args)
+    if target is not None:
+        from workbench.cluster.options import runner
+        return runner(args, target, timeout)
+    if getattr(args, "in_process", False):
+        return InProcess()
+    return Supervisor(plugins=tuple(args.plugin), point_timeout_s=timeout)
+
+
+def point_timeout(args: argparse.Namespace) -> float:
+    """``--point-timeout`` in seconds, or the default; UsageError where it cannot work."""
+    from workbench.measure.supervisor import DEFAULT_POINT_TIMEOUT_S
+    timeout = args.point_timeout if args.point_timeout is not None else DEFAULT_POINT_TIMEOUT_S
+    if not 0 < timeout < float("inf"):     # an endless limit would let a hung kernel hang the sweep
+        raise UsageError(f"--point-timeout {args.point_timeout}: must be a positive, finite number of seconds")
+    return timeout
+
+
+def cluster_target(args: argparse.Namespace):
+    """The Dask cluster ``--cluster`` names (None: this machine), checked; UsageError otherwise."""
+    from workbench.cluster.options import target_of
+    try:
+        return target_of(args)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def check_out(args: argparse.Namespace) -> None:
+    """``--out`` is refused before any point runs: a name results.save would not take, a bad place."""
+    if args.out is None:
+        return
+    if Path(args.out).suffix.lower() not in (".csv", ".json"):
+        raise UsageError(f"--out {args.out!r}: the file name must end in .csv or .json")
+    check_writable(Path(args.out), "--out")
+
+
+def results_out(args: argparse.Namespace):
+    """``--out`` as a locked ResultsOut (None without one): an existing file is refused unless
+    ``--force`` or ``--resume``, and so is a file another sweep is writing."""
+    if args.out is None:
+        return None
+    from workbench.results.out import Refused, ResultsOut
+    try:
+        out = ResultsOut(args.out, force=args.force, resume=getattr(args, "resume", False))
+        out.lock()
+    except Refused as exc:
+        raise UsageError(str(exc)) from None
+    for line in out.notes:          # said once the file is taken: a refusal is the one line
+        say(f"gpu-workbench: --out {args.out}: {line}")
+    return out
