@@ -10,5 +10,7 @@ functions: without a cluster, Dask is never imported.
 - ``task``: what runs on a worker: the survey of a worker, and one point in a supervised engine.
 - ``connect``: addresses, TLS, and starting a local cluster.
 - ``runner``: ``ClusterRunner``, the client side, with the interface of ``workbench.measure.supervisor``.
+- ``assign``: which worker may measure which point (the sweep's tasks); no Dask.
+- ``stream``: one sweep's tasks from submitted to answered, as protocol messages.
 - ``options``: the command line's cluster options (no Dask).
 """
