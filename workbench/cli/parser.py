@@ -39,8 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="add to the --out file: its points measured ok are kept and not run again")
     run.add_argument("--in-process", action="store_true",
                      help="run the engine in this process, unsupervised (for debugging)")
-    from workbench.cluster.options import add_options     # imports no Dask: only a sweep on a cluster does
-    add_options(run)
+    cluster_options(run)
     chart_options(run, required=False)
     plot = sub.add_parser("plot", help="charts of result files (several: overlaid, to compare)")
     plot.add_argument("results", nargs="+", metavar="RESULTS", help="result files: .csv, .json or .meta.json")
@@ -98,6 +97,25 @@ def sweep_options(p: argparse.ArgumentParser, out_help: str) -> None:
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.add_argument("--point-timeout", type=float, default=None, metavar="SECONDS",
                    help="end a point that runs longer than this (default 300); it becomes an error row")
+
+
+def cluster_options(p: argparse.ArgumentParser) -> None:
+    """``run``'s options for a sweep on a Dask cluster (checked by ``workbench.cluster.options``)."""
+    from workbench.cluster.connect import DEFAULT_TIMEOUT_S      # imports no Dask: only a sweep on a cluster does
+    g = p.add_argument_group("on a Dask cluster (pip install 'gpu-workbench[cluster]'; docs/CLUSTER.md)")
+    g.add_argument("--cluster", metavar="ADDRESS",
+                   help="send the points to the Dask workers of the scheduler at ADDRESS (tcp://HOST:8786, "
+                        "tls://HOST:8786), or 'local' for a cluster on this machine bound to 127.0.0.1 "
+                        "(one worker per GPU where there are GPUs and dask-cuda)")
+    g.add_argument("--devices", metavar="LIST",
+                   help="with --cluster: measure every point on each device named (HOST:GPU1,HOST:CPU), or "
+                        "on 'all' the cluster's devices, each its own series ('cupy @ HOST:GPU1'); without it "
+                        "the points are spread over the workers")
+    g.add_argument("--tls-ca-file", metavar="FILE", help="with a tls:// scheduler: the CA certificate")
+    g.add_argument("--tls-cert", metavar="FILE", help="with a tls:// scheduler: this client's certificate")
+    g.add_argument("--tls-key", metavar="FILE", help="with a tls:// scheduler: this client's private key")
+    g.add_argument("--cluster-timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
+                   help=f"how long to try to reach the scheduler (default {DEFAULT_TIMEOUT_S:g})")
 
 
 def chart_options(p: argparse.ArgumentParser, required: bool) -> None:

@@ -11,6 +11,10 @@ from workbench.cli.usage import UsageError, check_writable, say
 OPTION_OF = {"sizes": "--sizes", "device_memory_limit": "--device-memory-limit", "threads": "--threads"}
 
 
+#: The TLS options of ``--cluster``, as the parser names them.
+TLS_OPTIONS = ("tls_ca_file", "tls_cert", "tls_key")
+
+
 def refuse(checked) -> None:
     """The first problem the workspace's check found, as a UsageError naming its option."""
     if checked.problems:
@@ -20,13 +24,15 @@ def refuse(checked) -> None:
 
 
 def make_runner(args: argparse.Namespace):
-    """The supervised engine (or, with --in-process, the engine in this process)."""
+    """The supervised engine (with --in-process, the engine in this process; with --cluster, a Dask cluster)."""
     from workbench.measure.supervisor import InProcess, Supervisor
     timeout = point_timeout(args)
     target = cluster_target(args)
     if target is not None:
-        from workbench.cluster.options import runner
-        return runner(args, target, timeout)
+        from workbench.cluster.places import parse_devices
+        from workbench.cluster.runner import ClusterRunner      # imports Dask only when a sweep starts
+        return ClusterRunner(target, plugins=tuple(args.plugin), point_timeout_s=timeout,
+                             devices=parse_devices(getattr(args, "devices", None)))
     if getattr(args, "in_process", False):
         return InProcess()
     return Supervisor(plugins=tuple(args.plugin), point_timeout_s=timeout)
@@ -44,8 +50,10 @@ def point_timeout(args: argparse.Namespace) -> float:
 def cluster_target(args: argparse.Namespace):
     """The Dask cluster ``--cluster`` names (None: this machine), checked; UsageError otherwise."""
     from workbench.cluster.options import target_of
-    try:
-        return target_of(args)
+    try:        # `lesson` has no cluster options: each is None (or False) there
+        return target_of(getattr(args, "cluster", None), *(getattr(args, n, None) for n in TLS_OPTIONS),
+                         timeout_s=getattr(args, "cluster_timeout", None), devices=getattr(args, "devices", None),
+                         in_process=getattr(args, "in_process", False), resume=getattr(args, "resume", False))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 

@@ -12,5 +12,5 @@ functions: without a cluster, Dask is never imported.
 - ``runner``: ``ClusterRunner``, the client side, with the interface of ``workbench.measure.supervisor``.
 - ``assign``: which worker may measure which point (the sweep's tasks); no Dask.
 - ``stream``: one sweep's tasks from submitted to answered, as protocol messages.
-- ``options``: the command line's cluster options (no Dask).
+- ``options``: the cluster a sweep names, checked from plain values (no Dask; argparse is in ``workbench.cli``).
 """

@@ -1,49 +1,31 @@
-"""The command line's cluster options, and the runner they ask for (no Dask imported here)."""
+"""Where a sweep runs, from plain values: the Dask cluster named, checked before anything starts
+(no Dask imported here; the command line's argparse options live in ``workbench.cli.parser``)."""
 from __future__ import annotations
 
-import argparse
-from typing import Any
+import logging
 
 from workbench.cluster.connect import DEFAULT_TIMEOUT_S, Target
 from workbench.cluster.places import parse_devices
 
-
-def add_options(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("on a Dask cluster (pip install 'gpu-workbench[cluster]'; docs/CLUSTER.md)")
-    g.add_argument("--cluster", metavar="ADDRESS",
-                   help="send the points to the Dask workers of the scheduler at ADDRESS (tcp://HOST:8786, "
-                        "tls://HOST:8786), or 'local' for a cluster on this machine bound to 127.0.0.1 "
-                        "(one worker per GPU where there are GPUs and dask-cuda)")
-    g.add_argument("--devices", metavar="LIST",
-                   help="with --cluster: measure every point on each device named (HOST:GPU1,HOST:CPU), or "
-                        "on 'all' the cluster's devices, each its own series ('cupy @ HOST:GPU1'); without it "
-                        "the points are spread over the workers")
-    g.add_argument("--tls-ca-file", metavar="FILE", help="with a tls:// scheduler: the CA certificate")
-    g.add_argument("--tls-cert", metavar="FILE", help="with a tls:// scheduler: this client's certificate")
-    g.add_argument("--tls-key", metavar="FILE", help="with a tls:// scheduler: this client's private key")
-    g.add_argument("--cluster-timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
-                   help=f"how long to try to reach the scheduler (default {DEFAULT_TIMEOUT_S:g})")
+log = logging.getLogger(__name__)
 
 
-def target_of(args: argparse.Namespace) -> Target | None:
-    """The cluster the arguments name (None: this machine); ValueError (one line) when they cannot work."""
-    cluster = getattr(args, "cluster", None)
-    tls = [getattr(args, n, None) for n in ("tls_ca_file", "tls_cert", "tls_key")]
+def target_of(cluster: str | None, tls_ca_file: str | None = None, tls_cert: str | None = None,
+              tls_key: str | None = None, timeout_s: float | None = None, devices: str | None = None,
+              in_process: bool = False, resume: bool = False) -> Target | None:
+    """The cluster ``cluster`` names (None: this machine), with its TLS files and how long to try to
+    reach it; ValueError (one line, naming the option) when the choices cannot work together."""
+    tls = [tls_ca_file, tls_cert, tls_key]
     if cluster is None:
-        if getattr(args, "devices", None) is not None or any(tls):
+        if devices is not None or any(tls):
             raise ValueError("--devices and the TLS options go with --cluster")
         return None
-    target = Target(cluster.strip(), *(t or "" for t in tls), timeout_s=args.cluster_timeout)
+    target = Target(cluster.strip(), *(t or "" for t in tls),
+                    timeout_s=DEFAULT_TIMEOUT_S if timeout_s is None else timeout_s)
     target.check()
-    if getattr(args, "in_process", False):
+    if in_process:
         raise ValueError("--in-process and --cluster: choose one")
-    if getattr(args, "devices", None) is not None and getattr(args, "resume", False):
+    if devices is not None and resume:
         raise ValueError("--resume does not go with --devices yet: its rows are named by device")
-    parse_devices(getattr(args, "devices", None))
+    parse_devices(devices)
     return target
-
-
-def runner(args: argparse.Namespace, target: Target, point_timeout_s: float, journal: Any = None):
-    from workbench.cluster.runner import ClusterRunner
-    return ClusterRunner(target, plugins=tuple(args.plugin), point_timeout_s=point_timeout_s,
-                         devices=parse_devices(getattr(args, "devices", None)), journal=journal)
