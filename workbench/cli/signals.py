@@ -1,7 +1,12 @@
 """Ctrl-C, SIGTERM and SIGHUP during a sweep: stop it and keep what was measured."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from workbench.cli.usage import EXIT_INTERRUPTED
+
+if TYPE_CHECKING:
+    from workbench.measure.runner import Runner
 
 
 class StopOnSignals:
@@ -15,8 +20,8 @@ class StopOnSignals:
     SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
     _before: dict = {}          # the handlers in place before the first sweep, restored by main
 
-    def __init__(self, runner) -> None:
-        self.runner = runner
+    def __init__(self, runner: "Runner") -> None:
+        self.runner: Runner | None = runner
         self.received = ""
         self.status = EXIT_INTERRUPTED    # 128 + the first signal's number, as shells report it
 

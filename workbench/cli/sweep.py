@@ -3,8 +3,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from workbench.cli.usage import UsageError, check_writable, say
+
+if TYPE_CHECKING:        # imported with the engine when a sweep is planned, not for --help
+    from workbench.measure.runner import Runner
 
 
 #: The command line's name for each setting an experiment's check can name (``workbench.workspace``).
@@ -23,7 +27,7 @@ def refuse(checked) -> None:
         raise UsageError(f"{option}: {problem.text}" if option else problem.text)
 
 
-def make_runner(args: argparse.Namespace):
+def make_runner(args: argparse.Namespace) -> "Runner":
     """The supervised engine (with --in-process, the engine in this process; with --cluster, a Dask cluster)."""
     from workbench.measure.supervisor import InProcess, Supervisor
     timeout = point_timeout(args)

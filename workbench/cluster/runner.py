@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from workbench.measure import protocol
 from workbench.cluster import places
 from workbench.cluster.assign import tasks_of
 from workbench.cluster.stream import POLL_S, SweepStream
 from workbench.cluster.connect import ClusterError, Interrupted, Target, connect, one_line
+
+if TYPE_CHECKING:          # the engine (NumPy, the registry) is imported by the first sweep
+    from workbench.measure.engine import SweepSpec
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +33,7 @@ DEFAULT_POINT_TIMEOUT_S = 300.0
 
 
 class ClusterRunner:
-    """Runs sweeps on a Dask cluster; see the module docstring."""
+    """Runs sweeps on a Dask cluster (a ``workbench.measure.runner.Runner``); see the module docstring."""
 
     def __init__(self, target: Target | str, plugins: tuple[str, ...] = (),
                  point_timeout_s: float | None = DEFAULT_POINT_TIMEOUT_S, devices: tuple[str, ...] | None = None,
@@ -58,7 +61,7 @@ class ClusterRunner:
         self.alive: set[str] = set()         # the workers alive when the scheduler was last asked
         self._empty_since: float | None = None     # since when it has had none
 
-    # --- the supervisor's interface -------------------------------------------------------------
+    # --- the Runner protocol (workbench.measure.runner) -----------------------------------------
 
     @property
     def stop_at(self) -> float | None:
@@ -105,7 +108,7 @@ class ClusterRunner:
 
     # --- a sweep --------------------------------------------------------------------------------
 
-    def run(self, spec: Any, skip: Iterable[int] = ()) -> Iterator[Any]:
+    def run(self, spec: "SweepSpec", skip: Iterable[int] = ()) -> Iterator[Any]:
         """Every message of a sweep on the cluster, ending with exactly one SweepFinished; the
         points whose index is in ``skip`` are not run."""
         if not self._armed:
@@ -117,7 +120,7 @@ class ClusterRunner:
         finally:
             self._sweeping = False
 
-    def _run(self, spec: Any, skip: Iterable[int]) -> Iterator[Any]:
+    def _run(self, spec: "SweepSpec", skip: Iterable[int]) -> Iterator[Any]:
         from workbench.measure import engine
         self.lost = ""
         t0 = time.monotonic()
@@ -208,7 +211,7 @@ class ClusterRunner:
                                                f"{workers[0].usable.get(name)} on {workers[0].host}"))
         yield protocol.ProbeResults(found)
 
-    def _survey(self, spec: Any) -> list[places.WorkerInfo]:
+    def _survey(self, spec: "SweepSpec") -> list[places.WorkerInfo]:
         """Every worker's host, GPU and usable backends; ClusterError (one line) when none can work."""
         workers = self._workers(tuple(spec.backends))
         missing = []

@@ -52,9 +52,14 @@ from workbench.measure import protocol
 from workbench.catalog.backends import engine_of, is_gpu
 from workbench.measure import engine
 from workbench.measure.engine_process import GROUP_SIGNALS, SharedFlag, serve
-from workbench.measure.environment import record
 from workbench.results.rows import empty_row
 from workbench.measure.exits import describe_exit
+from workbench.measure.engine import SweepSpec
+from workbench.catalog.workloads import Workload
+from workbench.measure.runner import InProcess, Runner
+
+# InProcess lived here before the Runner protocol was written down: tests and scripts import it here.
+__all__ = ["DEFAULT_POINT_TIMEOUT_S", "InProcess", "Runner", "Supervisor"]
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +71,8 @@ EXITING_GRACE_S = 1.0       # how long an engine whose pipe closed may take to f
 
 
 class Supervisor:
-    """Runs sweeps in a supervised engine process. See the module docstring."""
+    """Runs sweeps in a supervised engine process (a ``workbench.measure.runner.Runner``). See the
+    module docstring."""
 
     def __init__(self, plugins: tuple[str, ...] = (), point_timeout_s: float | None = DEFAULT_POINT_TIMEOUT_S,
                  memory_limit: int | str | None = "auto", journal: Any = None,
@@ -222,7 +228,7 @@ class Supervisor:
         lesson about first calls). From any thread; the engine in use now ends when that sweep begins."""
         self._renew = True
 
-    def run(self, spec: Any, skip: Iterable[int] = ()) -> Iterator[Any]:
+    def run(self, spec: SweepSpec, skip: Iterable[int] = ()) -> Iterator[Any]:
         """Every message of a sweep, ending with exactly one SweepFinished, whatever happens; the
         points whose index is in ``skip`` are not run (measured before: a resumed sweep)."""
         if not self._armed:
@@ -315,7 +321,7 @@ class Supervisor:
                 first = _next_unfinished(min(next_up, index + 1), finished | skip, len(points))
         yield protocol.SweepFinished(cancelled, time.monotonic() - t0, delivered)
 
-    def _ended_row(self, ended: "_Ended", spec: Any, workload: Any, point: tuple) -> dict:
+    def _ended_row(self, ended: "_Ended", spec: SweepSpec, workload: Workload, point: tuple) -> dict:
         size, variant, backend = point
         base = dict(workload=workload.name, backend=backend, size=size, dtype=spec.dtype, variant=variant,
                     host_memory=spec.host_memory if is_gpu(backend) else "", device="")
@@ -411,41 +417,6 @@ def _group_signals_blocked():
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
-
-
-
-class InProcess:
-    """The engine in this process, unsupervised: for debugging and tests (a crash takes the caller)."""
-
-    def __init__(self) -> None:
-        self.flag = engine.StopFlag()
-        self.restarts = 0
-
-    def arm(self) -> None:
-        self.flag = type(self.flag)(threading.Event())
-
-    def run(self, spec: Any, skip: Iterable[int] = ()) -> Iterator[Any]:
-        """The sweep's messages (less the points in ``skip``), and before its SweepFinished this process's record, with the limits
-        the sweep measured, as an engine process sends it (the caller keeps it with the results)."""
-        for message in engine.run_sweep(spec, self.flag, skip=skip):
-            if isinstance(message, protocol.SweepFinished):
-                yield protocol.Environment(record())
-            yield message
-
-    def stop(self) -> None:
-        self.flag.stop()
-
-    def renew(self) -> None:
-        """Nothing to renew: what this process compiled stays compiled (a first-call lesson says so)."""
-
-    def abort(self) -> None:
-        """A second Ctrl-C: the sweep runs on this very thread, so it is interrupted where it is
-        (a signal handler calls this; the command line's main catches the KeyboardInterrupt)."""
-        self.flag.stop()
-        raise KeyboardInterrupt
-
-    def close(self) -> None:
-        self.flag.stop()
 
 
 def _next_unfinished(start: int, done: set, end: int) -> int:
