@@ -297,10 +297,6 @@ class SpecChart(Titled, pg.PlotWidget):
 
     # --- the key to the line styles -----------------------------------------------------------
 
-    def _show_key(self, entries: Sequence[spec.LegendEntry]) -> None:
-        for _ in self._key_steps(entries):
-            pass
-
     def _key_steps(self, entries: Sequence[spec.LegendEntry]) -> Iterator[None]:
         """The key holds the spec's entries for line styles and rings. Entries added after those it
         shows are added alone, with their labels made in the key's size and colour: rebuilt, every
@@ -515,10 +511,6 @@ class Chart(SpecChart):
         c = QColor(style.ink(colour, self.look))
         c.setAlphaF(bands.ALPHA)
         return c
-
-    def band_labels(self) -> list[str]:
-        """What the bands drawn are: the interval, or an old file's quartiles."""
-        return bands.labels(self.bands.values())
 
     def _ring(self, s: spec.Series) -> None:
         """A grey ring around each point the noise cannot tell from the baseline's."""

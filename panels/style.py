@@ -86,31 +86,6 @@ def icon(backend: str, dark: bool = False, px: int = 14) -> QIcon:
     return _icon_of(image, px)
 
 
-def set_symbol(set_index: int) -> str:
-    """The marker of a compared set: the exported charts use the same shapes (``workbench.views.palette``)."""
-    return palette.SET_SYMBOLS[set_index % len(palette.SET_SYMBOLS)]
-
-
-@lru_cache(maxsize=64)
-def set_icon(set_index: int, dark: bool = False, px: int = 14) -> QIcon:
-    """A compared set's marker in the theme's text colour, for the legend strip."""
-    ink = Look(dark=dark).foreground
-    image = renderSymbol(set_symbol(set_index), px - 2, pg.mkPen(ink, width=1.5), pg.mkBrush(ink))
-    return _icon_of(image, px)
-
-
-@lru_cache(maxsize=64)
-def line_icon(backend: str, dark: bool = False, px: int = 14) -> QIcon:
-    """The backend's colour as a short thick line: its sign where markers stand for sets."""
-    pixmap = QPixmap(px, px)
-    pixmap.fill(QColor(0, 0, 0, 0))
-    painter = QPainter(pixmap)
-    painter.setPen(pg.mkPen(color(backend, Look(dark=dark)), width=max(3, px // 4)))
-    painter.drawLine(1, px // 2, px - 1, px // 2)
-    painter.end()
-    return QIcon(pixmap)
-
-
 def entry_pixmap(entry: spec.LegendEntry, look: Look, px: int) -> QPixmap:
     """A legend entry's sign as a chart spec describes it: a line in its style with its marker, a
     marker alone, a filled square (a band, a phase) or an outlined one (a transfer bar's series)."""
