@@ -8,102 +8,67 @@ on a double click. Each chart draws its kind's spec (``workbench.views.spec``), 
 exports draw too; the legend strip shows the series, phases and band those specs name, and the
 captions (a lesson's statement above the summary, the charts' notes) can be hidden.
 
-While a sweep runs, what the charts draw is worked out away from the GUI thread: ``schedule``
-hands the workspace's parts to the spec thread, which sends what changed to the spec process
-(``workbench.views.spec_process``): it makes the result sets' series, the five specs and the
-summary (plain data, ``workbench.views.live``, no Qt) in one go, in an interpreter of its own, so
-that the GUI thread never waits for the GIL. The GUI thread then only draws them, a step of a
-couple of milliseconds per timer tick (a series, a key entry, the labels), each chart repainted
-in a tick after its last step (issue 19).
+While a sweep runs, the specs are made off the GUI thread (``panels.spec_pipeline``) and drawn a
+step per timer tick (``panels.chart_drawing``); a point's hover text is ``panels.point_hover``.
 """
 from __future__ import annotations
 
 import logging
-import sys
-import time
-from concurrent.futures import ThreadPoolExecutor
 from html import escape
-from typing import Any, Callable, Mapping, Sequence
+from typing import Callable, Sequence
 
 import pandas as pd
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QFont
-from PySide6.QtWidgets import (QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
-from panels import style
+from panels import point_hover, style
+from panels.chart_grid import ChartGrid
+from panels.chart_drawing import LEGEND, SUMMARY, ChartDrawing  # noqa: F401 - the steps' names, for tests
 from panels.charts import EnergyChart, FirstCallChart, MemoryChart, RuntimeChart, SpeedupChart
 from panels.legend import BAND_PREFIX, LegendStrip
 from panels.roofline_chart import RooflineChart
+from panels.spec_pipeline import SpecPipeline
 from panels.style import Look
 from panels.transfer_chart import TransferChart
-from workbench.views import compare, spec
-from workbench.views import overlay_verdicts, point_text
-from workbench.core import stats
-from workbench.core import verdicts
-from workbench.views.compare import Baseline, Overlay
-from workbench.results.files import ResultSet
-from workbench.results.rows import caution, human_seconds, interval_text
-from workbench.core.sizes import fmt_size
-from workbench.results.rows import to_frame
-from workbench.results.sets import SetParts, sets_of
-from workbench.views import spec_process
-from workbench.views.live import EMPTY_MESSAGE, Prepared, prepare, summary_text
-from workbench.views.bands import INTERVAL
-from workbench.views.palette import PHASE_LABELS
 from workbench.catalog.backends import is_gpu
+from workbench.results.files import ResultSet
+from workbench.results.sets import SetParts
+from workbench.views import compare, overlay_verdicts, spec
+from workbench.views.bands import INTERVAL
+from workbench.views.compare import Baseline, Overlay
+from workbench.views.live import EMPTY_MESSAGE, Prepared, summary_text
+from workbench.views.palette import PHASE_LABELS
 
 log = logging.getLogger(__name__)
-CAUTION_COLOR = "#8a5a00"      # amber, as the experiment panel's notes: read with care, not an error
 MIN_SUMMARY = (150, 100)
-
-#: Between two steps of a live update (a chart's drawing, its repaint, the summary) in ms.
-STAGGER_MS = 15
 
 #: Between two turns of ``PlotsPanel._in_turns`` (ms): not 0, which Qt posts as an event, sent in
 #: the same pass over the posted events as the one before (a timer comes between turns).
 TURN_MS = 1
 
-#: How long a step may draw before it leaves the rest of a chart to the next step (s).
-STEP_S = 0.002
-
-#: The steps of a panel's update after its charts' (``PlotsPanel._next``).
-LEGEND, SUMMARY = "legend strip", "summary text"
-
-#: How long the spec thread may hold the GIL while the GUI thread waits for it (seconds).
-SWITCH_S = 0.0005
 
 
 class PlotsPanel(QWidget):
     """The five charts in a grid, the legend strip, the speedup baseline chooser and the summary.
 
-    ``schedule`` has the specs made in the spec process (or the spec thread), then draws them a
-    step per timer tick and repaints each chart in a tick of its own, so that each is a short
-    slice of the GUI thread (a few ms) rather than one long stall for all five.
+    ``schedule`` has the specs made off the GUI thread (``specs``), then draws them a step per
+    timer tick (``drawing``), so that each is a short slice of the GUI thread rather than one
+    long stall for all five.
     """
 
     updated = Signal()     # every chart shows the last scheduled table
-    _prepared = Signal(object)     # a Prepared, from the spec thread (queued to the GUI thread)
-
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         style.setup_pyqtgraph()
         self.look = style.NORMAL
-        self._pending: list = []
-        # One step per tick: a chart's drawing, then its repaint, each in a turn of its own.
-        self.stagger = QTimer(self, interval=STAGGER_MS, objectName="chartStagger")
-        self.stagger.timeout.connect(self._next)
-        self._held: set = set()         # charts drawn whose viewport repaints at the next step
-        self._steps = None              # the drawing of the chart first in _pending, where under way
+        self.specs = SpecPipeline(self._spec_inputs, self)
+        self.specs.made.connect(self.draw)
+        self.specs.failed.connect(self._finished)
+        self.drawing = ChartDrawing(self)
+        self.drawing.done.connect(self._finished)
         self._turns: list = []          # what _in_turns has left to do
-        self._generation = 0            # bumped by whatever makes a job in flight out of date
-        self._specs_thread: ThreadPoolExecutor | None = None   # made at the first schedule
-        self._job = None                # the spec thread's Future in flight
-        self._job_data = None           # what it was given
-        self._wanted: tuple | None = None   # (data, ) scheduled while a job was in flight
-        self._ready: Prepared | None = None  # what the charts being drawn one by one draw
-        self._prepared.connect(self._on_prepared)
         self.runtimePlot = RuntimeChart()
         self.memoryPlot = MemoryChart()
         self.transferPlot = TransferChart()
@@ -121,8 +86,6 @@ class PlotsPanel(QWidget):
         self._overlay: Overlay | None = Overlay.of([])
         self._overlay_sets: Callable[[], Sequence[ResultSet]] | None = None   # makes it, where None
         self._labels: tuple[str, ...] = ()
-        self._client: spec_process.SpecClient | None = None    # the spec process's, at the first parts
-        self._job_sets = None           # what makes the sets of the job in flight (its overlay)
         self.verdicts: list[overlay_verdicts.SetVerdicts] = []    # each later set's against the first
         self.lesson_html = ""          # a lesson's statement, above the summary, until the next sweep
         self._context = None           # workbench.views.spec.context of the sets shown
@@ -160,41 +123,25 @@ class PlotsPanel(QWidget):
         top.addWidget(self.baselineCombo, 1)
         sl.addLayout(top)
         sl.addWidget(self.speedupPlot)
-        self.solo: QWidget | None = None
         # The cell each chart sits in (the speedup chart shares its cell with the baseline chooser).
-        self.cells = {self.runtimePlot: self.runtimePlot, self.speedupPlot: speed,
-                      self.transferPlot: self.transferPlot, self.memoryPlot: self.memoryPlot,
-                      self.firstCallPlot: self.firstCallPlot, self.rooflinePlot: self.rooflinePlot,
-                      self.energyPlot: self.energyPlot}
-
+        cells = {self.runtimePlot: self.runtimePlot, self.speedupPlot: speed,
+                 self.transferPlot: self.transferPlot, self.memoryPlot: self.memoryPlot,
+                 self.firstCallPlot: self.firstCallPlot, self.rooflinePlot: self.rooflinePlot,
+                 self.energyPlot: self.energyPlot}
         outer = QVBoxLayout(self)
         outer.setContentsMargins(2, 2, 2, 2)
         outer.setSpacing(2)
         outer.addWidget(self.legendStrip)
-        self.grid = grid = QGridLayout()
-        grid.setSpacing(4)
-        outer.addLayout(grid, 1)
-        grid.addWidget(self.runtimePlot, 0, 0)
-        grid.addWidget(speed, 0, 1)
-        grid.addWidget(self.transferPlot, 0, 2)
-        grid.addWidget(self.memoryPlot, 1, 0)
-        grid.addWidget(self.firstCallPlot, 1, 1)
         # In a scroll area: a long summary in large text must not claim the height of a chart row.
         self.summaryScroll = QScrollArea(objectName="summaryScroll")
         self.summaryScroll.setWidget(self.summary)
         self.summaryScroll.setWidgetResizable(True)
         self.summaryScroll.setFrameShape(QFrame.Shape.NoFrame)
         self.summaryScroll.setMinimumSize(*MIN_SUMMARY)
-        grid.addWidget(self.summaryScroll, 1, 2)
-        for chart in self.alone:                # only alone (show_roofline, show_energy)
-            grid.addWidget(chart, 0, 0, 2, 3)
-            chart.setVisible(False)
-        self._transfers_shown = True      # the grid above; _arrange gives the cell away without a GPU series
+        self.grid = ChartGrid(cells, self.summaryScroll, self.transferPlot, self.alone)
+        outer.addLayout(self.grid, 1)
         self._expect_transfers = False    # a sweep under way has GPU backends: the transfer chart stays
-        self._stretch()
-        self._arrange(False)              # nothing measured yet: nothing moved between host and device
-        for chart in self.plots():
-            chart.viewport().installEventFilter(self)
+        self.grid.arrange(False)          # nothing measured yet: nothing moved between host and device
         self.apply_look(self.look)
 
     @property
@@ -209,6 +156,16 @@ class PlotsPanel(QWidget):
     def overlay(self, overlay: Overlay) -> None:
         self._overlay, self._overlay_sets = overlay, None
         self._labels = tuple(overlay.labels)
+
+    @property
+    def sets_made(self) -> bool:
+        """Whether the sets shown are made in this process (not yet, after a live update, until asked)."""
+        return self._overlay is not None
+
+    @property
+    def laying_out(self) -> bool:
+        """Whether ``expect``'s layout turns are still under way."""
+        return bool(self._turns)
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -248,7 +205,7 @@ class PlotsPanel(QWidget):
         labels = [*backends, *phases, f"{BAND_PREFIX}{INTERVAL}"]
         # In turns of their own (3 and 10 ms on a 2-core VM), and the panel repainted after the
         # last (6-9 ms): all at once, with the repaint, the sweep's start was a 34 ms stall.
-        self._in_turns([lambda: self._arrange(self._expect_transfers or self._transfers_shown
+        self._in_turns([lambda: self.grid.arrange(self._expect_transfers or self.grid.transfers_shown
                                               and bool(self.overlay.sets)),
                         lambda: self.legendStrip.reserve(labels)])
 
@@ -287,82 +244,35 @@ class PlotsPanel(QWidget):
         fires when the last data scheduled are drawn. Data scheduled while a job is in flight wait
         for it; only the latest is made. ``sets``: what makes the sets of parts, where the panel
         needs them (``overlay``)."""
-        if self._job is not None:
-            self._wanted = (data, sets)
-            return
-        self._submit(data, sets)
+        self.specs.schedule(data, sets)
 
     def warm(self) -> None:
-        """Start the spec process now, in the spec thread: at a sweep's first update, its start
-        (a fork, pandas imported) slowed the GUI thread's first repaints of the sweep."""
-        self._thread().submit(_warm, self._client)
+        """Start the spec process now (the window calls it when it is ready), not at a sweep's first update."""
+        self.specs.warm()
 
-    def _thread(self) -> ThreadPoolExecutor:
-        if self._specs_thread is None:      # one thread, one job at a time: the latest data's
-            self._specs_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="chart-specs")
-            # The GUI thread takes the GIL back from the spec thread within SWITCH_S, not Python's
-            # 5 ms: where the specs are made in this thread, a repaint waited that long for each item.
-            sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_S))
-            self._client = spec_process.SpecClient()
-        return self._specs_thread
-
-    def _submit(self, data, sets=None) -> None:
-        self._wanted = None
+    def _spec_inputs(self) -> tuple[str | None, list | None]:
+        """What the specs depend on besides the data: the baseline chosen and a lesson's marks."""
         marks = self.runtimePlot.lesson_marks
-        job = self._thread().submit(_make, self._client, self._generation, data,
-                                        self.baselineCombo.currentData(), None if marks is None else list(marks))
-        self._job, self._job_data, self._job_sets = job, data, sets
-        job.add_done_callback(self._job_done)
+        return self.baselineCombo.currentData(), None if marks is None else list(marks)
 
-    def _job_done(self, job) -> None:
-        """In the spec thread: hand what it made to the GUI thread (a queued signal)."""
-        try:
-            result = job.result()
-        except BaseException as e:          # noqa: BLE001 - shown in the GUI thread, with its text
-            result = e
-        try:
-            self._prepared.emit((job, result))
-        except RuntimeError:                # the panel is gone (a test's window closed meanwhile)
-            pass
+    @Slot(object, object)
+    def draw(self, p: Prepared, sets: Callable[[], Sequence[ResultSet]] | None = None,
+             items: Sequence | None = None) -> None:
+        """Show what the spec pipeline made: the chooser and the grid now, then the charts of
+        ``items`` (every chart), the legend strip and the summary, a step per timer tick.
+        ``sets``: what makes the sets, where ``p`` came without them (from the spec process)."""
+        self._take(p, sets)
+        self.drawing.start(p, items)
 
-    @Slot(object)
-    def _on_prepared(self, message) -> None:
-        job, result = message
-        if job is not self._job:            # forgotten (the panel was cleared or drawn anew)
-            return
-        self._job = None
-        if isinstance(result, BaseException):
-            log.error("the charts could not be made: %s", result, exc_info=result)
-            result = None
-        elif result.generation != self._generation and self._wanted is None:
-            self._submit(self._job_data, self._job_sets)    # made with a lesson's old marks: made again
-            return
-        if self._wanted is not None:        # newer data came meanwhile: make those, draw these not
-            self._submit(*self._wanted)
-            return
-        if result is None:
-            self._finished()
-            return
-        self._take(result)
-        self._drop_steps()                  # a chart half drawn from older specs: drawn anew
-        # Then the legend strip and the summary text, each a step of its own: the strip's relayout,
-        # the summary's rich text laid out (3-4 ms) and its repaint in one turn, after a chart's
-        # step, made 18-25 ms turns at a sweep's start (issue 19).
-        self._pending = [self.runtimePlot, self.speedupPlot, self.transferPlot, self.memoryPlot,
-                         self.firstCallPlot, self.rooflinePlot, self.energyPlot, LEGEND, SUMMARY]
-        if not self.stagger.isActive():
-            self.stagger.start()
-
-    def _take(self, p: Prepared) -> None:
+    def _take(self, p: Prepared, sets) -> None:
         """What the spec thread made becomes what the panel shows (cheap: the chooser, the grid)."""
         if p.overlay is not None:
             self.overlay = p.overlay
         else:                       # made in the spec process: the sets are made here if asked for
             self._overlay, self._labels = None, p.labels
-            self._overlay_sets = self._job_sets or _sets_maker(self._job_data)
+            self._overlay_sets = sets
         self.verdicts = p.verdicts
         self._context = p.context
-        self._ready = p
         self._offer_baselines(p.choices, p.baseline_text)
         if (self.baselineCombo.currentData() or "") != p.baseline_text:   # chosen meanwhile: made anew
             p.specs.pop("speedup", None)
@@ -370,95 +280,34 @@ class PlotsPanel(QWidget):
             self.speedupPlot.set_baseline(self.baseline_choice(), p.labels)
         else:
             self.speedupPlot.set_baseline(p.baseline, p.labels)
-        self._arrange(p.transfers or self._expect_transfers)
+        self.grid.arrange(p.transfers or self._expect_transfers)
 
-    def _next(self) -> None:
-        if not self._pending:
-            self._finished()
-            return
-        item = self._pending.pop(0)
-        p = self._ready
-        if isinstance(item, tuple):        # ("show", chart): drawn a step ago, repainted now
-            self._release(item[1])
-        elif item is LEGEND:
-            self.legendStrip.flush()       # once every chart drew: one relayout, not one per chart
-        elif item is SUMMARY:
-            self._say(p.summary if p is not None else None)
-        else:
-            made = p.specs.get(item.kind) if p is not None else None
-            # The chart's scene asks for its repaint as soon as the drawing ends, and Qt sends the
-            # window's pending repaints right away: drawn (5-8 ms on a 2-core VM) and repainted
-            # (8-9 ms) back to back, a live chart held the GUI thread 16-19 ms. Its viewport takes
-            # no repaint until the next step, so a timer or input comes between (issue 19).
-            self._hold(item)
-            if made is None:
-                self._steps = None
-                self._draw(item, strip_now=False)
-            else:
-                if self._steps is None:
-                    self._steps = item.steps(made)
-                    self.legendStrip.show_chart(item.kind, made.legend, now=False)
-                t0 = time.perf_counter()
-                for _ in self._steps:
-                    if time.perf_counter() - t0 > STEP_S:     # the rest at the next step
-                        self._pending.insert(0, item)
-                        return
-                self._steps = None
-            self._pending.insert(0, ("show", item))
-
-    def _hold(self, chart) -> None:
-        chart.viewport().setUpdatesEnabled(False)
-        self._held.add(chart)
-
-    def _release(self, chart) -> None:
-        """The chart's viewport repaints again (all of it: what was asked meanwhile was dropped)."""
-        self._held.discard(chart)
-        chart.viewport().setUpdatesEnabled(True)
-
+    @Slot()
     def _finished(self) -> None:
         """Nothing in flight, nothing left to draw: the charts show the last data scheduled."""
-        self.stagger.stop()
-        self._ready = None
-        if self._job is None and self._wanted is None:
+        self.drawing.halt()
+        if not self.specs.busy:
             self.updated.emit()
 
     def _forget_jobs(self) -> None:
         """What is being made or drawn is out of date: dropped (a job in flight is let finish)."""
-        self._generation += 1
-        self._job = None
-        self._wanted = None
-        self._ready = None
-        self._pending = []
-        self.stagger.stop()
-        self._drop_steps()
-
-    def _drop_steps(self) -> None:
-        """No chart is left half drawn or held: what comes next draws them whole."""
-        self._steps = None
-        for chart in list(self._held):
-            self._release(chart)
+        self.specs.forget()
+        self.drawing.stop()
 
     def shutdown(self) -> None:
         """Nothing more is drawn, and the spec thread ends (the window closes)."""
         self._turns = []
-        self._forget_jobs()
-        if self._client is not None:
-            self._client.closed.set()       # a request waiting for the process stops waiting
-        if self._specs_thread is not None:
-            self._specs_thread.shutdown(wait=True, cancel_futures=True)
-            self._specs_thread = None
-        if self._client is not None:
-            self._client.close()
-            self._client = None
+        self.drawing.stop()
+        self.specs.shutdown()
 
     def update_from(self, data: pd.DataFrame | Sequence[ResultSet]) -> None:
         """Update every chart now (opened files, exports and tests; a live sweep uses ``schedule``)."""
         self._forget_jobs()
         self._prepare(data)
         for chart in self.plots():
-            self._draw(chart, strip_now=False)
+            self.draw_chart(chart, strip_now=False)
         self.legendStrip.flush()
-        self._say()
+        self.say()
 
     def _prepare(self, data: pd.DataFrame | Sequence[ResultSet]) -> None:
         sets = [ResultSet(data)] if isinstance(data, pd.DataFrame) else list(data)
@@ -469,7 +318,7 @@ class PlotsPanel(QWidget):
         self._offer_baselines()
         self.speedupPlot.set_baseline(self.baseline_choice(), o.labels)
         frames = [rs.frame for rs in sets if not rs.frame.empty]
-        self._arrange(any((f["host_memory"] != "").any() for f in frames))
+        self.grid.arrange(any((f["host_memory"] != "").any() for f in frames))
 
     def _offer_baselines(self, items: list[tuple[str, str]] | None = None, default: str | None = None) -> None:
         """The chooser lists every baseline the sets allow; the one chosen stays chosen while it is there.
@@ -502,7 +351,7 @@ class PlotsPanel(QWidget):
         except ValueError:          # the sets changed under the chooser: the default until it is rebuilt
             return compare.baseline(self.overlay.sets, labels=self.overlay.labels)
 
-    def _draw(self, chart, strip_now: bool = True) -> None:
+    def draw_chart(self, chart, strip_now: bool = True) -> None:
         chart.update_from(self.overlay, self._shared())
         self.legendStrip.show_chart(chart.kind, chart.spec.legend, now=strip_now)
 
@@ -517,19 +366,20 @@ class PlotsPanel(QWidget):
 
     def _baseline_changed(self, _index: int) -> None:
         self.speedupPlot.set_baseline(self.baseline_choice(), self.overlay.labels)
-        if self._ready is not None:          # the charts still to draw: their speedup spec is the old baseline's
-            self._ready.specs.pop("speedup", None)
-            self._ready.summary = None
+        ready = self.drawing.ready
+        if ready is not None:                # the charts still to draw: their speedup spec is the old baseline's
+            ready.specs.pop("speedup", None)
+            ready.summary = None
         if self.overlay.sets:
-            self._draw(self.speedupPlot)
-            self._say()
+            self.draw_chart(self.speedupPlot)
+            self.say()
 
     def _summary(self) -> str:
         """The summary of each set against the baseline (its own, where a set lacks that backend);
         when sets are compared, each later set's verdicts against the first after them."""
         return summary_text(self.overlay, self.speedupPlot.baseline, self.verdicts)
 
-    def _say(self, text: str | None = None) -> None:
+    def say(self, text: str | None = None) -> None:
         """The summary: a lesson's statement first, where one was run, then what the points show
         (``text``, where the spec thread made it)."""
         if text is None:
@@ -556,14 +406,14 @@ class PlotsPanel(QWidget):
         for chart in self.plots():
             chart.lesson_marks = None if marks is None else [(float(size), str(label)) for size, label in marks]
         self._context = None
-        self._generation += 1               # a job in flight has the old marks: it is made again
-        if self._ready is not None:         # and the charts still to draw are drawn here, with the new
-            self._ready.specs.clear()
+        self.specs.invalidate()             # a job in flight has the old marks: it is made again
+        if self.drawing.ready is not None:  # and the charts still to draw are drawn here, with the new
+            self.drawing.ready.specs.clear()
         if self.overlay.sets:
             for chart in self.plots():
-                self._draw(chart)
+                self.draw_chart(chart)
         if self.lesson_html or self.overlay.sets:
-            self._say()
+            self.say()
 
     @property
     def marks(self) -> list:
@@ -591,44 +441,13 @@ class PlotsPanel(QWidget):
         for chart in self.plots():
             chart.show_notes(self.captions_shown)
         if self.overlay.sets or self.lesson_html:
-            self._say()
+            self.say()
 
     # --- what a point says when the pointer is on it -------------------------------------------
 
     def describe(self, row: dict, set_index: int = 0) -> str:
-        """Backend, size, median with its 95 % interval and sample count, end-to-end, speedup; a
-        caution where the machine or the noise asks for one; when sets are compared, the verdict
-        against the first. Rich text: every name in it is escaped (a backend may be ``numba<!--``)."""
-        label = row["backend"] + (f" ({row['variant']})" if row["variant"] else "")
-        o = self.overlay
-        where = f" ({escape(o.labels[set_index])})" if o.compare and set_index < len(o.labels) else ""
-        gpu = bool(row.get("host_memory"))
-        lines = [f"<b>{escape(label)}</b>{where} at {fmt_size(row['size'])}",
-                 f"compute median {human_seconds(row['compute_median_s'])}, {spread_text(row, 'compute')}",
-                 f"end-to-end {human_seconds(row['total_median_s'])}"
-                 + (f", {spread_text(row, 'total')}" if gpu else "")]
-        b = self.speedupPlot.choice
-        ref = compare.baseline_rows(o.sets, b, set_index) if b.backend and o.sets else None
-        if ref is not None and not (row["backend"] == b.backend and b.set_index in (None, set_index)):
-            r = ref[(ref["size"] == row["size"]) & (ref["variant"] == row["variant"])]
-            if len(r) and row["total_median_s"] > 0:
-                base = r.iloc[0].to_dict()
-                said = stats.describe(verdicts.compare_rows(row, base, "total_median_s"))
-                lines.append(f"speedup over {escape(b.describe(o.labels))}: "
-                             f"{base['total_median_s'] / row['total_median_s']:.3g}x "
-                             f"end-to-end, {base['compute_median_s'] / row['compute_median_s']:.3g}x compute; "
-                             f"end-to-end {escape(said)}")
-        said = overlay_verdicts.point(self.verdicts, row, set_index) if set_index else None
-        if said is not None:
-            lines.append(f"end-to-end against {escape(o.labels[0])}: <b>{escape(said['described'])}</b>")
-        for extra in (point_text.bound_text(row), point_text.memory_text(row), point_text.kernels_text(row),
-                      point_text.energy_text(row)):
-            if extra:
-                lines.append(escape(extra))
-        careful = caution(row)
-        if careful:
-            lines.append(f"<span style='color: {CAUTION_COLOR}'>{escape(careful)}</span>")
-        return "<br>".join(lines)
+        """A point's hover text (``panels.point_hover``), against the baseline chosen."""
+        return point_hover.describe(row, set_index, self.overlay, self.speedupPlot.choice, self.verdicts)
 
     # --- how it looks -------------------------------------------------------------------------
 
@@ -655,132 +474,12 @@ class PlotsPanel(QWidget):
 
     def toggle_solo(self, chart: QWidget) -> None:
         """Show ``chart`` alone in the panel, or, if it is alone, every chart again."""
-        self.solo = None if self.solo is chart else chart
-        for c, cell in self.cells.items():
-            cell.setVisible((self.solo is None or c is self.solo) and (c is not self.transferPlot
-                                                                        or self._transfers_shown)
-                            and (c not in self.alone or self.solo is c))
-        for chart, action in self.alone.items():
-            if action.isChecked() != (self.solo is chart):
-                action.setChecked(self.solo is chart)
-        self.summaryScroll.setVisible(self.solo is None)
-        # Rows and columns left empty would keep their stretch (and their share of the space).
-        where = self.grid.getItemPosition(self.grid.indexOf(self.cells[chart])) if self.solo else None
-        self._stretch(where)
+        self.grid.toggle_solo(chart)
 
     def show_roofline(self, on: bool) -> None:
         """The roofline chart alone in the charts' place, or every other chart again."""
-        self._show_alone(self.rooflinePlot, on)
+        self.grid.show_alone(self.rooflinePlot, on)
 
     def show_energy(self, on: bool) -> None:
         """The energy chart alone in the charts' place, or every other chart again."""
-        self._show_alone(self.energyPlot, on)
-
-    def _show_alone(self, chart: QWidget, on: bool) -> None:
-        if bool(on) != (self.solo is chart):
-            self.toggle_solo(chart if on or self.solo is None else self.solo)
-
-    def _stretch(self, where: tuple | None = None) -> None:
-        """Each chart's column and row an equal share; the summary's column, without the transfer
-        chart, a smaller one; only the solo chart's row and column where one is shown alone."""
-        shares = (1, 1, 1) if self._transfers_shown else (2, 2, 1)
-        for col, share in enumerate(shares):
-            self.grid.setColumnStretch(col, share if where is None or col == where[1] else 0)
-        for r in range(2):
-            self.grid.setRowStretch(r, 1 if where is None or r == where[0] else 0)
-
-    def _arrange(self, transfers: bool) -> None:
-        """The transfer chart only where some series moves data between host and device: on a CPU
-        sweep it would stay empty, so its cell goes to the other charts (two columns of two) and
-        the summary takes the third column whole."""
-        if transfers == self._transfers_shown:
-            return
-        if self.solo is not None:                   # a new arrangement: every chart again
-            self.toggle_solo(self.solo)
-        self._transfers_shown = transfers
-        g, speed = self.grid, self.cells[self.speedupPlot]
-        for w in (self.runtimePlot, speed, self.transferPlot, self.memoryPlot, self.firstCallPlot,
-                  self.summaryScroll):
-            g.removeWidget(w)
-        g.addWidget(self.runtimePlot, 0, 0)
-        g.addWidget(speed, 0, 1)
-        g.addWidget(self.memoryPlot, 1, 0)
-        g.addWidget(self.firstCallPlot, 1, 1)
-        if transfers:
-            g.addWidget(self.transferPlot, 0, 2)
-            g.addWidget(self.summaryScroll, 1, 2)
-        else:
-            g.addWidget(self.summaryScroll, 0, 2, 2, 1)
-        self.transferPlot.setVisible(transfers)
-        self._stretch()
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.MouseButtonDblClick:
-            for chart in self.plots():
-                if chart.viewport() is watched:
-                    self.toggle_solo(chart)
-                    return True
-        return super().eventFilter(watched, event)
-
-
-def _make(client: spec_process.SpecClient | None, generation: int, data, baseline_text: str | None,
-          marks) -> Prepared:
-    """In the spec thread: what ``data`` (as ``PlotsPanel.schedule`` takes it) shows. Parts go to
-    the spec process; sets, and parts where that process cannot run, are made here."""
-    if callable(data):
-        data = data()
-    if isinstance(data, SetParts):
-        if client is not None:
-            made = _in_process(lambda: client.prepare(generation, data, baseline_text, marks))
-            if made is not _NOT_THERE:
-                return made
-        data = _parts_sets(data)
-    return prepare(generation, data, baseline_text, marks)
-
-
-def _warm(client: spec_process.SpecClient) -> None:
-    """In the spec thread: the spec process started, where it can be."""
-    _in_process(client.warm)
-
-
-_NOT_THERE = object()      # what _in_process returns where no spec process can run
-
-
-def _in_process(call: Callable[[], Any]) -> Any:
-    """``call()``, a request to the spec process; ``_NOT_THERE`` where none can run: said once,
-    and the spec thread makes the specs itself from then on."""
-    if not spec_process.usable():
-        return _NOT_THERE
-    try:
-        return call()
-    except spec_process.Unavailable as e:
-        log.warning("%s: the charts are made in the window's process", e)
-        spec_process.give_up()
-        return _NOT_THERE
-
-
-def _parts_sets(parts: SetParts) -> list[ResultSet]:
-    return sets_of(to_frame(parts.rows[:parts.count]), parts.origin, parts.compared, parts.environment,
-                   parts.settings)
-
-
-def _sets_maker(data) -> Callable[[], list[ResultSet]]:
-    """What makes the sets of ``data`` (as ``schedule`` takes it), in the GUI thread."""
-    def made() -> list[ResultSet]:
-        d = data() if callable(data) else data
-        if isinstance(d, SetParts):
-            return _parts_sets(d)
-        return [ResultSet(d)] if isinstance(d, pd.DataFrame) else list(d)
-    return made
-
-
-def spread_text(row: Mapping[str, Any], figure: str) -> str:
-    """'95 % interval 1.2 ms-1.3 ms, n = 40' for ``figure`` ("compute" or "total") of a row; a file
-    from before the intervals were kept gives its quartiles instead, and says so."""
-    interval = interval_text(row.get(f"{figure}_ci_lo_s"), row.get(f"{figure}_ci_hi_s"))
-    if interval != "-":
-        return f"95 % interval {interval}, n = {int(row.get('repeats') or 0)}"
-    return (f"q1 {human_seconds(row.get(f'{figure}_q1_s'))}, q3 {human_seconds(row.get(f'{figure}_q3_s'))} "
-            f"(no interval in the file)")
-
-
+        self.grid.show_alone(self.energyPlot, on)

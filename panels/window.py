@@ -163,7 +163,7 @@ class MainWindow(QMainWindow):
         # table (every visible cell read through Python) at every point, 3 to 5 ms each (issue 19).
         self.table_timer = QTimer(self, singleShot=True, interval=TABLE_REFRESH_MS, objectName="tableRefresh")
         self.table_timer.timeout.connect(self._table_rows)
-        self.resultsTable.wait_while = self.plots.stagger.isActive     # columns too, between chart updates
+        self.resultsTable.wait_while = self.plots.drawing.active     # columns too, between chart updates
         # The next refresh waits for the charts to have drawn the last one: a refresh that came while
         # they were still drawing started them over (the summary and the last charts lagged behind)
         # and its own work landed between two of theirs, one long stall of the GUI thread.
@@ -499,7 +499,7 @@ class MainWindow(QMainWindow):
         if row["status"] != "ok":
             self.status.showMessage(short(f"{row['backend']} at size {row['size']:,}: {row['status']}: {row['message']}"))
             log.warning("%s at size %s: %s: %s", row["backend"], row["size"], row["status"], row["message"])
-        if not self.refresh_timer.isActive() and not self.plots.stagger.isActive():
+        if not self.refresh_timer.isActive() and not self.plots.drawing.active():
             self.refresh_timer.start()
         self.pointAdded.emit(row)
 

@@ -1,12 +1,12 @@
 """The worker thread, the supervised engine it drives, and the controller.
 
-pyqtgraph's pattern: a parentless worker QObject moved to a QThread, requests in
-as queued signals, and out one signal, ``message``, carrying every message of
-``workbench.measure.protocol`` in order (superqt's GeneratorWorker emits everything a job
-yields through one ``yielded`` signal the same way). The window keeps the one
-table of handlers. A run always ends with exactly one ``SweepFinished``, so the
-window can reset whatever happened. The worker relays between the window and the
-Supervisor, which owns the engine process (``workbench.measure.supervisor`` says why);
+The sweep's work runs in a ``panels.background.Background`` of its own, the same mechanism as
+the window's other background work: a request is a generator handed to it, and every message of
+``workbench.measure.protocol`` it yields comes out, in order, through one signal, ``message``
+(superqt's GeneratorWorker emits everything a job yields through one ``yielded`` signal the same
+way). The window keeps the one table of handlers. A run always ends with exactly one
+``SweepFinished``, so the window can reset whatever happened. The worker relays between the
+window and the Supervisor, which owns the engine process (``workbench.measure.supervisor`` says why);
 Stop and close never block.
 """
 from __future__ import annotations
@@ -14,9 +14,11 @@ from __future__ import annotations
 import logging
 import time
 import traceback
+from typing import Iterator
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import QObject, Signal, Slot
 
+from panels.background import Background, Task
 from workbench.measure import protocol
 from workbench.measure.supervisor import Supervisor
 
@@ -24,6 +26,9 @@ log = logging.getLogger(__name__)
 
 
 class SweepWorker(QObject):
+    """The engine the sweeps run on, and ``message``, which carries each of their messages in the
+    GUI thread; ``run`` and ``probe`` are generators that the controller's background runs."""
+
     message = Signal(object)       # a workbench.measure.protocol message
 
     def __init__(self, plugins: tuple[str, ...] = (), journal=None) -> None:
@@ -37,64 +42,52 @@ class SweepWorker(QObject):
         ends an engine that does not answer in time)."""
         self.engine.stop()
 
-    @Slot(object)
-    def run(self, spec) -> None:
+    def run(self, spec) -> Iterator:
+        """In the background thread: the sweep's messages, ending with one ``SweepFinished``."""
         t0, finished = time.perf_counter(), False
         try:
             for message in self.engine.run(spec):
                 finished = finished or isinstance(message, protocol.SweepFinished)
-                self.message.emit(message)
+                yield message
         except Exception as exc:  # noqa: BLE001 - reported, and the window goes on
             log.error("%s", exc)
-            self.message.emit(protocol.EngineFailed(f"{type(exc).__name__}: {exc}", traceback.format_exc()))
-        finally:
-            if not finished:
-                self.message.emit(protocol.SweepFinished(True, time.perf_counter() - t0))
+            yield protocol.EngineFailed(f"{type(exc).__name__}: {exc}", traceback.format_exc())
+        if not finished:
+            yield protocol.SweepFinished(True, time.perf_counter() - t0)
 
-    @Slot()
-    def probe(self) -> None:
-        """Deep availability probes and the environment record, read by the engine process."""
+    def probe(self) -> Iterator:
+        """In the background thread: deep availability probes and the environment record, read by
+        the engine process."""
         try:
-            for message in self.engine.probe():
-                self.message.emit(message)
+            yield from self.engine.probe()
         except Exception as exc:  # noqa: BLE001
             log.error("%s", exc)
-            self.message.emit(protocol.EngineFailed(f"{type(exc).__name__}: {exc}", traceback.format_exc()))
+            yield protocol.EngineFailed(f"{type(exc).__name__}: {exc}", traceback.format_exc())
 
 
 class SweepController(QObject):
-    """Owns the worker's thread and whether a sweep runs; the window calls start/stop/shutdown."""
-
-    runRequested = Signal(object)
-    probeRequested = Signal()
+    """Owns the sweeps' background thread and whether a sweep runs; the window calls start/stop/shutdown."""
 
     def __init__(self, parent: QObject | None = None, plugins: tuple[str, ...] = (), journal=None) -> None:
         super().__init__(parent)
-        self.thread = QThread()
-        self.thread.setObjectName("gpu-workbench-worker")
+        self.background = Background("gpu-workbench-worker", self)
         self.worker = SweepWorker(plugins, journal)
-        self.worker.moveToThread(self.thread)
-        # The documented way to free a worker: delete it in its own thread as that thread ends,
-        # not later from the garbage collector of another thread (or of a finalizing interpreter).
-        self.thread.finished.connect(self.worker.deleteLater)
-        self.runRequested.connect(self.worker.run)
-        self.probeRequested.connect(self.worker.probe)
+        self.background.yielded.connect(self._on_yielded)
         self.running = False
-        self.worker.message.connect(self._on_message)
-        self.thread.start()
 
-    @Slot(object)
-    def _on_message(self, message) -> None:
+    @Slot(object, object)
+    def _on_yielded(self, _task: Task, message) -> None:
         if isinstance(message, protocol.SweepFinished):
             self.running = False
+        self.worker.message.emit(message)
 
     def start(self, spec) -> None:
         self.running = True
         self.worker.engine.arm()             # a Stop from now on counts, even before the worker runs
-        self.runRequested.emit(spec)
+        self.background.submit(self.worker.run, spec)
 
     def probe(self) -> None:
-        self.probeRequested.emit()
+        self.background.submit(self.worker.probe)
 
     def use(self, target) -> bool:
         """Run the next sweeps on ``target`` (a ``workbench.cluster.connect.Target``; None: this
@@ -135,5 +128,4 @@ class SweepController(QObject):
         self.worker.engine.close()
         if self.worker.local is not self.worker.engine:
             self.worker.local.close()
-        self.thread.quit()
-        return self.thread.wait(timeout_ms)
+        return self.background.shutdown(timeout_ms)

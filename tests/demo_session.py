@@ -31,7 +31,7 @@ def main() -> int:
     s.run(Sweep("matmul", ("numpy",), "32", "256", 8, "float64", repeats=400, stop=True))
     points = len(w.rows)
     w.close()
-    alive = w.controller.thread.isRunning()
+    alive = w.controller.background.running
     app.quit()
     print(f"demo ok: platform {app.platformName()}, {s.sweeps} sweeps, {points} points in the last, "
           f"worker thread {'still running' if alive else 'ended'}")

@@ -32,7 +32,7 @@ def window(qtbot, tmp_path):
     yield w
     w.close()
     # Nothing left running: the worker thread has ended, no timer is active.
-    assert not w.controller.thread.isRunning()
+    assert not w.controller.background.running
     assert not [t for t in w.findChildren(QTimer) if t.isActive()]
     assert _python_threads() <= threads_before
     import multiprocessing

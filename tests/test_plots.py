@@ -307,7 +307,7 @@ def test_a_scheduled_update_draws_what_update_from_draws_and_the_latest_data_las
     assert list(x) == [1024, 2048, 4096, 8192]
     assert plots.summary.text() == reference.summary.text()
     plots.shutdown()
-    assert plots._specs_thread is None
+    assert not plots.specs.running
 
 
 def test_a_live_update_is_made_in_the_spec_process_and_drawn_as_update_from_draws(qtbot, plots):
@@ -325,7 +325,7 @@ def test_a_live_update_is_made_in_the_spec_process_and_drawn_as_update_from_draw
     with qtbot.waitSignal(plots.updated, timeout=30_000):
         pass
     assert spec_process.process_id() is not None
-    assert plots._overlay is None and plots.labels == ("",)
+    assert not plots.sets_made and plots.labels == ("",)
     reference = PlotsPanel()
     qtbot.addWidget(reference)
     reference.resize(1200, 700)
@@ -336,7 +336,7 @@ def test_a_live_update_is_made_in_the_spec_process_and_drawn_as_update_from_draw
     assert plots.summary.text() == reference.summary.text()
     text = _hover(qtbot, plots.runtimePlot, ("compute", "numba", ""), 2)
     assert text.startswith("<b>numba</b> at 2^12<br>compute median 1.6 ms")
-    assert plots._overlay is not None and len(plots.overlay.sets[0].frame) == 8
+    assert plots.sets_made and len(plots.overlay.sets[0].frame) == 8
     plots.shutdown()
     assert spec_process.process_id() is None          # its only client closed
 
@@ -346,29 +346,30 @@ def test_a_chart_drawn_a_step_at_a_time_ends_as_drawn_at_once_and_repaints_after
     until the step after its last: with no time at all per step, every series is a step of its
     own, and the chart ends as ``update_from`` draws it; an update dropped half way leaves no
     chart held (issue 19)."""
-    import panels.plots as panel
+    import panels.chart_drawing as drawing
     from panels.plots import PlotsPanel
     from workbench.views.live import prepare
     rows = [row(b, 1024 * 2 ** i, t * 2 ** i) for b, t in (("numpy", 1e-3), ("numba", 4e-4), ("pandas", 2e-3))
             for i in range(5)]
     frame = results.to_frame(rows)
-    monkeypatch.setattr(panel, "STEP_S", 0.0)
-    plots._take(prepare(plots._generation, frame, None, None))
-    plots._pending = [plots.runtimePlot, panel.LEGEND, panel.SUMMARY]
+    monkeypatch.setattr(drawing, "STEP_S", 0.0)
+    steps = plots.drawing
+    plots.draw(prepare(plots.specs.generation, frame, None, None),
+               items=[plots.runtimePlot, drawing.LEGEND, drawing.SUMMARY])
     calls = 0
-    while plots._pending and plots._pending[0] is plots.runtimePlot:
-        plots._next()
+    while steps.pending and steps.pending[0] is plots.runtimePlot:
+        steps.step()
         calls += 1
         assert not plots.runtimePlot.viewport().updatesEnabled()     # held while drawn
     assert calls >= 4                          # three series, a key entry or more: a step each
-    assert plots._pending[0] == ("show", plots.runtimePlot)
-    plots._next()
+    assert steps.pending[0] == ("show", plots.runtimePlot)
+    steps.step()
     assert plots.runtimePlot.viewport().updatesEnabled()
     # The legend strip, then the summary, each a step of its own after the charts'.
     summary = plots.summary.text()
-    plots._next()
+    steps.step()
     assert plots.legendStrip.entries_of("runtime") and plots.summary.text() == summary
-    plots._next()
+    steps.step()
     assert plots.summary.text() != summary and "numba" in plots.summary.text()
     reference = PlotsPanel()
     qtbot.addWidget(reference)
@@ -379,11 +380,11 @@ def test_a_chart_drawn_a_step_at_a_time_ends_as_drawn_at_once_and_repaints_after
         assert list(plots.runtimePlot.points()[key][0]) == list(x) and list(plots.runtimePlot.points()[key][1]) == list(y)
     assert [e for e, _ in plots.runtimePlot.key_items] == [e for e, _ in reference.runtimePlot.key_items]
     # Half way through the next chart, the update is dropped: nothing stays held.
-    plots._pending = [plots.speedupPlot]
-    plots._next()
+    plots.draw(prepare(plots.specs.generation, frame, None, None), items=[plots.speedupPlot])
+    steps.step()
     assert not plots.speedupPlot.viewport().updatesEnabled()
     plots.clear()
-    assert plots.speedupPlot.viewport().updatesEnabled() and plots._steps is None
+    assert plots.speedupPlot.viewport().updatesEnabled() and not steps.pending
 
 
 def test_the_table_fits_no_column_while_the_charts_are_drawn(qtbot):
@@ -443,7 +444,7 @@ def test_the_legend_strip_keeps_its_room_from_a_sweep_s_start_past_its_end(qtbot
     clearing; a view of other data (a file, a comparison) fits the strip to that data."""
     plots.clear(sweep=True)
     plots.expect(["numpy", "numba", "cupy", "numba-cuda", "cudf", "cupy-fused", "cupy-raw"])
-    qtbot.waitUntil(lambda: not plots._turns, timeout=2_000)
+    qtbot.waitUntil(lambda: not plots.laying_out, timeout=2_000)
     room = plots.legendStrip.minimumHeight()
     assert room > 0 and plots.legendStrip.isVisible()
     plots.settle()

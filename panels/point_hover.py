@@ -1,0 +1,59 @@
+"""What a point says when the pointer is on it: the rich text of a chart's hover."""
+from __future__ import annotations
+
+from html import escape
+from typing import Any, Mapping, Sequence
+
+from workbench.core import stats, verdicts
+from workbench.core.sizes import fmt_size
+from workbench.results.rows import caution, human_seconds, interval_text
+from workbench.views import compare, overlay_verdicts, point_text
+from workbench.views.compare import Baseline, Overlay
+
+CAUTION_COLOR = "#8a5a00"      # amber, as the experiment panel's notes: read with care, not an error
+
+
+def describe(row: dict, set_index: int, overlay: Overlay, baseline: Baseline,
+             set_verdicts: Sequence[overlay_verdicts.SetVerdicts]) -> str:
+    """Backend, size, median with its 95 % interval and sample count, end-to-end, speedup over
+    ``baseline``; a caution where the machine or the noise asks for one; when sets are compared,
+    the verdict against the first. Rich text: every name in it is escaped (a backend may be ``numba<!--``)."""
+    label = row["backend"] + (f" ({row['variant']})" if row["variant"] else "")
+    o, b = overlay, baseline
+    where = f" ({escape(o.labels[set_index])})" if o.compare and set_index < len(o.labels) else ""
+    gpu = bool(row.get("host_memory"))
+    lines = [f"<b>{escape(label)}</b>{where} at {fmt_size(row['size'])}",
+             f"compute median {human_seconds(row['compute_median_s'])}, {spread_text(row, 'compute')}",
+             f"end-to-end {human_seconds(row['total_median_s'])}"
+             + (f", {spread_text(row, 'total')}" if gpu else "")]
+    ref = compare.baseline_rows(o.sets, b, set_index) if b.backend and o.sets else None
+    if ref is not None and not (row["backend"] == b.backend and b.set_index in (None, set_index)):
+        r = ref[(ref["size"] == row["size"]) & (ref["variant"] == row["variant"])]
+        if len(r) and row["total_median_s"] > 0:
+            base = r.iloc[0].to_dict()
+            said = stats.describe(verdicts.compare_rows(row, base, "total_median_s"))
+            lines.append(f"speedup over {escape(b.describe(o.labels))}: "
+                         f"{base['total_median_s'] / row['total_median_s']:.3g}x "
+                         f"end-to-end, {base['compute_median_s'] / row['compute_median_s']:.3g}x compute; "
+                         f"end-to-end {escape(said)}")
+    said = overlay_verdicts.point(set_verdicts, row, set_index) if set_index else None
+    if said is not None:
+        lines.append(f"end-to-end against {escape(o.labels[0])}: <b>{escape(said['described'])}</b>")
+    for extra in (point_text.bound_text(row), point_text.memory_text(row), point_text.kernels_text(row),
+                  point_text.energy_text(row)):
+        if extra:
+            lines.append(escape(extra))
+    careful = caution(row)
+    if careful:
+        lines.append(f"<span style='color: {CAUTION_COLOR}'>{escape(careful)}</span>")
+    return "<br>".join(lines)
+
+
+def spread_text(row: Mapping[str, Any], figure: str) -> str:
+    """'95 % interval 1.2 ms-1.3 ms, n = 40' for ``figure`` ("compute" or "total") of a row; a file
+    from before the intervals were kept gives its quartiles instead, and says so."""
+    interval = interval_text(row.get(f"{figure}_ci_lo_s"), row.get(f"{figure}_ci_hi_s"))
+    if interval != "-":
+        return f"95 % interval {interval}, n = {int(row.get('repeats') or 0)}"
+    return (f"q1 {human_seconds(row.get(f'{figure}_q1_s'))}, q3 {human_seconds(row.get(f'{figure}_q3_s'))} "
+            f"(no interval in the file)")
