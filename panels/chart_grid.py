@@ -60,7 +60,8 @@ class ChartGrid(QGridLayout):
         self._place(transfers)
 
     def _place(self, transfers: bool) -> None:
-        if self.transfers_shown is None:
+        if self.transfers_shown is None:         # every chart into the panel, hidden or not
+            self.addWidget(self.transfer, 0, 2)
             for chart in self.alone:             # only alone (show_alone)
                 self.addWidget(chart, 0, 0, 2, 3)
                 chart.setVisible(False)

@@ -1,0 +1,183 @@
+"""A sweep on screen while it runs: the buttons, the progress bar and its estimate, the table's new
+rows and the charts' refreshes, coalesced by timers so that fast points never flood the GUI thread."""
+from __future__ import annotations
+
+import logging
+import time
+
+from PySide6.QtCore import Qt, Slot
+
+from panels.status_line import short
+from workbench.core.sizes import fmt_size
+from workbench.measure import engine
+from workbench.views import provenance
+from workbench.workspace import RunState
+from workbench.workspace import events as ev
+
+log = logging.getLogger(__name__)
+
+PLOT_REFRESH_MS = 150   # coalesce plot updates: a few per second however fast points arrive
+TABLE_REFRESH_MS = 250  # and the table's new rows
+TABLE_RETRY_MS = 20     # how soon the table tries again where the charts were being drawn
+
+
+class SweepProgress:
+    """``MainWindow``'s handlers of a sweep's events (a part of the window: it reads its widgets)."""
+
+    def on_sweep_began(self, e: ev.SweepBegan) -> None:
+        """A sweep is handed to the engine (``first`` False: a lesson's next run, whose rows join
+        the last run's)."""
+        spec = e.spec
+        if e.first:
+            self.exportLessonAction.setEnabled(False)
+            self.resultsTable.results.attach(self.workspace.rows)
+            self.plots.clear(sweep=True)
+            if self.compared:                  # they stay on screen while the new set is measured
+                self._schedule()
+            self.save_settings()
+            self.restoreBar.hide()             # a new sweep: the old session's points are not this one's
+            self.notice.hide()
+            self._show_environments(self.compared, provenance.labels(self.result_sets())[1:])
+        else:
+            self.experiment.dtypeCombo.setCurrentText(spec.dtype)
+            self.experiment.hostMemoryCombo.setCurrentText(spec.host_memory)
+        self._measuring = True
+        # The experiment is fixed while it runs: a workload switch now would be half-applied
+        # (new sizes and unit on screen, the old sweep's points arriving), so it is refused.
+        self.experiment.set_locked(True)
+        self.runOn.setEnabled(False)
+        self.runButton.setEnabled(False)
+        self.runAction.setEnabled(False)
+        self.lessonsMenu.setEnabled(False)
+        self.stopButton.setEnabled(True)
+        self.stopAction.setEnabled(True)
+        self.progressBar.setRange(0, 0)   # busy until the worker says how many points
+        self.progressBar.setFormat("starting...")
+        self.etaLabel.setText("")
+        self.progressLabel.setText(self._lesson_prefix() + "Starting the engine...")
+        self.t_start = time.perf_counter()
+        log.info("sweep: %s on %s, sizes %s, %s", spec.workload, ", ".join(spec.backends),
+                 list(spec.sizes), spec.dtype)
+        for note in e.notes:                  # the wall, announced: the sweep still runs every size
+            log.warning("%s", note)
+        if e.notes:
+            self.status.showMessage(short(e.notes[0]))
+        if e.first:
+            self.busyChanged.emit(True)
+
+    def on_state_changed(self, e: ev.StateChanged) -> None:
+        if e.state is RunState.STOPPING:
+            self.progressBar.setFormat("stopping after the current repeat...")
+            self.stopButton.setEnabled(False)
+            self.stopAction.setEnabled(False)
+
+    def on_sweep_planned(self, e: ev.SweepPlanned) -> None:
+        self._spec = e.spec
+        # What the sweep will show is laid out now, not when its first GPU point or entry comes.
+        self.plots.expect(e.spec.backends)
+        self.progressBar.setRange(0, e.total)
+        self.progressBar.setValue(0)
+        self.progressBar.setFormat(f"0 / {e.total} points")
+
+    def on_point_began(self, e: ev.PointBegan) -> None:
+        self.current = f"{e.backend} at {fmt_size(e.size)}" + (f", {e.variant}" if e.variant else "")
+        self.progressBar.setFormat(f"{e.done} / {e.total} points")
+        self.progressLabel.setText(f"{self._lesson_prefix()}Measuring {self.current}")
+        self.etaLabel.setText(self._eta(e.done))
+
+    def _eta(self, done: int) -> str:
+        spec = self._spec
+        if self.total == 0 or spec is None:
+            return "estimating..."
+        left, ceiling = engine.time_left(spec, done, self.total, time.perf_counter() - self.t_start)
+        if done == 0:     # nothing measured yet: the stopping rule's ceiling is all there is to say
+            return f"at most about {ceiling:.0f} s of samples left" if ceiling >= 1 else "estimating..."
+        return f"about {left:.0f} s left" if left >= 1 else "under a second left"
+
+    def on_point_added(self, e: ev.PointAdded) -> None:
+        row = e.row
+        if not self.table_timer.isActive():          # the model reads the workspace's rows in place
+            self.table_timer.start(TABLE_REFRESH_MS)
+        self.progressBar.setValue(e.done)
+        self.progressBar.setFormat(f"{e.done} / {e.total} points")
+        if row["status"] != "ok":
+            self.status.showMessage(short(f"{row['backend']} at size {row['size']:,}: {row['status']}: {row['message']}"))
+            log.warning("%s at size %s: %s: %s", row["backend"], row["size"], row["status"], row["message"])
+        if not self.refresh_timer.isActive() and not self.plots.drawing.active():
+            self.refresh_timer.start()
+        self.pointAdded.emit(row)
+
+    @Slot()
+    def _table_rows(self) -> None:
+        """The new rows into the table, while the charts are not being drawn: the table's layout
+        and repaint (10-12 ms) in the turn of a chart's step or repaint made a 16-22 ms stall."""
+        if self.resultsTable.wait_while():      # the one rule of when the table waits (set above)
+            self.table_timer.start(TABLE_RETRY_MS)
+            return
+        self.resultsTable.take_rows()
+
+    @Slot()
+    def refresh_plots(self) -> None:
+        if self.rows:
+            self._schedule()
+
+    @Slot()
+    def _plots_drawn(self) -> None:
+        """The charts show the last refresh: points that came meanwhile get the next one."""
+        self.resultsTable.results.set_labels(list(self.plots.labels))
+        if self._measuring and not self._finishing and self.workspace.table.frame_is_behind():
+            self.refresh_timer.start()
+
+    def _schedule(self) -> None:
+        # The sets' parts, taken in an instant, go to the spec process, which makes the sets and
+        # their charts (workbench.views.spec_process); the sets are made here only where a hover or
+        # an export asks for them.
+        self.plots.schedule(self.workspace.parts, sets=self.workspace.result_sets)
+
+    def on_sweep_ended(self, e: ev.SweepEnded) -> None:
+        if not self._measuring:               # a lesson of which nothing runs here: its statement only
+            self.resultsTable.results.attach(self.workspace.rows)
+            self.plots.clear()
+            if e.lesson is not None:
+                self._show_statement(e.lesson)
+            return
+        self._measuring = False
+        self.plots.settle()
+        cancelled, elapsed = e.cancelled, e.elapsed_s
+        what = f"Lesson {e.lesson.title!r}" if e.lesson is not None else "Sweep"
+        self.refresh_timer.stop()
+        self.table_timer.stop()
+        self.resultsTable.results.appended()       # every row in the table now
+        self._finishing = True
+        self._ended = e
+        if self.rows:
+            self.plots.updated.connect(self._plots_final, Qt.ConnectionType.SingleShotConnection)
+            self._schedule()
+        else:
+            self._plots_final()
+        failed = sum(r["status"] != "ok" for r in self.rows)
+        troubles = e.troubles
+        # Never "done" over a sweep that could not run or whose engine died: say what happened.
+        word = "stopped" if cancelled else ("failed" if troubles and not self.rows else
+                                            "done with problems" if troubles else "done")
+        self.progressBar.setRange(0, max(e.total, 1))
+        self.progressBar.setValue(e.done)
+        self.progressBar.setFormat(f"{word}: {e.done} / {e.total} points")
+        self.progressLabel.setText(f"{what} {word} in {elapsed:.1f} s" + (f"; {failed} point(s) failed" if failed else ""))
+        self.etaLabel.setText("")
+        self.stopButton.setEnabled(False)
+        self.stopAction.setEnabled(False)
+        self.resultsTable.fit_columns()
+
+    @Slot()
+    def _plots_final(self) -> None:
+        """The last points are drawn: the sweep is complete for whoever watches the window."""
+        self._finishing = False
+        self.experiment.set_locked(False)
+        self.runOn.setEnabled(True)
+        self.on_validity(self.experiment.validate(), self.experiment.problem)
+        ended = self._ended
+        if ended.lesson is not None:
+            self._show_statement(ended.lesson)
+        self.busyChanged.emit(False)
+        self.sweepCompleted.emit(ended.cancelled)
