@@ -14,7 +14,7 @@ from PySide6.QtCore import QPointF
 from PySide6.QtGui import QFont
 
 from panels import style
-from panels.charts import HOVER_PX, Chart
+from panels.series_chart import HOVER_PX, Chart
 from workbench.views import point_text
 from workbench.views.spec import ChartSpec
 

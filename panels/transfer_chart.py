@@ -13,7 +13,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF
 
 from panels import style
-from panels.charts import SpecChart
+from panels.spec_chart import SpecChart
 from panels.style import Look
 from workbench.results.rows import human_seconds
 from workbench.core.sizes import fmt_size

@@ -1,0 +1,276 @@
+"""A chart of series: curves, bands, rings and marks kept per series key and updated in place with
+``setData`` as points arrive (pyqtgraph's PlotSpeedTest pattern), and the point under the pointer."""
+from __future__ import annotations
+
+import logging
+import math
+from typing import Iterator, Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF
+from PySide6.QtGui import QColor, QFont
+
+from panels import style
+from panels.spec_chart import SpecChart
+from panels.style import Look
+from workbench.views import bands, spec
+from workbench.views.spec import ChartSpec
+
+log = logging.getLogger(__name__)
+HOVER_PX = 14            # how close the pointer must be to a point to show its values
+
+
+def positive(a) -> np.ndarray:
+    """Log axes cannot show zero or NaN: such values become NaN, and are left out when drawn."""
+    a = np.asarray(a, dtype=float)
+    return np.where(a > 0, a, np.nan)
+
+
+
+class Chart(SpecChart):
+    """A log-log chart of series: lines with their markers, bands, rings and marks, one item per
+    series key made once and updated in place."""
+
+    def __init__(self, kind: str, name: str) -> None:
+        super().__init__(kind, name, log_axes=True)
+        self.series: dict = {}          # key -> the series' curve
+        self.meta: dict = {}            # key -> the spec.Series it last drew (its style)
+        self.band_items: dict = {}      # key -> the filled outline of a series' band
+        self.bands: dict = {}           # key -> the workbench.views.bands.Band it draws: for tests
+        self._band_specs: dict = {}     # key -> what of the spec its band was drawn from
+        self.rings: dict = {}           # key -> the rings around that series' points within the noise
+        self.mark_items: dict = {}      # (kind, name) -> the line of a mark (a wall, a lesson's, 1x)
+        self.marks_shown: dict = {}     # (kind, name) -> the spec.Mark it draws now
+        self.apply_look(self.look)
+
+    # --- drawing -----------------------------------------------------------------------------
+
+    def draw_content(self, chart: ChartSpec) -> None:
+        for _ in self.draw_steps(chart):
+            pass
+
+    def draw_steps(self, chart: ChartSpec) -> Iterator[None]:
+        """One series a step (its curve, band and rings), then what is no longer drawn."""
+        drawn = set()
+        for s in chart.series:
+            changed = self._curve(s)
+            drawn.add(s.key)
+            band_key = (f"band-{s.role}",) + s.key[1:]
+            if s.band is not None:
+                changed = self._band(band_key, s) or changed
+                drawn.add(band_key)
+            self._ring(s)
+            if changed:
+                yield
+        for key in self.series:
+            if key not in drawn:
+                self.series[key].setData([], [])
+                self.meta.pop(key, None)
+        for key in self.band_items:
+            if key not in drawn:
+                self.band_items[key].setData([], [])
+                self.bands.pop(key, None)
+        for key, item in self.rings.items():
+            if key not in drawn:
+                item.setData([], [])
+        self._marks(chart.marks)
+
+    def _curve(self, s: spec.Series) -> bool:
+        item = self.series.get(s.key)
+        if item is None:
+            item = self.plot([], [])
+            # pyqtgraph re-made every curve's markers at each change of the y range, to clip values
+            # far outside it (its dynamic range limit): the view is log10 and its range the spec's,
+            # so nothing is that far, and a live update changed the range of every chart (issue 19).
+            item.setDynamicRangeLimit(None)
+            self.series[s.key] = item
+        styled = self.meta.get(s.key)
+        if styled == s and item.xData is not None:     # a live sweep's new point is in one series:
+            return False                               # the others are as they were drawn
+        self.meta[s.key] = s
+        if styled is None or (styled.color, styled.marker, styled.line, styled.filled) != \
+                (s.color, s.marker, s.line, s.filled):
+            self._style_curve(s.key)
+        connect = "all"
+        if s.breaks:
+            connect = np.ones(len(s.xs), dtype=bool)
+            connect[list(s.breaks)] = False
+        item.setData(np.asarray(s.xs, dtype=float), np.asarray(s.ys, dtype=float), connect=connect)
+        item.setObjectName(f"{s.role}:{s.name}")     # what the export's id names: the same series
+        return True
+
+    def _style_curve(self, key) -> None:
+        s, item, look = self.meta[key], self.series[key], self.look
+        c = style.ink(s.color, look)
+        item.setPen(style.pen(s.color, look, s.line))
+        # Hollow markers on dashed lines: the two series of a backend stay apart where they touch.
+        item.setSymbol(s.marker or None)       # a roof of the roofline chart has none
+        item.setSymbolSize(look.marker_px)
+        item.setSymbolPen(pg.mkPen(c, width=max(1.5, look.line_px / 2)))
+        item.setSymbolBrush(pg.mkBrush(c) if s.filled else None)
+
+    def _band(self, key, s: spec.Series) -> bool:
+        """A series' band as one closed outline, filled (pyqtgraph's 'enclosed' fill level), under
+        the lines; the item is made once and its data set in place."""
+        item = self.band_items.get(key)
+        if item is None:
+            item = pg.PlotDataItem([], [], pen=None, fillLevel="enclosed")
+            item.setDynamicRangeLimit(None)       # as the curves' (_curve)
+            item.setZValue(-1)
+            self.addItem(item)
+            self.band_items[key] = item
+        if key in self.bands and self._band_specs.get(key) == (s.band, s.color, s.name):
+            return False                               # as drawn
+        b = bands.Band(np.asarray(s.band.xs, dtype=float), np.asarray(s.band.lo, dtype=float),
+                       np.asarray(s.band.hi, dtype=float), s.band.label)
+        item.setFillBrush(self._band_brush(s.color))
+        item.setData(*b.polygon())
+        item.setObjectName(f"band-{s.role}:{s.name}")
+        self.bands[key] = b
+        self._band_specs[key] = (s.band, s.color, s.name)
+        return True
+
+    def _band_brush(self, colour: str) -> QColor:
+        c = QColor(style.ink(colour, self.look))
+        c.setAlphaF(bands.ALPHA)
+        return c
+
+    def _ring(self, s: spec.Series) -> None:
+        """A grey ring around each point the noise cannot tell from the baseline's."""
+        ringed = np.asarray(s.ringed, dtype=bool)
+        item = self.rings.get(s.key)
+        if item is None and not ringed.any():
+            return
+        if item is None:
+            item = pg.ScatterPlotItem(symbol="o", brush=None)
+            item.setZValue(5)
+            self.addItem(item)
+            self.rings[s.key] = item
+        x, y = np.asarray(s.xs, dtype=float)[ringed], np.asarray(s.ys, dtype=float)[ringed]
+        # The view is log-log: a scatter item, unlike a curve, is placed in the view's coordinates.
+        item.setData(np.log10(x), np.log10(y), size=self.look.marker_px * 2.2,
+                     pen=pg.mkPen(spec.RING_COLOR, width=max(1.5, self.look.line_px / 2)), brush=None)
+        item.setObjectName(f"within-noise-{s.role}:{s.name}")
+
+    def rings_drawn(self) -> dict:
+        """{key: (x, y)} of the rings shown, in data units."""
+        return {key: (10 ** np.asarray(item.data["x"]), 10 ** np.asarray(item.data["y"]))
+                for key, item in self.rings.items() if len(item.data)}
+
+    def _marks(self, marks: Sequence[spec.Mark]) -> None:
+        """Each mark's line, made once per (kind, name) and moved; those not in the spec hidden."""
+        wanted = {}
+        for m in marks:
+            wanted[(m.kind, m.name or f"{m.at:g}")] = m
+        for key, line in self.mark_items.items():
+            line.setVisible(key in wanted)
+        self.marks_shown = wanted
+        for key, m in wanted.items():
+            line = self.mark_items.get(key)
+            if line is None:
+                line = pg.InfiniteLine(angle=90 if m.vertical else 0, movable=False, label="")
+                line.setObjectName(f"mark:{m.kind}:{key[1]}")
+                self.addItem(line, ignoreBounds=True)
+                self.mark_items[key] = line
+            line.setValue(math.log10(m.at) if m.at > 0 else 0.0)   # the view's coordinates are log10
+            self._style_mark(key)
+
+    def _style_mark(self, key) -> None:
+        m, line, look = self.marks_shown.get(key), self.mark_items[key], self.look
+        if m is None:
+            return
+        width = look.line_px if m.kind == "wall" else max(1.5, look.line_px / 2) if m.kind == "lesson" else 1
+        colour = look.muted if m.kind == "reference" else style.ink(m.color, look)
+        line.setPen(style.pen(colour, look, m.line, width))
+        line.setZValue(-5 if m.kind == "lesson" else 0)
+        line.label.setVisible(bool(m.label))
+        if m.label:
+            font = QFont()
+            font.setPointSize(max(6, look.font_pt - 1))
+            right = self._right_half(m.at)
+            if m.kind == "lesson":    # upright along the line, left of it, from the top (as exported)
+                line.label.setAngle(90)
+                line.label.setPosition(0.99)
+                line.label.anchors = [(1, 1), (1, 1)]
+                line.label.fill = pg.mkBrush(look.background)
+            else:     # a wall's label reads away from the nearer edge, its row below the last one's
+                line.label.setPosition(0.94 - 0.08 * m.row)
+                line.label.anchors = [(1, 0.5), (1, 0.5)] if right else [(0, 0.5), (0, 0.5)]
+            line.label.setFormat(m.label)
+            line.label.setColor(style.ink(m.label_color, look))
+            line.label.setFont(font)
+            line.label.updatePosition()
+
+    def _right_half(self, x: float) -> bool:
+        a = self.spec.x if self.spec is not None else None
+        if a is None or a.range is None or x <= 0:
+            return False
+        lo, hi = a.range
+        return math.log(x / lo) > 0.5 * math.log(hi / lo)
+
+    def marks_drawn(self, kind: str) -> list[tuple[float, str]]:
+        """(x, label) of the marks of ``kind`` shown ("wall", "lesson", "reference"): for tests."""
+        return [(10 ** line.value(), m.label) for (k, _), m in self.marks_shown.items()
+                if k == kind for line in [self.mark_items[(k, _)]] if line.isVisible()]
+
+    def walls_drawn(self) -> dict:
+        """{series: size} of the memory walls shown."""
+        return {name: round(10 ** self.mark_items[(k, name)].value())
+                for (k, name) in self.marks_shown if k == "wall"}
+
+    def clear_series(self) -> None:
+        """A new sweep: every series, band, ring and mark emptied (the items stay, for the next data)."""
+        for item in (*self.series.values(), *self.band_items.values()):
+            item.setData([], [])
+        for item in self.rings.values():
+            item.setData([], [])
+        self.meta.clear()
+        self.bands.clear()
+        self._marks(())
+        self.follow()
+
+    def points(self) -> dict:
+        """What each series draws: {key: (x, y)}, for tests and exports."""
+        out = {}
+        for key, item in self.series.items():
+            x, y = item.xData, item.yData      # as given, before the log transform
+            out[key] = (np.asarray(x if x is not None else []), np.asarray(y if y is not None else []))
+        return out
+
+    # --- the look -----------------------------------------------------------------------------
+
+    def apply_look(self, look: Look) -> None:
+        super().apply_look(look)
+        for key in getattr(self, "meta", {}):         # none yet in the constructor
+            self._style_curve(key)
+        for key, item in getattr(self, "band_items", {}).items():
+            if key in self.bands:
+                s = self.meta.get(("compute" if key[0] == "band-compute" else "total",) + key[1:])
+                item.setFillBrush(self._band_brush(s.color if s is not None else spec.INK))
+        for key in getattr(self, "mark_items", {}):
+            self._style_mark(key)
+        for item in getattr(self, "rings", {}).values():
+            if len(item.data):
+                item.setSize(look.marker_px * 2.2)
+
+    # --- hover --------------------------------------------------------------------------------
+
+    def hover_text(self, scene_pos: QPointF) -> str:
+        """The values of the point nearest the pointer, if one is within HOVER_PX."""
+        vb = self.getViewBox()
+        best, best_d = None, float(HOVER_PX)
+        for key, item in self.series.items():
+            if item.xData is None or not item.isVisible() or key not in self.meta:
+                continue
+            for x, y in zip(item.xData, item.yData):
+                p = vb.mapViewToScene(QPointF(np.log10(x), np.log10(y)))
+                d = float(np.hypot(p.x() - scene_pos.x(), p.y() - scene_pos.y()))
+                if d <= best_d:
+                    best, best_d = (key, x), d
+        if best is None:
+            return ""
+        key, x = best
+        s = self.meta[key]
+        row = self.row_at(s.backend, s.variant, x, s.set_index)
+        return self.describe(row, s.set_index) if row is not None else ""

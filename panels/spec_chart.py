@@ -1,0 +1,284 @@
+"""What every chart of the window shares: it draws its kind's spec (``workbench.views.spec``), the
+same spec the exported chart draws: the spec's axes (``panels.axes.SpecAxis``), title, key to the
+line styles, notes, and what it says when empty."""
+from __future__ import annotations
+
+import logging
+import math
+from typing import Callable, Iterator, Sequence
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont
+
+from panels import axes, style
+from panels.chart_text import MIN_CHART, Titled, width_free
+from panels.style import Look
+from workbench.views import spec
+from workbench.views.compare import Overlay
+from workbench.views.spec import ChartSpec
+
+log = logging.getLogger(__name__)
+#: A chart at least this wide shows its key in the look's text size; a narrower one, smaller.
+KEY_FULL_WIDTH = 340
+#: The legend entries a chart shows in its own key; the others are the panel's strip's.
+OWN_KEY = ("key", "ring")
+
+
+class SpecChart(Titled, pg.PlotWidget):
+    """What every chart shares: the spec's axes, title, key, notes and what it says when empty."""
+
+    def __init__(self, kind: str, name: str, log_axes: bool) -> None:
+        super().__init__(axisItems={"left": axes.SpecAxis("left"), "bottom": axes.SpecAxis("bottom")})
+        self.setObjectName(name)    # PlotWidget passes unknown keywords on to PlotItem.plot()
+        self.kind = kind            # its name among workbench.views.presets.KINDS
+        self.log_axes = log_axes
+        self.setMinimumSize(*MIN_CHART)
+        self.title_text, self.left_text, self.bottom_text = kind, "", ""
+        self.short_title = self.left_short = self.bottom_short = ""
+        self._shown_title = ""
+        width_free(self.getPlotItem().titleLabel)
+        self.look = style.NORMAL
+        self.spec: ChartSpec | None = None
+        self.overlay = Overlay.of([])
+        # The sets its points' rows are read from on a hover: a panel's own (made only then).
+        self.overlay_of: Callable[[], Overlay] = lambda: self.overlay
+        self.describe: Callable[[dict, int], str] = lambda row, set_index: ""
+        self.lesson_marks: list[tuple[float, str]] | None = None   # None: those the sets carry
+        self.lesson_caption: str | None = None
+        self.notes_shown = True
+        self.key_shown = True
+        self._follow = True         # the view follows the spec's ranges until the user zooms
+        self._ranged: tuple | None = None    # the (x, y) view range last set from a spec
+        if log_axes:
+            self.setLogMode(True, True)
+        self.showGrid(x=True, y=True, alpha=0.25)
+        self.getPlotItem().hideButtons()       # the "A" button overlaps the axis on a small chart
+        # The key to the line styles sits under the x axis, in the chart's own layout: inside the
+        # plot area it covered points on a small chart.
+        self.legend = pg.LegendItem(colCount=2, horSpacing=16, verSpacing=-4)
+        # It spans the axis column too, and claims no minimum width: a chart must shrink, not crop.
+        self.getPlotItem().layout.addItem(self.legend, 4, 0, 1, 3, alignment=Qt.AlignmentFlag.AlignHCenter)
+        self.legend.setMinimumWidth(0)
+        self._key: tuple = ()             # the entries the key shows now
+        self.key_items: list = []
+        # Notes (values a log axis cannot show) in the plot's lower right corner, and what the chart
+        # says where it has nothing to draw, across its middle: in the view's pixels, not its data.
+        vb = self.getViewBox()
+        self.note = pg.TextItem("", color="#666", anchor=(1, 1))
+        self.note.setParentItem(vb)
+        self.hint = pg.TextItem("", color="#666", anchor=(0.5, 0.5))
+        self.hint.setParentItem(vb)
+        vb.sigResized.connect(self._place_notes)
+        vb.sigRangeChangedManually.connect(self._user_zoomed)
+        self.scene().sigMouseMoved.connect(self._mouse_moved)
+
+    # --- the spec -----------------------------------------------------------------------------
+
+    def build(self, overlay: Overlay, shared=None) -> ChartSpec:
+        shared = shared if shared is not None else spec.context(
+            overlay.sets, labels=overlay.labels, marks=self.lesson_marks, caption=self.lesson_caption,
+            series=overlay.series)
+        return spec.build(self.kind, shared=shared)
+
+    def update_from(self, overlay: Overlay, shared=None) -> None:
+        """Draw the spec of ``overlay``'s sets; ``shared``: the ``workbench.views.spec.context`` of
+        them the panel made once for its five charts."""
+        self.overlay = overlay
+        self.show_spec(self.build(overlay, shared))
+
+    def show_spec(self, chart: ChartSpec) -> None:
+        for _ in self.steps(chart):
+            pass
+
+    def steps(self, chart: ChartSpec) -> Iterator[None]:
+        """:meth:`show_spec` a piece at a time (a series, a key entry, the labels), each a few ms:
+        a live panel draws as many as fit a step of its own (``panels.plots``). The first draw of
+        a sweep makes every item (25 to 45 ms a chart on a 2-core VM); at once, that was a dropped
+        frame or two per chart (issue 19). A drawing left half done is made whole by the next."""
+        self.spec = chart
+        self.getAxis("left").show_axis(chart.y)
+        self.getAxis("bottom").show_axis(chart.x)
+        yield from self.draw_steps(chart)
+        yield from self._key_steps([e for e in chart.legend if e.role in OWN_KEY])
+        self.note.setText("\n".join(chart.notes))
+        self.hint.setText(chart.empty)
+        self.note.setVisible(self.notes_shown and bool(chart.notes))
+        self._place_notes()
+        self._range(chart)
+        texts = (chart.title, chart.y.label, chart.x.label, chart.short_title, chart.y.short, chart.x.short)
+        if texts != (self.title_text, self.left_text, self.bottom_text, self.short_title, self.left_short,
+                     self.bottom_short):      # relabelling costs a layout pass: only on a change
+            yield
+            self.title_text, self.left_text, self.bottom_text = chart.title, chart.y.label, chart.x.label
+            self.short_title, self.left_short, self.bottom_short = chart.short_title, chart.y.short, chart.x.short
+            self._fit_title()
+            self._fit_labels(force=True)
+            yield                      # the chart's minimum, measured anew (a layout pass), apart
+            self._fit_minimum()
+        # pyqtgraph applies a new view range to the items (every curve's and marker set's geometry)
+        # in the paint event, which then asks for a second paint of the whole chart (3-5 ms more):
+        # applied now, the paint finds nothing left to change (issue 19).
+        self.scene().prepareForPaint()
+
+    def draw_steps(self, chart: ChartSpec) -> Iterator[None]:
+        """The plot's content, in steps (one, unless a chart kind says otherwise)."""
+        self.draw_content(chart)
+        yield
+
+    def draw_content(self, chart: ChartSpec) -> None:
+        raise NotImplementedError
+
+    def _view(self, a: spec.Axis) -> tuple[float, float] | None:
+        if a.range is None:
+            return None
+        lo, hi = a.range
+        return (math.log10(lo), math.log10(hi)) if a.log and self.log_axes else (lo, hi)
+
+    def _range(self, chart: ChartSpec) -> None:
+        """The spec's ranges, unless the user has zoomed (the next sweep follows the spec again)."""
+        x, y = self._view(chart.x), self._view(chart.y)
+        if not self._follow or x is None or y is None:
+            return
+        if (x, y) == self._ranged and self.getViewBox().viewRange() == [list(x), list(y)]:
+            return             # as set last time: a range set again still updated every item in the view
+        self._ranged = (x, y)
+        self.getViewBox().setRange(xRange=x, yRange=y, padding=0)
+
+    def _user_zoomed(self, *_) -> None:
+        self._follow = False
+
+    def follow(self) -> None:
+        """Follow the spec's ranges again (a new sweep, sets opened)."""
+        self._follow = True
+        if self.spec is not None:
+            self._range(self.spec)
+
+    def _place_notes(self, *_) -> None:
+        if not hasattr(self, "note"):
+            return
+        rect = self.getViewBox().boundingRect()
+        # Wrapped within the plot: anchored at its right, a note wider than a small chart (1280x720
+        # in presentation mode) ran off the plot's left edge and lost its first words.
+        self.note.setTextWidth(-1)
+        if self.note.textItem.boundingRect().width() > rect.width() - 8:
+            self.note.setTextWidth(max(40.0, rect.width() - 8))
+        self.note.setPos(rect.right() - 4, rect.bottom() - 4)
+        self.hint.setPos(rect.center())
+
+    def show_notes(self, on: bool) -> None:
+        """The chart's notes (values a log axis cannot show) on or off: a small chart needs its room."""
+        self.notes_shown = bool(on)
+        self.note.setVisible(self.notes_shown and self.spec is not None and bool(self.spec.notes))
+
+    def notes(self) -> list[str]:
+        """The notes drawn now (tests compare them with the export's)."""
+        return self.note.toPlainText().splitlines() if self.note.isVisible() else []
+
+    # --- the key to the line styles -----------------------------------------------------------
+
+    def _key_steps(self, entries: Sequence[spec.LegendEntry]) -> Iterator[None]:
+        """The key holds the spec's entries for line styles and rings. Entries added after those it
+        shows are added alone, with their labels made in the key's size and colour: rebuilt, every
+        label laid out again and the plot with it (4-9 ms a label in a sweep's first second). One
+        entry a step; ``_key`` is what the key holds, at every step."""
+        key = tuple(entries)
+        if key == self._key:
+            return
+        if key[:len(self._key)] != self._key:
+            self.legend.clear()
+            self.key_items = []
+            self._key = ()
+        look, pt = self.look, f"{self.key_pt()}pt"
+        # The labels addItem makes take these: set once, never set again (setText lays them out).
+        self.legend.opts["labelTextColor"], self.legend.opts["labelTextSize"] = look.foreground, pt
+        for e in key[len(self._key):]:
+            item = self._key_item(e)
+            self._style_item(e, item)
+            self.key_items.append((e, item))
+            self.legend.addItem(item, e.label)
+            self._key += (e,)
+            yield
+
+    @staticmethod
+    def _key_item(e: spec.LegendEntry):
+        if e.role == "ring":
+            return pg.ScatterPlotItem(symbol="o", brush=None)
+        # A point of data, never drawn (the item is in no plot): the legend's sample paints the
+        # marker with the style of its scatter, which pyqtgraph sets only for data it has.
+        return pg.PlotDataItem([0.0], [0.0])
+
+    def key_pt(self) -> int:
+        """The key's text size: the look's, smaller on a chart too narrow for it (never under 7 pt),
+        so that a chart shrunk to a projector's corner keeps its plot rather than its key."""
+        return max(7, min(self.look.font_pt, round(self.look.font_pt * self.width() / KEY_FULL_WIDTH)))
+
+    def _fit_key(self) -> None:
+        if self.key_items and self.legend.items and self.legend.items[0][1].opts.get("size") != f"{self.key_pt()}pt":
+            self._style_key()
+
+    def show_key(self, on: bool) -> None:
+        """The chart's key to its line styles, shown or hidden (the export's legend says the same)."""
+        self.key_shown = bool(on)
+        self.legend.setVisible(self.key_shown)
+        # A hidden item keeps its row in pyqtgraph's layout: give the row back to the plot.
+        self.legend.setMaximumHeight(16777215 if self.key_shown else 0)
+        self._fit_minimum()
+
+    def _style_key(self) -> None:
+        look = self.look
+        pt = f"{self.key_pt()}pt"
+        for e, item in self.key_items:
+            self._style_item(e, item)
+        self.legend.opts["labelTextColor"], self.legend.opts["labelTextSize"] = look.foreground, pt
+        for _, label in self.legend.items:     # the setters reach only labels made later
+            if label.opts.get("color") != look.foreground or label.opts.get("size") != pt:
+                label.setText(label.text, color=look.foreground, size=pt)
+
+    def _style_item(self, e: spec.LegendEntry, item) -> None:
+        colour = self.look.muted if e.color == spec.KEY_COLOR else style.ink(e.color, self.look)
+        if isinstance(item, pg.ScatterPlotItem):
+            item.setPen(pg.mkPen(colour, width=1.5))
+            item.setBrush(None)
+        else:
+            item.setPen(style.pen(colour, self.look, e.line) if e.line else None)
+            item.setSymbol(e.marker or None)
+            item.setSymbolPen(pg.mkPen(colour, width=1.5))
+            item.setSymbolBrush(pg.mkBrush(colour) if e.filled else None)
+
+    def key_labels(self) -> list[str]:
+        """What the chart's own key says (tests compare it with the export's legend)."""
+        return [label.text for _, label in self.legend.items]
+
+    # --- the look -----------------------------------------------------------------------------
+
+    def apply_look(self, look: Look) -> None:
+        self.look = look
+        fg, font = look.foreground, QFont()
+        font.setPointSize(look.font_pt)
+        self.setBackground(look.background)
+        for name in ("left", "bottom"):
+            axis = self.getAxis(name)
+            axis.setPen(fg)
+            axis.setTextPen(fg)
+            axis.setTickFont(font)
+        self.legend.setLabelTextSize(f"{look.font_pt}pt")
+        self.legend.setLabelTextColor(fg)
+        self._style_key()
+        small = QFont()
+        small.setPointSize(max(6, look.font_pt - 2))
+        for text in (self.note, self.hint):
+            text.setColor(look.muted)
+            text.setFont(small if text is self.note else font)
+        self._labels()
+
+    # --- hover --------------------------------------------------------------------------------
+
+    def row_at(self, backend: str, variant: str, size: float, set_index: int) -> dict | None:
+        """The ok row a drawn point stands for, as a dict (made only when hovered: to_dict is slow)."""
+        sets = self.overlay_of().sets
+        if not 0 <= set_index < len(sets):
+            return None
+        f = sets[set_index].frame
+        hit = f[(f["status"] == "ok") & (f["backend"] == backend) & (f["variant"] == variant) & (f["size"] == size)]
+        return hit.iloc[0].to_dict() if len(hit) else None
