@@ -26,7 +26,8 @@ def plots(qtbot):
     qtbot.addWidget(p)
     p.resize(1200, 700)
     p.show()
-    return p
+    yield p
+    p.shutdown()          # a test that failed half way leaves no spec process to the next ones
 
 
 @pytest.mark.parametrize("status", ["wrong", "error", "implausible", "cancelled", "a-status-added-later"])
