@@ -16,12 +16,13 @@ import pandas as pd
 from workbench.results.files import ResultSet
 from workbench.views import compare, overlay_verdicts, spec
 from workbench.views.compare import Baseline, Overlay
+from workbench.views.presets import KINDS
 from workbench.views.summary import sentences
 
 #: What the summary says before anything was measured or opened.
 EMPTY_MESSAGE = "Pick a workload and press Run (Ctrl+R)"
-#: The charts in the order a live update draws them.
-KIND_ORDER = ("runtime", "speedup", "transfer", "memory", "first-call", "roofline")
+#: The charts in the order a live update draws them: every kind, as the presets declare them.
+KIND_ORDER = KINDS
 
 
 @dataclass
