@@ -195,6 +195,26 @@ def test_device_memory_is_the_points_allocations_in_any_order(registry, backend)
     assert not wrong, "\n".join(wrong)
 
 
+@pytest.mark.gpu
+def test_cudf_device_memory_is_the_points_allocations_in_any_order(tmp_path):
+    """cuDF's figure is RMM's statistics: run through the command line, in the engine's own process,
+    so that importing cuDF never makes RMM the allocator of the GPU tests run here after it."""
+    from workbench.catalog.backends import probe
+    if not probe("cudf").usable:
+        pytest.skip(f"cudf not usable here: {probe('cudf').reason}")
+    wrong = []
+    for dtype in ("float32", "float64"):
+        frame = _sweep(tmp_path, ["cudf"], [2 ** 22, 2 ** 18, 2 ** 24, 2 ** 20], dtype, name=f"cudf-{dtype}.csv")
+        for r in frame.to_dict("records"):
+            assert r["status"] == "ok", r["message"]
+            arrays = 1 + VARIANTS[r["variant"]]             # the uploaded input, held, and the call's
+            known = arrays * r["size"] * np.dtype(dtype).itemsize
+            got = r["peak_device_bytes"]
+            if not abs(got - known) <= 0.1 * known + arrays * 512:
+                wrong.append(f"{r['variant']} {r['size']} {dtype}: {got:,.0f} B, known {known:,} B")
+    assert not wrong, "\n".join(wrong)
+
+
 def test_a_memory_pass_that_fails_leaves_the_figures_unmeasured_and_the_point_standing(registry):
     w = registry.add(synthetic("fails-late"))
     made = []

@@ -91,3 +91,27 @@ def _pandas(inputs, ctx):
             return x
         return freed
     return lambda: s.to_numpy()
+
+
+@W.implement("cudf")
+def _cudf(inputs, ctx):
+    """The same on the device through cuDF: its input uploaded once and held, each call's copies made
+    by RMM (the allocator cuDF reads its statistics from), the result brought back."""
+    import cudf
+    from workbench.api import Phases
+    s = cudf.Series(inputs[0])
+    held = [s]
+
+    def compute():
+        if ctx.variant == "one":
+            held[0] = s.copy(deep=True)
+        elif ctx.variant == "two":
+            a, b = s.copy(deep=True), s.copy(deep=True)
+            held[0] = a if b is not None else None
+        elif ctx.variant == "freed":
+            a = s.copy(deep=True)
+            del a
+            held[0] = s
+        else:
+            held[0] = s
+    return Phases(compute=compute, d2h=lambda: held[0].to_numpy())
