@@ -107,3 +107,13 @@ def test_examples_and_plugins_import_only_the_public_surface(path):
             if name.split(".")[0] in ("workbench", "workloads", "panels"):
                 assert name in ("workbench", "workbench.api") or (path.name, name) in INTERNAL_ALLOWED, \
                     f"{path.name} imports {name}: import workbench.api"
+
+
+def test_the_readme_example_runs_as_written(tmp_path):
+    """README's perfplot-style comparison, copied out of the README and run as a user runs it."""
+    text = (ROOT / "README.md").read_text()
+    block = text.split("<!-- readme-example: squares.py -->", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "squares.py").write_text(block)
+    proc = subprocess.run([sys.executable, "squares.py"], capture_output=True, text=True, cwd=tmp_path, timeout=240)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.count(" ok") == 10 and (tmp_path / "squares.png").stat().st_size > 10_000
