@@ -165,3 +165,33 @@ def test_plain_cupy_launches_several_kernels_a_call_and_the_fused_one(tmp_path):
     assert proc.returncode == 0, proc.stderr
     rows = {r["backend"]: r for r in open_results(out.with_suffix(".csv")).frame.to_dict("records")}
     assert rows["cupy"]["kernel_count"] > 1 and rows["cupy-fused"]["kernel_count"] == 1
+
+
+class ProcessBoard(energy.Counter):
+    """A package drawing 10 W idle and 50 W more for each second of this process's CPU time, read
+    in steps of 5 ms: what a sweep's calls cost shows as they run, as a RAPL counter would show it."""
+    source = "synthetic package"
+
+    def __init__(self) -> None:
+        self.t0, self.c0 = time.perf_counter(), time.process_time()
+
+    def read(self) -> float:
+        t = math.floor((time.perf_counter() - self.t0) / 0.005) * 0.005
+        return 10.0 * t + 50.0 * (time.process_time() - self.c0)
+
+
+def test_a_sweep_with_energy_gives_each_point_its_joules_between_its_lowest_and_highest(monkeypatch):
+    from workbench.measure import protocol
+    from workbench.measure.engine import SweepSpec, run_sweep
+    monkeypatch.setattr(energy, "cpu_counter", lambda root="": (ProcessBoard(), ""))
+    monkeypatch.setattr(energy, "MIN_WINDOW_S", 0.1)
+    spec = SweepSpec("source_terms", ("numpy",), (2 ** 16, 2 ** 20), "float32", min_repeats=3, budget_s=0.05,
+                     rounds=1, energy=True)
+    rows = protocol.rows(run_sweep(spec))
+    assert [r["status"] for r in rows] == ["ok", "ok"]
+    for r in rows:
+        assert 0 < r["energy_lo_j"] <= r["energy_j"] <= r["energy_hi_j"], r
+        assert r["idle_w"] == pytest.approx(10.0, abs=5.0) and r["power_w"] > r["idle_w"]
+        assert r["energy_source"].startswith("synthetic package, a step every") and r["gflop_per_j"] > 0
+    small, large = rows
+    assert large["energy_j"] > 4 * small["energy_j"]          # 16x the cells: more than 4x the joules

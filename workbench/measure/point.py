@@ -24,7 +24,7 @@ from workbench.catalog import backends as backends_mod
 from workbench.measure import limits
 from workbench.core import bounds, stats, verdicts
 from workbench.measure import load as load_mod
-from workbench.measure import energy, sampling, threads
+from workbench.measure import sampling, threads, untimed
 from workbench.measure.gpu import cap, kernels, memory
 from workbench.core import driver
 from workbench.measure.gpu import clocks as clocks_mod
@@ -52,38 +52,6 @@ def _canary(sessions: dict) -> load_mod.Canary:
     if _CANARY not in sessions:
         sessions[_CANARY] = load_mod.Canary()
     return sessions[_CANARY]
-
-
-@dataclasses.dataclass(frozen=True)
-class EnergyMeter:
-    """A counter with its measured step, the window read over and the idle draw, once per sweep."""
-    counter: energy.Counter
-    window_s: float
-    idle_w: float
-    source: str
-
-
-def energy_meter(sessions: dict, gpu: bool) -> "EnergyMeter | str":
-    """The sweep's GPU or CPU energy meter, measured at its first use (its step, the idle draw), or
-    why there is none here ('not measured here: ...')."""
-    key = "energy gpu" if gpu else "energy cpu"
-    if key not in sessions:
-        counter, why = (energy.NvmlCounter(_clocks(sessions)), "") if gpu else energy.cpu_counter()
-        if counter is not None and counter.read() is None:
-            counter, why = None, "not measured here: NVML has no energy counter for this GPU"
-        if counter is None:
-            sessions[key] = why
-        else:
-            try:
-                res = energy.resolution(counter)
-                idle = energy.watts(counter, energy.window_s(res))
-            except OSError as exc:
-                sessions[key] = f"not measured here: {exc}"
-            else:
-                sessions[key] = EnergyMeter(counter, energy.window_s(res), idle,
-                                            f"{counter.source}, a step every {res.step_s * 1e3:.0f} ms "
-                                            f"of {res.step_j * 1e3:.0f} mJ; idle {idle:.0f} W taken off")
-    return sessions[key]
 
 
 def _session(sessions: dict, backend: str) -> Any:
@@ -332,18 +300,11 @@ class Point:
         then one call recorded."""
         if not self._kept() or not backends_mod.is_gpu(self.backend):
             return
-        why = kernels.unavailable()
-        if why:
-            self.extra["kernels"] = ""
+        if kernels.unavailable():         # no cupti-python here: the columns stay empty
             return
 
         def record(phases: Phases) -> None:
-            sampling.execute(phases, self.session.timed)
-            self.session.synchronize()
-            with kernels.recording() as found:
-                sampling.execute(phases, self.session.timed)
-                self.session.synchronize()
-            self.extra.update(kernel_count=sum(a.kind == "kernel" for a in found), kernels=kernels.encode(found))
+            self.extra.update(untimed.kernels_of(phases, self.session))
         self._untimed("kernels", record)
 
     def measure_energy(self, stop: Any = None) -> None:
@@ -351,30 +312,14 @@ class Point:
         for it: the board's counter for a GPU point, RAPL's for a CPU point, or why none."""
         if not self.spec.energy or not self._kept():
             return
-        meter = energy_meter(self.sessions, backends_mod.is_gpu(self.backend))
+        meter = untimed.energy_meter(self.sessions, backends_mod.is_gpu(self.backend), _clocks)
         if isinstance(meter, str):
             self.extra["energy_source"] = meter
             return
+        flops = self.workload.flops_and_bytes(self.base["size"], self.dtype.itemsize, self.base["variant"])[0]
 
         def run(phases: Phases) -> None:
-            def call() -> None:
-                sampling.execute(phases, self.session.timed)
-                self.session.synchronize()
-            call()                              # warm: the implementation was made anew
-            readings = [energy.per_call(meter.counter, call, meter.window_s, meter.idle_w, stop)
-                        for _ in range(energy.WINDOWS)]
-            joules = sorted(r.joules for r in readings)
-            source = meter.source
-            if not joules[0] > 0:      # within the counter's noise: no figure, and why
-                source += (f"; a call's energy is below what the counter resolves over "
-                           f"{readings[0].seconds:.1f} s")
-                joules = [math.nan] * len(joules)
-            median = joules[len(joules) // 2]
-            flops = self.workload.flops_and_bytes(self.base["size"], self.dtype.itemsize, self.base["variant"])[0]
-            self.extra.update(energy_j=median, energy_lo_j=joules[0], energy_hi_j=joules[-1],
-                              power_w=float(np.median([r.watts for r in readings])), idle_w=meter.idle_w,
-                              energy_source=source,
-                              gflop_per_j=flops / median / 1e9 if flops > 0 and median > 0 else math.nan)
+            self.extra.update(untimed.energy_of(phases, self.session, meter, flops, stop))
         self._untimed("energy", run)
 
     def row(self) -> dict:
