@@ -139,3 +139,15 @@ def test_the_circle_finder_finds_a_circle(tmp_path):
         assert circles(graph) == [["circ.a", "circ.b", "circ.c"]]
     finally:
         PACKAGES = saved
+
+
+#: The most lines a module of ours holds (issue 30): past it a module is doing several jobs.
+MOST_LINES = 500
+
+
+def test_no_module_holds_more_than_its_share_of_lines():
+    root = Path(__file__).resolve().parents[1]
+    big = {str(p.relative_to(root)): n for folder in ("workbench", "panels", "workloads")
+           for p in sorted((root / folder).rglob("*.py"))
+           if (n := len(p.read_text(encoding="utf-8").splitlines())) > MOST_LINES}
+    assert not big, f"over {MOST_LINES} lines: {big}"

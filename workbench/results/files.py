@@ -29,8 +29,10 @@ from typing import Any, Mapping
 import pandas as pd
 
 from workbench.core import atomic
+from workbench.results import cells
 from workbench.results import rows as row_schema
-from workbench.results.rows import (BOOL_COLUMNS, COLUMNS, INTEGER_COLUMNS, JSON_COLUMNS, JSON_ONLY, TEXT_COLUMNS,
+from workbench.results.cells import MAX_SECONDS, MIN_SECONDS  # noqa: F401 - read from here by tests
+from workbench.results.rows import (COLUMNS, JSON_COLUMNS, JSON_ONLY, TEXT_COLUMNS,
                                     to_frame)
 
 log = logging.getLogger(__name__)
@@ -40,35 +42,13 @@ FORMAT = "gpu-workbench-results"
 #: column's type and unit; 2: without those; 1: no format marker. Every one of them is read.
 SCHEMA = 4
 SIDECAR_SUFFIX = ".meta.json"
-#: The column kinds (TEXT_COLUMNS, INTEGER_COLUMNS, BOOL_COLUMNS, imported above) come from the row's
-#: declaration; every other column of ``COLUMNS`` holds a float.
+#: Each cell is checked by its column's kind and bounds (``workbench.results.cells``).
 #: Without these a table is not a result table; any other column may be missing (a file
 #: from before that column existed) and is filled with NaN, "", 0 or False.
 REQUIRED_COLUMNS = ("workload", "backend", "size", "dtype", "status")
-_DEFAULTS = {"repeats": 0, "verified": False, "dropped": 0, "threads": 0, "kernel_count": 0, "converged": True}
-_INT64_MAX = 2 ** 63 - 1
 #: The largest file any reader here opens (results, sidecars, sessions): far beyond any sweep's
 #: (a 1000-point sweep with its samples is a few MiB), far below what would exhaust memory.
 MAX_FILE_BYTES = 512 * 2 ** 20
-#: A time (a column named ``..._s``) is 0 or from MIN_SECONDS to MAX_SECONDS: no clock measures a
-#: shorter one (1e-320 is underflow), and no point runs for 11 days. Within these bounds every chart's
-#: log axis has room: 1e308 or 1e-320 would overflow its tick code.
-MIN_SECONDS, MAX_SECONDS = 1e-30, 1e6
-#: Float columns that are not times: (lowest, highest); an infinity is allowed only where named in
-#: _INFINITE. Anything else (a column added later) is finite and within +-_MAX_FIGURE.
-_MAX_FIGURE = 1e30
-_RANGES = {"peak_host_bytes": (0.0, 2.0 ** 63), "peak_device_bytes": (0.0, 2.0 ** 63),
-           "first_call_host_bytes": (0.0, 2.0 ** 63), "first_call_device_bytes": (0.0, 2.0 ** 63),
-           "gflops": (0.0, _MAX_FIGURE), "gbps": (0.0, _MAX_FIGURE), "gbps_limit": (0.0, _MAX_FIGURE),
-           "gflops_limit": (0.0, _MAX_FIGURE), "max_rel_error": (0.0, _MAX_FIGURE), "noise": (0.0, _MAX_FIGURE),
-           "energy_j": (0.0, _MAX_FIGURE), "energy_lo_j": (0.0, _MAX_FIGURE), "energy_hi_j": (0.0, _MAX_FIGURE), "power_w": (0.0, 1e6), "idle_w": (0.0, 1e6), "gflop_per_j": (0.0, _MAX_FIGURE),
-           "others_cores": (0.0, 1e6), "sm_clock_mhz": (0.0, 1e6), "mem_clock_mhz": (0.0, 1e6)}
-#: Where an infinity is a value the engine writes: an interval too wide to decide anything from
-#: (too few samples), a ceiling not known, an error of a result holding NaN, the spread of one sample.
-_INFINITE = {"compute_ci_lo_s": -math.inf, "total_ci_lo_s": -math.inf, "compute_ci_hi_s": math.inf,
-             "total_ci_hi_s": math.inf, "gbps_limit": math.inf, "gflops_limit": math.inf,
-             "max_rel_error": math.inf, "noise": math.inf}
-_TRUE, _FALSE = frozenset({"true", "1"}), frozenset({"false", "0", ""})
 
 
 class ResultsFileError(ValueError):
@@ -172,11 +152,6 @@ def document(rs: ResultSet) -> dict[str, Any]:
     return {**head(rs), "rows": rows}
 
 
-def _compact(value: Any) -> str:
-    """The text a JSON column holds in a frame (what ``rows.encode_samples`` and the others write)."""
-    return json.dumps(value, separators=(",", ":"))
-
-
 def _refuse_constant(token: str) -> Any:
     raise ValueError(token)
 
@@ -191,7 +166,7 @@ def _nested(cell: Any) -> Any:
         value = json.loads(cell, parse_constant=_refuse_constant)
     except (ValueError, RecursionError):
         return cell
-    return value if isinstance(value, (dict, list)) and _compact(value) == cell else cell
+    return value if isinstance(value, (dict, list)) and cells.compact(value) == cell else cell
 
 
 def head(rs: ResultSet) -> dict[str, Any]:
@@ -507,70 +482,8 @@ def _table(path: Path, frame: pd.DataFrame, first_row: int = 1) -> pd.DataFrame:
 
 
 def _value(path: Path, column: str, value: Any, row: int) -> Any:
-    """One cell, of the column's kind: text, a whole number, true/false or a float (NaN if empty)."""
+    """One cell, of the column's kind (``cells.value``); a wrong one names the file, column and row."""
     def wrong(expected: str) -> ResultsFileError:
         shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
         return ResultsFileError(path, f"column {column}, row {row}: {shown} is not {expected}")
-
-    empty = value is None or (isinstance(value, float) and math.isnan(value)) or value == ""
-    if column in JSON_COLUMNS and isinstance(value, (dict, list)):     # schema 4's nested value
-        return _compact(value)
-    if column in TEXT_COLUMNS:
-        if empty:
-            return ""
-        if not isinstance(value, str):
-            raise wrong("text")
-        return value
-    if column in BOOL_COLUMNS:
-        if empty:
-            return _DEFAULTS.get(column, False)
-        if isinstance(value, bool):
-            return value
-        text = str(value).strip().lower()
-        if text in _TRUE or text in _FALSE:
-            return text in _TRUE
-        raise wrong("true or false")
-    if isinstance(value, bool):
-        raise wrong("a number")
-    if empty:
-        if column in INTEGER_COLUMNS:
-            if column in _DEFAULTS:
-                return _DEFAULTS[column]
-            raise wrong("a whole number")
-        return math.nan
-    if column in INTEGER_COLUMNS:
-        try:
-            number = int(value) if isinstance(value, int) else float(str(value).strip())
-        except ValueError:
-            raise wrong("a whole number") from None
-        low = 1 if column == "size" else 0
-        if isinstance(number, float):
-            if not (math.isfinite(number) and number.is_integer()):
-                raise wrong("a whole number")
-            number = int(number)
-        if not low <= number <= _INT64_MAX:
-            raise wrong(f"a whole number from {low} to 2^63-1")
-        return number
-    try:
-        number = float(value) if isinstance(value, (int, float)) else float(str(value).strip())
-    except (ValueError, OverflowError):
-        raise wrong("a number") from None
-    return _in_range(column, number, wrong)
-
-
-def _in_range(column: str, number: float, wrong) -> float:
-    """A float cell checked against its column's bounds (see MIN_SECONDS, _RANGES, _INFINITE)."""
-    if math.isnan(number):
-        raise wrong("a number (NaN; an empty cell is how a figure not measured is written)")
-    if math.isinf(number):
-        if _INFINITE.get(column) == number:
-            return number
-        raise wrong("a finite number")
-    if column.endswith("_s"):
-        if not (number == 0 or MIN_SECONDS <= number <= MAX_SECONDS):
-            raise wrong(f"a time in seconds (0, or {MIN_SECONDS:g} to {MAX_SECONDS:g})")
-        return number
-    low, high = _RANGES.get(column, (-_MAX_FIGURE, _MAX_FIGURE))
-    if not low <= number <= high:
-        raise wrong(f"a number from {low:g} to {high:g}")
-    return number
+    return cells.value(column, value, wrong)
