@@ -3,7 +3,7 @@
 A small box under the experiment panel. It only says what was chosen (``target()``: None for this
 machine, else a ``workbench.cluster.connect.Target``); the window hands that to the controller,
 which swaps the engine its worker drives, so a sweep on a cluster takes the very path of one run
-here (``workbench.cluster.runner.ClusterRunner`` has the supervisor's interface). Dask is not
+here (``workbench.cluster.runner.ClusterRunner`` is a ``workbench.measure.runner.Runner``, as the supervisor is). Dask is not
 imported by this box, nor by choosing: only by the first sweep, or backend check, on a cluster.
 """
 from __future__ import annotations

@@ -92,7 +92,7 @@ class SweepController(QObject):
     def use(self, target) -> bool:
         """Run the next sweeps on ``target`` (a ``workbench.cluster.connect.Target``; None: this
         machine's engine), from the GUI thread while no sweep runs; False while one does. The
-        cluster's runner has the supervisor's interface: the worker drives either the same way."""
+        cluster's runner is a Runner (workbench.measure.runner), as the supervisor is: the worker drives either alike."""
         if self.running:
             return False
         worker = self.worker
