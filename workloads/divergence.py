@@ -35,6 +35,7 @@ cuda = None
 
 W = register(Workload(
     name="divergence",
+    order=70,
     title="Branch divergence",
     kind="kernels",
     description=f"For each element x in [0, 1), repeat y = {DECAY} y + x  1 + floor({MAX_TRIPS} x) times. "

@@ -16,6 +16,7 @@ def _inputs(n, dt, variant, rng):
 
 W = register(Workload(
     name="fft",
+    order=20,
     title="FFT (1-D complex)",
     kind="array math",
     description="The discrete Fourier transform of N complex points (complex64 for float32, complex128 for float64).",

@@ -24,6 +24,7 @@ def _compare(res, ref):
 
 W = register(Workload(
     name="filter",
+    order=120,
     title="Filter (boolean mask)",
     kind="dataframes",
     description=f"df[df['value'] > {THRESHOLD}]: a boolean mask, then the rows it keeps (and their count).",

@@ -15,6 +15,7 @@ cuda = None
 
 W = register(Workload(
     name="flux",
+    order=40,
     title="Face fluxes (2-D grid)",
     kind="kernels",
     description="flux = velocity * phi on an n x n grid, with the kernels indexing rows and columns in 2-D.",

@@ -21,6 +21,7 @@ def _compare(res, ref):
 
 W = register(Workload(
     name="groupby",
+    order=100,
     title="Group-by mean",
     kind="dataframes",
     description=f"df.groupby('key')['value'].mean() over N rows with {KEYS} distinct keys.",

@@ -14,6 +14,7 @@ cuda = None
 
 W = register(Workload(
     name="matmul",
+    order=10,
     title="Matrix multiply",
     kind="array math",
     description="C = A @ B for two random n x n matrices.",

@@ -32,6 +32,7 @@ def _compare(res, ref):
 
 W = register(Workload(
     name="merge",
+    order=110,
     title="Merge (join)",
     kind="dataframes",
     description=f"An inner join of N rows with a {KEYS}-row table on an int64 key.",

@@ -217,6 +217,7 @@ def _counts(n: int, isz: int) -> tuple[float, float]:
 
 W = register(Workload(
     name="pipeline",
+    order=140,
     title="Pipeline: dataframe, array, kernel, dataframe",
     kind="data movement",
     description=f"N sensor readings (int64 sensor, int64 ns timestamp, float value and quality) of {SENSORS} "

@@ -19,6 +19,7 @@ cuda = None
 
 W = register(Workload(
     name="reduction",
+    order=50,
     title="Reduction (sum)",
     kind="kernels",
     description="The sum of N random values.",

@@ -21,6 +21,7 @@ def _compare(res, ref):
 
 W = register(Workload(
     name="sort",
+    order=130,
     title="Sort by value",
     kind="dataframes",
     description="df.sort_values('value'): sort N rows (key, value, id) by a floating-point column.",

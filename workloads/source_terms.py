@@ -15,6 +15,7 @@ cuda = None
 
 W = register(Workload(
     name="source_terms",
+    order=30,
     title="Source terms (elementwise)",
     kind="kernels",
     description="result = coeff * phi**2 for every cell: the pointwise source term of a finite-volume solver.",

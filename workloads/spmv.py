@@ -125,6 +125,7 @@ def _counts(n: int, itemsize: int, variant: str) -> tuple[float, float]:
 
 W = register(Workload(
     name="spmv",
+    order=80,
     title="Sparse matrix-vector product (CSR)",
     kind="kernels",
     description="y = A x with A the CSR matrix of the finite-volume Laplacian (5-point in 2-D, 7-point in "

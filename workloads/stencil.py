@@ -40,6 +40,7 @@ cuda = None
 
 W = register(Workload(
     name="stencil",
+    order=60,
     title="Heat equation (5-point stencil)",
     kind="kernels",
     description=f"{STEPS} explicit steps of the 2-D heat equation on an n x n grid (5-point Laplacian, "

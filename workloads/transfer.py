@@ -13,6 +13,7 @@ def _inputs(nbytes, dt, variant, rng):
 
 W = register(Workload(
     name="transfer",
+    order=90,
     title="Host-device transfer",
     kind="data movement",
     description="Copy N bytes to the device and back (on the CPU: a plain memory copy, the baseline). "

@@ -13,6 +13,7 @@ import reprlib
 import importlib.metadata
 import importlib.util
 import logging
+import pkgutil
 import sys
 import zlib
 from dataclasses import dataclass, field
@@ -26,11 +27,9 @@ from workbench.catalog.backends import BACKENDS
 
 log = logging.getLogger(__name__)
 
-#: The workload modules that ship with the workbench, in the order a user meets them.
-BUILTIN_MODULES = (
-    "matmul", "fft", "source_terms", "flux", "reduction", "stencil", "divergence", "spmv",
-    "transfer", "groupby", "merge", "filter", "sort", "pipeline",
-)
+#: The package whose modules are the built-in workloads (each declares its own, with its ``order``).
+BUILTIN_PACKAGE = "workloads"
+#: Where other packages declare theirs: name = "package.module" (importing it registers them).
 ENTRY_POINT_GROUP = "gpu_workbench.workloads"
 KINDS = ("array math", "kernels", "data movement", "dataframes")
 
@@ -132,6 +131,9 @@ class Workload:
     # Result columns (or a Series' name) whose float dtype the library chooses, left out of the check
     # that a result has the point's dtype: a groupby mean is float64 on cuDF, and on pandas by the data.
     library_dtypes: tuple[str, ...] = ()
+    # Where it stands in lists, lowest first (the built-ins: the order a user meets them); a plug-in's
+    # workloads follow the built-in ones in the order they were loaded, whatever they declare.
+    order: int = 0
     implementations: dict[str, Implementation] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -251,20 +253,16 @@ class Registry:
     def _load(self) -> None:
         if self._loaded:
             return
-        points = list(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP))
-        ours = {ep.name: ep for ep in points if ep.value.split(".")[0] == "workloads"}
-        # The built-in ones load first, in the order a user meets them; from a source tree that was
-        # never installed (the GPU machine runs one) there is no metadata, so their modules are named here.
-        for mod in BUILTIN_MODULES:
-            if mod in ours:
-                ours[mod].load()
-            else:
-                importlib.import_module(f"workloads.{mod}")
+        # The built-in ones are this package's modules, found by walking it (no list to keep, and a
+        # source tree that was never installed has them too), then sorted by their declared order.
+        package = importlib.import_module(BUILTIN_PACKAGE)
+        for info in pkgutil.iter_modules(package.__path__):
+            if not info.name.startswith("_"):
+                importlib.import_module(f"{BUILTIN_PACKAGE}.{info.name}")
+        self._workloads = dict(sorted(self._workloads.items(), key=lambda item: item[1].order))
         self._builtin = set(self._workloads)
         self._loaded = True
-        for ep in points:
-            if ep.name in ours:
-                continue
+        for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
             before = dict(self._workloads)
             try:
                 ep.load()
