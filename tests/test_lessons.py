@@ -49,8 +49,9 @@ def test_every_lesson_is_declared_against_real_workloads_and_runs_somewhere():
         assert ls.on_gpu and ls.claim and ls.chart in ("runtime", "speedup", "transfer", "memory", "first-call")
 
 
-def test_the_registry_names_every_lesson_module_of_the_package_and_nothing_else():
-    """A lesson file added without its registry line (or a line left after its file went) fails here."""
+def test_the_lessons_are_the_package_modules_that_declare_one_in_their_declared_order():
+    """No list to keep: a module of the package with a LESSON is a lesson, and the menu's order is
+    the lessons' ``order`` (the order users have met them in)."""
     import importlib
     import pkgutil
     declaring = set()
@@ -59,9 +60,8 @@ def test_the_registry_names_every_lesson_module_of_the_package_and_nothing_else(
         if hasattr(module, "LESSON"):
             declaring.add(info.name)
     assert declaring == set(lessons.LESSON_MODULES)
-    assert len(lessons.LESSON_MODULES) == len(set(lessons.LESSON_MODULES))
-    by_module = [importlib.import_module(lessons.module_name(m)).LESSON.name for m in lessons.LESSON_MODULES]
-    assert list(lessons.LESSONS) == by_module                        # the tuple's order is the menu's
+    assert list(lessons.LESSONS) == ["small-problems", "transfers", "first-call", "float32-float64", "divergence",
+                                     "kernel-style", "memory-wall", "pipeline", "dataframes", "energy"]
     assert all(callable(ls.explain) for ls in lessons.LESSONS.values())
 
 
@@ -70,7 +70,7 @@ from workbench.lessons.core import Lesson
 from workbench.lessons.say import Say
 
 LESSON = Lesson(name="tiny-lesson", title="A lesson from outside the package",
-                claim="One file and one registry line make a lesson.", workload="source_terms",
+                claim="One file and one entry point make a lesson.", workload="source_terms",
                 backends=("numpy",), sizes=(1024, 4096), chart="runtime", on_gpu="nothing more.")
 
 
@@ -99,26 +99,41 @@ def listing(capsys) -> str:
     return capsys.readouterr().out
 
 
-def test_a_lesson_module_with_its_registry_line_is_listed_by_the_command_line_and_explained(
-        tiny_lesson, monkeypatch, capsys):
+@pytest.fixture
+def lesson_entry_points(monkeypatch):
+    """Sets the modules the lessons' entry-point group names; the lessons are looked for anew."""
+    import importlib.metadata
+
+    def declare(*modules: str) -> None:
+        points = [importlib.metadata.EntryPoint(m.rsplit(".", 1)[-1], m, lessons.ENTRY_POINT_GROUP) for m in modules]
+        monkeypatch.setattr(importlib.metadata, "entry_points",
+                            lambda group=None: points if group == lessons.ENTRY_POINT_GROUP else [])
+        lessons._found.cache_clear()
+    yield declare
+    lessons._found.cache_clear()
+
+
+def test_a_lesson_module_an_entry_point_names_is_listed_by_the_command_line_and_explained(
+        tiny_lesson, lesson_entry_points, capsys):
     assert "tiny-lesson" not in listing(capsys)                    # the file alone is not a lesson
-    monkeypatch.setattr(lessons, "LESSON_MODULES", lessons.LESSON_MODULES + (tiny_lesson,))
+    lesson_entry_points(tiny_lesson)
     out = listing(capsys)
     assert "  tiny-lesson      A lesson from outside the package" in out
-    assert "One file and one registry line make a lesson." in out
+    assert "One file and one entry point make a lesson." in out
     assert "  small-problems " in out                               # the built-in ones stay
+    assert out.index("  energy ") < out.index("  tiny-lesson ")      # after them: it declares no order
     st = lessons.explain(lessons.plan(lessons.get("tiny-lesson"), ALL_USABLE),
                          results.to_frame([row("numpy", 1024, 1e-6), row("numpy", 4096, 4e-6)]))
     assert st.holds is True and st.text.startswith("numpy measured 2 sizes.")
     assert st.marks == ((4096.0, "tiny mark"),) and st.as_settings()["marks"] == [[4096.0, "tiny mark"]]
 
 
-def test_a_module_without_a_lesson_or_a_name_declared_twice_is_refused(tiny_lesson, tmp_path, monkeypatch):
+def test_a_module_without_a_lesson_or_a_name_declared_twice_is_refused(tiny_lesson, lesson_entry_points, tmp_path):
     (tmp_path / "elsewhere_lessons" / "helpers_only.py").write_text("def explain(m, ls, say):\n    pass\n")
-    monkeypatch.setattr(lessons, "LESSON_MODULES", ("elsewhere_lessons.helpers_only",))
+    lesson_entry_points("elsewhere_lessons.helpers_only")
     with pytest.raises(TypeError, match="elsewhere_lessons.helpers_only: a lesson module declares LESSON"):
         lessons.get("tiny-lesson")
-    monkeypatch.setattr(lessons, "LESSON_MODULES", (tiny_lesson, tiny_lesson))
+    lesson_entry_points(tiny_lesson, tiny_lesson)
     with pytest.raises(ValueError, match="'tiny-lesson' is declared twice"):
         list(lessons.LESSONS)
 

@@ -3,8 +3,9 @@
 Each lesson is a module of this package that holds its declaration as data, ``LESSON`` (a
 :class:`Lesson`: workload, backends, sizes, runs, the chart that shows it), and ``explain(measured,
 lesson, say)``, which reads the rows just measured and says what they show, with the marks to draw
-(break-evens, memory walls). :data:`LESSON_MODULES` names the modules, in the order a user meets
-them: adding a lesson is one new module and one line there.
+(break-evens, memory walls). Adding a lesson is one new module: the package is walked for modules
+that declare ``LESSON``, and the lessons are listed by their ``order``. Another package adds its own
+under the ``gpu_workbench.lessons`` entry-point group (name = "package.module").
 
 The core the lessons share: :func:`plan` (``core``) turns a lesson into the sweeps this machine can
 run, :func:`explain` (``core``) the rows measured into a :class:`Statement` (``say``), with the
@@ -17,7 +18,9 @@ from __future__ import annotations
 import dataclasses
 import functools
 import importlib
+import importlib.metadata
 import logging
+import pkgutil
 from types import ModuleType
 from typing import Iterator, Mapping
 
@@ -32,12 +35,8 @@ __all__ = ["LESSON_MODULES", "LESSONS", "get", "Lesson", "Run", "Plan", "plan", 
 
 log = logging.getLogger(__name__)
 
-#: The lesson modules, in the order the command line lists them and the window's menu shows them. A
-#: name without a dot is a module of this package; a dotted one is imported as it is written.
-LESSON_MODULES = (
-    "small_problems", "transfers", "first_call", "float32_float64", "divergence", "kernel_style",
-    "memory_wall", "pipeline", "dataframes", "energy",
-)
+#: Where other packages declare lesson modules: name = "package.module".
+ENTRY_POINT_GROUP = "gpu_workbench.lessons"
 
 
 def module_name(entry: str) -> str:
@@ -56,11 +55,38 @@ def _lesson_of(module: ModuleType) -> Lesson:
     return dataclasses.replace(ls, explain=told)
 
 
+@functools.cache
+def _found() -> tuple[str, ...]:
+    """This package's modules that declare ``LESSON``, then the entry points' modules, each by its
+    lessons' ``order``: walked once, on the first look (not at import: the CLI's parser is quick)."""
+    ours = [info.name for info in pkgutil.iter_modules(__path__)
+            if hasattr(importlib.import_module(f"{__name__}.{info.name}"), "LESSON")]
+    theirs = []
+    for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            importlib.import_module(ep.value)
+            theirs.append(ep.value)
+        except Exception as exc:  # noqa: BLE001 - a broken plug-in must not take the lessons down
+            log.warning("could not load lesson plug-in %s: %s", ep.name, exc)
+    return (*sorted(ours, key=_order), *sorted(theirs, key=_order))
+
+
+def _order(entry: str) -> int:
+    return getattr(getattr(importlib.import_module(module_name(entry)), "LESSON", None), "order", 0)
+
+
+def __getattr__(name: str):
+    # LESSON_MODULES: derived from the declarations when first asked for, not at import.
+    if name == "LESSON_MODULES":
+        return _found()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def declared() -> dict[str, Lesson]:
-    """Every lesson :data:`LESSON_MODULES` names, by name, in its order. Read at each call (the
-    modules are imported once), so the tuple is the registry and nothing else holds a copy."""
+    """Every lesson, by name, in the order of :data:`LESSON_MODULES` (the modules :func:`_found`
+    found): nothing else holds a copy."""
     out: dict[str, Lesson] = {}
-    for entry in LESSON_MODULES:
+    for entry in _found():
         ls = _lesson_of(importlib.import_module(module_name(entry)))
         if ls.name in out:
             raise ValueError(f"a lesson named {ls.name!r} is declared twice (again in {module_name(entry)})")

@@ -79,6 +79,7 @@ class Lesson:
     fresh_engine: bool = False       # nothing compiled yet: the first call pays for it
     needs_gpu: bool = False          # its CPU backends alone show nothing of it: without a GPU, run none
     energy: bool = False             # its sweeps measure energy per call (workbench.measure.energy)
+    order: int = 0                   # where it stands in the menu and the command line's list, lowest first
     #: Failed points that are the lesson's subject (the memory wall's out-of-memory rows).
     expected_failures: re.Pattern | None = None
     #: The lesson module's ``explain``, attached when the registry loads the module (None: a lesson

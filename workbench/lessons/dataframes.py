@@ -10,6 +10,7 @@ from workbench.results.rows import human_seconds
 from workbench.views.summary import fell_back
 
 LESSON = Lesson(
+    order=90,
     name="dataframes", title="cuDF against pandas against cudf.pandas",
     claim="cuDF is far ahead of pandas on large tables (joins, group-bys); on small tables pandas is as fast "
           "or faster. cudf.pandas runs unchanged pandas code on the GPU, at some overhead over cuDF itself.",

@@ -7,6 +7,7 @@ from workbench.lessons.measured import Measured
 from workbench.lessons.say import Say, times
 
 LESSON = Lesson(
+    order=50,
     name="divergence", title="Branch divergence",
     claim="GPU threads run in warps that step together: when their branches or loop counts differ, the warp "
           "runs as long as its slowest thread. The same work on sorted input, where neighbours agree, runs "

@@ -12,6 +12,7 @@ from workbench.lessons.say import Say, times
 from workbench.results.rows import human_seconds
 
 LESSON = Lesson(
+    order=100,
     name="energy", title="Faster and cheaper?",
     claim="A GPU that runs a large call many times faster than the CPU also spends less energy on it, though "
           "it draws several times the power while it runs; on a small call its idle draw and launch cost "

@@ -14,6 +14,7 @@ from workbench.results.rows import human_bytes, human_seconds
 JIT_BACKENDS = ("numba", "numba-cuda", "numba-cuda-x4")
 
 LESSON = Lesson(
+    order=30,
     name="first-call", title="The first call pays for compilation",
     claim="A JIT compiler (Numba on the CPU, Numba CUDA) compiles at the first call: it costs far more than "
           "a steady call, and pays back only over many calls.",

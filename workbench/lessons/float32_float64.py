@@ -8,6 +8,7 @@ from workbench.lessons.say import Say, times
 from workbench.results.rows import human_bytes
 
 LESSON = Lesson(
+    order=40,
     name="float32-float64", title="float32 against float64: speed and memory",
     claim="float64 takes twice the memory of float32, and work bound by memory bandwidth twice the time; "
           "use float32 where its precision is enough, and check that the results still hold.",

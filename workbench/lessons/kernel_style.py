@@ -10,6 +10,7 @@ from workbench.lessons.measured import Measured
 from workbench.lessons.say import Say, percent
 
 LESSON = Lesson(
+    order=60,
     name="kernel-style", title="How the kernel is written",
     claim="A plain array expression runs one kernel per operation and makes temporaries; a fused kernel "
           "makes one pass over memory; several elements per thread with wide loads keep more bytes in "

@@ -15,6 +15,7 @@ OUT_OF_MEMORY = re.compile(r"out of (?:device )?memory|outofmemory|memoryerror|m
                            r"CUDA_ERROR_OUT_OF_MEMORY|bad_alloc|exceeds? the (?:device )?memory", re.IGNORECASE)
 
 LESSON = Lesson(
+    order=70,
     name="memory-wall", title="The memory wall",
     claim="A GPU's memory runs out: a point too large for it fails. float32 needs half the bytes of float64, "
           "so the wall moves twice as far.",

@@ -12,6 +12,7 @@ from workbench.lessons.say import Say, faster, percent, times
 from workbench.results.rows import decode_stages, human_seconds
 
 LESSON = Lesson(
+    order=80,
     name="pipeline", title="Combining the three: keep the data on the GPU",
     claim="cuDF, CuPy and Numba CUDA combine well when the data stays on the GPU between them (zero-copy "
           "views); a host round trip at every hand-off pays PCIe copies each time and eats the gain.",

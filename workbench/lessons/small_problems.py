@@ -9,6 +9,7 @@ from workbench.lessons.say import Say
 from workbench.results.rows import human_seconds
 
 LESSON = Lesson(
+    order=10,
     name="small-problems", title="Small problems lose; the break-even size",
     claim="The GPU does not always help: on small problems launch and transfer costs erase the gain. "
           "There is a size below which the CPU wins and above which the GPU does.",

@@ -10,6 +10,7 @@ from workbench.lessons.say import Say, percent, times
 from workbench.results.rows import human_seconds
 
 LESSON = Lesson(
+    order=20,
     name="transfers", title="Transfers eat the speedup",
     claim="Moving data over PCIe is far slower than work on the GPU: a kernel's speedup shrinks, end to end, "
           "by the transfers around it. Pinned (page-locked) host memory moves them faster than pageable.",
