@@ -17,21 +17,18 @@ from typing import Callable, Sequence
 from workbench.results.files import ResultSet
 from workbench.views import provenance
 from workbench.views.compare import Baseline, baseline as find_baseline
-from workbench.views.spec import kinds, roofline
+from workbench.views.spec import kinds
 from workbench.views.spec.kinds import KEY_COLOR, RING_COLOR, left_out  # noqa: F401 - the API
 from workbench.views.spec.marks import (SIZE_KINDS, WALL_KINDS, label_parts, lesson_caption, lesson_marks,  # noqa: F401
                                         lesson_of, merge_labels)
 from workbench.views.spec.model import (DASHDOT, DASHED, DOTTED, INK, SOLID, Axis, Band, Bars, ChartSpec,  # noqa: F401
                                         Label, LegendEntry, Mark, Series)
 from workbench.views.spec.ticks import AXIS_HI, AXIS_LO, log_ticks  # noqa: F401 - the API
-from workbench.views.presets import KINDS
+from workbench.views.presets import CHART_KINDS, KINDS
 
-#: Every chart kind and the function that describes it (the speedup chart's takes a baseline too).
-BUILDERS: dict[str, Callable[..., ChartSpec]] = {
-    "runtime": kinds.runtime, "speedup": kinds.speedup, "transfer": kinds.transfer, "memory": kinds.memory,
-    "first-call": kinds.first_call, "roofline": roofline.roofline, "energy": kinds.energy,
-}
-assert tuple(BUILDERS) == KINDS, "every chart kind of workbench.views.presets has a spec"
+#: Every chart kind and the function that describes it (the speedup chart's takes a baseline too),
+#: as ``workbench.views.presets.CHART_KINDS`` declares them.
+BUILDERS: dict[str, Callable[..., ChartSpec]] = {kind.name: kind.build_function() for kind in CHART_KINDS}
 
 
 def context(sets: Sequence[ResultSet], *, labels: Sequence[str] | None = None,

@@ -18,6 +18,7 @@ import pandas as pd
 
 from workbench.core import units
 from workbench.views import bands, palette
+from workbench.views.presets import CHART_KINDS
 from workbench.views.compare import WITHIN_NOISE, Baseline, is_baseline, series, speedups, within_noise
 from workbench.views.compare import Series as Rows
 from workbench.views.spec import marks as marks_mod
@@ -33,16 +34,12 @@ KEY_COLOR = "#555555"
 RING_COLOR = "#888888"
 PHASES = ("h2d", "compute", "d2h")
 PHASE_COLUMNS = {"h2d": "h2d_s", "compute": "compute_median_s", "d2h": "d2h_s"}
-#: Each kind's title and y label where the full ones do not fit (a chart shrunk to a projector's corner).
-SHORT = {"runtime": ("Runtime", "time"), "speedup": ("Speedup", "times faster"),
-         "memory": ("Peak memory", "memory"), "first-call": ("First call", "time"),
-         "transfer": ("Where GPU time goes", "%"), "roofline": ("Roofline", "GFLOP/s"),
-         "energy": ("Energy", "J a call")}
 
 
 def shortened(chart: ChartSpec) -> ChartSpec:
     """The spec with its short title and labels (a renderer short of room takes them)."""
-    title, y = SHORT.get(chart.kind, (chart.title, chart.y.label))
+    declared = {k.name: (k.short_title, k.short_y) for k in CHART_KINDS}
+    title, y = declared.get(chart.kind, (chart.title, chart.y.label))
     return replace(chart, short_title=title, y=replace(chart.y, short=y),
                    x=replace(chart.x, short=chart.x.label.split(";")[0]))
 
