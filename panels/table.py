@@ -223,7 +223,7 @@ class ResultsTable(QTableView):
         #: 16 ms turn at a sweep's end (issue 19).
         self.wait_while: Callable[[], bool] = lambda: False
         self._fitting = QTimer(self, interval=FIT_EVERY_MS, objectName="columnFitting")
-        self._fitting.timeout.connect(self._fit_some)
+        self._fitting.timeout.connect(self.fit_some)
 
     def take_rows(self) -> None:
         """Rows added to the main set's list are shown: laid out now, repainted in a turn of their
@@ -247,8 +247,14 @@ class ResultsTable(QTableView):
         self._to_fit = []
         self._fitting.stop()
 
+    @property
+    def columns_to_fit(self) -> tuple[int, ...]:
+        """The columns a later turn of the fitting will fit, in order."""
+        return tuple(self._to_fit)
+
     @Slot()
-    def _fit_some(self) -> None:
+    def fit_some(self) -> None:
+        """One turn of the fitting (the timer's): a few columns, none while ``wait_while`` says so."""
         if self.wait_while():             # the timer comes back in FIT_EVERY_MS
             return
         for column in self._to_fit[:FIT_COLUMNS_PER_TURN]:

@@ -297,7 +297,7 @@ def test_two_entry_points_declaring_one_name_keep_the_first(monkeypatch, registr
     monkeypatch.setattr(importlib.metadata, "entry_points",
                         lambda group=None: eps if group == "gpu_workbench.workloads" else [])
     monkeypatch.setattr(registry, "load_errors", [])
-    registry._loaded = False
+    registry.reload_entry_points()
     assert registry.get("twice").title == "First"
     assert registry.load_errors == ["entry point ep_second: a workload named 'twice' is declared by "
                                     "entry point ep_first already; give yours another name"]

@@ -41,15 +41,15 @@ def test_without_a_gpu_a_missing_gpu_library_names_the_missing_gpu_not_an_extra(
     from workbench.core import driver
     monkeypatch.setattr(backends, "_installed", lambda module: module == "numpy")
     monkeypatch.setattr(driver, "ask", lambda: driver.DriverInfo(error="no NVIDIA driver: libcuda.so.1 was not found"))
-    backends._probe_cached.cache_clear()
+    backends.forget_probes()
     try:
         assert backends.probe("cupy", deep=False).reason == \
             "no NVIDIA GPU (no NVIDIA driver: libcuda.so.1 was not found)"
         monkeypatch.setattr(driver, "ask", lambda: driver.DriverInfo(device_count=1, cuda_version=(12, 8)))
-        backends._probe_cached.cache_clear()
+        backends.forget_probes()
         assert backends.probe("cupy", deep=False).reason.endswith("(install the cuda12 or cuda13 extra)")
     finally:
-        backends._probe_cached.cache_clear()
+        backends.forget_probes()
 
 
 def test_list_on_a_machine_without_a_usable_gpu_backend_says_what_runs_here():

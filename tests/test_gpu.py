@@ -170,15 +170,13 @@ def test_broken_library_is_reported_not_crashed(monkeypatch):
     from workbench.catalog import backends
     monkeypatch.setitem(backends._PROBES, "numba.cuda",
                         "raise AttributeError(\"module 'numpy' has no attribute 'row_stack'\")")
-    backends._probe_cached.cache_clear()
-    backends._deep_probe_once.cache_clear()
+    backends.forget_probes()
     try:
         a = backends.probe("numba-cuda")
         assert not a.usable
         assert a.reason.startswith("installed but broken") and "row_stack" in a.reason
     finally:
-        backends._probe_cached.cache_clear()
-        backends._deep_probe_once.cache_clear()
+        backends.forget_probes()
 
 
 def test_spmv_best_gpu_variant_reaches_60_percent_of_copy_bandwidth():

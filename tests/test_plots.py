@@ -401,12 +401,12 @@ def test_the_table_fits_no_column_while_the_charts_are_drawn(qtbot):
     drawing = [True]
     t.wait_while = lambda: drawing[0]
     t.fit_columns()
-    left = len(t._to_fit)
-    t._fit_some()
-    assert len(t._to_fit) == left > 0
+    left = len(t.columns_to_fit)
+    t.fit_some()
+    assert len(t.columns_to_fit) == left > 0
     drawing[0] = False
-    t._fit_some()
-    assert len(t._to_fit) == left - FIT_COLUMNS_PER_TURN
+    t.fit_some()
+    assert len(t.columns_to_fit) == left - FIT_COLUMNS_PER_TURN
     t.stop_fitting()
 
 
@@ -434,7 +434,7 @@ def test_the_spec_process_is_started_before_a_sweep_and_ends_with_the_panel(qtbo
     from workbench.views import spec_process
     plots.warm()
     qtbot.waitUntil(lambda: spec_process.process_id() is not None, timeout=30_000)
-    process = spec_process._channel.process
+    process = spec_process.process()
     plots.shutdown()
     assert spec_process.process_id() is None and not process.is_alive()
 

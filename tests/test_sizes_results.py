@@ -106,7 +106,7 @@ def test_registry_loads_entry_points(monkeypatch, registry, tmp_path):
     ep = importlib.metadata.EntryPoint("mine", "ep_workload", "gpu_workbench.workloads")
     monkeypatch.setattr(importlib.metadata, "entry_points",
                         lambda group=None: [ep] if group == "gpu_workbench.workloads" else [])
-    registry._loaded = False
+    registry.reload_entry_points()
     assert "from-entry-point" in registry.names()
 
 

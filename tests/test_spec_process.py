@@ -53,7 +53,7 @@ def test_the_specs_made_there_are_those_made_here_as_rows_arrive_and_only_new_ro
     _same(first, _here(_parts(live)))
     assert spec_process.process_id() not in (None, os.getpid())
     live += rows[5:9]
-    change = client._change(_parts(live), spec_process._channel.started)
+    change = client.next_change(_parts(live))
     assert change["start"] == 5 and [r["size"] for r in change["rows"]] == [r["size"] for r in rows[5:9]]
     assert "reset" not in change and "compared" not in change
     _same(client.prepare(1, _parts(live), "numba", None), _here(_parts(live), "numba"))
@@ -63,10 +63,10 @@ def test_rows_replaced_or_sets_compared_are_sent_whole(client, rows):
     client.prepare(0, _parts(rows[:6]), None, None)
     # The same number of rows, other rows (a file opened): the epoch tells them apart.
     other = [Row.of(dict(r, dtype="float64")) for r in rows[:6]]
-    assert "reset" in client._change(_parts(other, epoch=1), spec_process._channel.started)
+    assert "reset" in client.next_change(_parts(other, epoch=1))
     _same(client.prepare(1, _parts(other, epoch=1), None, None), _here(_parts(other, epoch=1)))
     compared = result_set(dtype="float64", source="b.json")
-    change = client._change(_parts(other, epoch=1, compared=[compared]), spec_process._channel.started)
+    change = client.next_change(_parts(other, epoch=1, compared=[compared]))
     assert "reset" not in change and change["compared"] == (compared,)
     _same(client.prepare(2, _parts(other, epoch=1, compared=[compared]), None, None),
           _here(_parts(other, epoch=1, compared=[compared])))
@@ -80,7 +80,7 @@ def test_a_killed_process_is_started_again_and_sent_everything(client, rows):
     client.prepare(0, _parts(rows[:4]), None, None)
     pid = spec_process.process_id()
     os.kill(pid, signal.SIGKILL)
-    spec_process._channel.process.join(5)
+    spec_process.process().join(5)
     made = client.prepare(1, _parts(rows), None, None)
     _same(made, _here(_parts(rows)))
     assert spec_process.process_id() not in (None, pid)
@@ -108,7 +108,7 @@ def test_the_last_client_closed_the_process_ends(rows):
     b.prepare(0, _parts(rows[:3]), None, None)
     a.close()
     assert spec_process.process_id() is not None      # b still draws from it
-    process = spec_process._channel.process
+    process = spec_process.process()
     b.close()
     assert spec_process.process_id() is None and not process.is_alive()
 
@@ -120,14 +120,14 @@ def test_a_client_closed_while_its_request_waits_on_a_stopped_process_stops_wait
     import threading
     c = spec_process.SpecClient()
     c.prepare(0, _parts(rows[:3]), None, None)
-    process = spec_process._channel.process
+    process = spec_process.process()
     os.kill(process.pid, signal.SIGSTOP)
     raised = []
     waiting = threading.Thread(target=lambda: raised.append(_raises(c.prepare, 1, _parts(rows), None, None)))
     try:
         waiting.start()
-        while spec_process._channel.lock.acquire(blocking=False):     # until the request holds the pipe
-            spec_process._channel.lock.release()
+        while not spec_process.busy():      # until the request holds the pipe
+            pass
         c.close()
         waiting.join(10)
         assert not waiting.is_alive() and isinstance(raised[0], spec_process.Closed)

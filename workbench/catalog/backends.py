@@ -264,6 +264,12 @@ def _probe_cached(name: str, deep: bool) -> Availability:
     return Availability(True, "", version)
 
 
+def forget_probes() -> None:
+    """Probe again at the next call rather than answer from memory (a library or driver changed; tests)."""
+    _probe_cached.cache_clear()
+    _deep_probe_once.cache_clear()
+
+
 def probe_all(names: list[str] | None = None, deep: bool = True) -> dict[str, Availability]:
     """Probe several backends at once; the child processes run side by side."""
     names = list(names or BACKENDS)

@@ -250,6 +250,10 @@ class Registry:
         self._workloads[workload.name] = workload
         return workload
 
+    def reload_entry_points(self) -> None:
+        """Look the entry points up again at the next use (a package installed since; tests)."""
+        self._loaded = False
+
     def _load(self) -> None:
         if self._loaded:
             return

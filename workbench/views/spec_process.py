@@ -218,6 +218,16 @@ def process_id() -> int | None:
     return p.pid if p is not None and p.is_alive() else None
 
 
+def process() -> mp.process.BaseProcess | None:
+    """The spec process, alive or not, until it is dropped: a caller can wait for it to end."""
+    return _channel.process
+
+
+def busy() -> bool:
+    """Whether a request holds the pipe now (a test waits for one before it closes its client)."""
+    return _channel.lock.locked()
+
+
 class SpecClient:
     """One plots panel's requests: sends what changed of its parts since the process last had them."""
 
@@ -258,6 +268,11 @@ class SpecClient:
         """The process started, if it is not (a window does it when it is ready, before a sweep)."""
         with _channel.lock:
             _channel.ensure()
+
+    def next_change(self, parts: SetParts) -> dict:
+        """What a request for ``parts`` would send now: only what changed since the process last had
+        this client's parts, or everything (``"reset"``)."""
+        return self._change(parts, _channel.started)
 
     def _change(self, parts: SetParts, started: int) -> dict:
         had = self._had
