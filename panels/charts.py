@@ -73,5 +73,6 @@ class SpeedupChart(Chart):
         return spec.build("speedup", baseline=self.choice, shared=shared)
 
     @property
-    def _ring_key_shown(self) -> bool:
+    def ring_key_shown(self) -> bool:
+        """Whether the key explains the within-the-noise rings (only while some are drawn)."""
         return any(e.role == "ring" for e, _ in self.key_items)

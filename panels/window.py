@@ -235,14 +235,6 @@ class MainWindow(WindowMenus, LessonView, SweepProgress, WindowSettings, Session
         return self.workspace.journals
 
     @property
-    def _orphans(self) -> list:
-        return self.workspace.orphans
-
-    @property
-    def _cancelled(self) -> bool:
-        return self.workspace.cancelled
-
-    @property
     def lesson_statement(self) -> lessons.Statement | None:
         return self.workspace.statement
 

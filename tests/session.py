@@ -173,7 +173,7 @@ class Session:
         if self.after_run:
             self.after_run()
         self.sweeps += 1
-        cancelled = bool(done.args[0]) if getattr(done, "args", None) else bool(w._cancelled)
+        cancelled = bool(done.args[0]) if getattr(done, "args", None) else bool(w.workspace.cancelled)
         self.check(s, cancelled)
         return cancelled
 

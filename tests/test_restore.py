@@ -140,7 +140,7 @@ def test_killed_again_before_deciding_the_points_are_still_offered(qtbot, tmp_pa
 
 
 OFFERED_THEN_KILLED = textwrap.dedent(A_WINDOW + """
-        print(f"offered {len(w._orphans)}: {w.restoreBar.label.text()}", flush=True)
+        print(f"offered {len(w.workspace.orphans)}: {w.restoreBar.label.text()}", flush=True)
         os.kill(os.getpid(), signal.SIGKILL)          # before the user chose Restore or Discard
 """)
 
@@ -152,7 +152,7 @@ def test_two_windows_write_two_journals_and_neither_offers_the_others(qtbot, tmp
                                                        min_repeats=1, budget_s=0)))[0])
     b = open_window(qtbot, tmp_path / "settings.ini")       # a is alive, its journal not closed
     assert a.journal.path != b.journal.path
-    assert not b.restoreBar.isVisible() and b._orphans == []
+    assert not b.restoreBar.isVisible() and b.workspace.orphans == []
     b.close()
     a.close()
     assert list((tmp_path / "journals").glob("*.jsonl")) != []   # closed journals wait for the next start

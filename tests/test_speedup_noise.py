@@ -77,8 +77,8 @@ def test_the_window_rings_the_points_the_export_rings(qtbot):
     for (role, backend, _), (x, y) in drawn.items():
         ex, ey = exported[f"series-speedup-within-noise-{role}-{backend}"]
         assert np.allclose(x, ex) and np.allclose(y, ey)
-    assert chart._ring_key_shown
+    assert chart.ring_key_shown
     # A baseline against which nothing is within the noise: the rings and their key go.
     chart.set_baseline(Baseline("cupy"))
     chart.update_from(Overlay.of([rs]))
-    assert chart.rings_drawn() == {} and not chart._ring_key_shown
+    assert chart.rings_drawn() == {} and not chart.ring_key_shown
