@@ -17,7 +17,7 @@ import logging
 from html import escape
 from typing import Callable, Sequence
 
-import pandas as pd
+from workbench.core.lazy import lazy_module
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QFont
@@ -40,6 +40,8 @@ from workbench.views.bands import INTERVAL
 from workbench.views.compare import Baseline, Overlay
 from workbench.views.live import EMPTY_MESSAGE, Prepared, summary_text
 from workbench.views.palette import PHASE_LABELS
+
+pd = lazy_module("pandas")      # imported at first use: not needed to show the window
 
 log = logging.getLogger(__name__)
 MIN_SUMMARY = (150, 100)

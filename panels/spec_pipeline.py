@@ -12,7 +12,7 @@ import logging
 import sys
 from typing import Any, Callable, Sequence
 
-import pandas as pd
+from workbench.core.lazy import lazy_module
 from PySide6.QtCore import QObject, Signal, Slot
 
 from panels.background import Background, Task
@@ -21,6 +21,8 @@ from workbench.results.rows import to_frame
 from workbench.results.sets import SetParts, sets_of
 from workbench.views import spec_process
 from workbench.views.live import Prepared, prepare
+
+pd = lazy_module("pandas")      # imported at first use: not needed to show the window
 
 log = logging.getLogger(__name__)
 

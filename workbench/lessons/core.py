@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-import pandas as pd
+from workbench.core.lazy import lazy_module
 
 from workbench.catalog.backends import BACKENDS, is_gpu
 from workbench.catalog.workloads import REGISTRY
@@ -24,6 +24,8 @@ from workbench.lessons.say import Say, Statement, gib
 from workbench.measure import engine
 from workbench.results.rows import to_frame
 from workbench.views.presets import KINDS as CHARTS
+
+pd = lazy_module("pandas")      # imported at first use: not needed to show the window
 
 log = logging.getLogger(__name__)
 

@@ -10,11 +10,13 @@ from dataclasses import dataclass
 from typing import Iterable
 
 import numpy as np
-import pandas as pd
+from workbench.core.lazy import lazy_module
 
 from workbench.core import stats, verdicts
 from workbench.lessons.say import approx_size
 from workbench.views.summary import Comparison, comparisons
+
+pd = lazy_module("pandas")      # imported at first use: not needed to show the window
 
 log = logging.getLogger(__name__)
 

@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import math
 
-import pandas as pd
-
+from workbench.core.lazy import lazy_module
 from workbench.core.sizes import fmt_size
 from workbench.lessons.core import TENS, Lesson
 from workbench.lessons.measured import Measured, crossing
 from workbench.lessons.say import Say, faster, percent, times
 from workbench.results.rows import decode_stages, human_seconds
+
+pd = lazy_module("pandas")      # imported at first use: not needed to show the window
 
 LESSON = Lesson(
     order=80,

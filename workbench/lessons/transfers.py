@@ -1,13 +1,14 @@
 """Transfers eat the speedup: the kernel alone against end to end, pageable against pinned host memory."""
 from __future__ import annotations
 
-import pandas as pd
-
+from workbench.core.lazy import lazy_module
 from workbench.core.sizes import fmt_size
 from workbench.lessons.core import Lesson, Run, gpu, pow2
 from workbench.lessons.measured import Measured, crossing
 from workbench.lessons.say import Say, percent, times
 from workbench.results.rows import human_seconds
+
+pd = lazy_module("pandas")      # imported at first use: not needed to show the window
 
 LESSON = Lesson(
     order=20,

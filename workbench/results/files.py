@@ -26,14 +26,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Mapping
 
-import pandas as pd
-
 from workbench.core import atomic
+from workbench.core.lazy import lazy_module
 from workbench.results import cells
 from workbench.results import rows as row_schema
 from workbench.results.cells import MAX_SECONDS, MIN_SECONDS  # noqa: F401 - read from here by tests
 from workbench.results.rows import (COLUMNS, JSON_COLUMNS, JSON_ONLY, TEXT_COLUMNS,
                                     to_frame)
+
+pd = lazy_module("pandas")      # imported at first use: not needed to show the window
 
 log = logging.getLogger(__name__)
 

@@ -17,9 +17,11 @@ from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Iterable, Iterator
 
-import pandas as pd
+from workbench.core.lazy import lazy_module
 
 from workbench.core import units
+
+pd = lazy_module("pandas")      # imported at first use: not needed to show the window
 
 NAN = float("nan")
 

@@ -14,9 +14,11 @@ from __future__ import annotations
 import threading
 from typing import Iterable, Iterator, Mapping, Any
 
-import pandas as pd
+from workbench.core.lazy import lazy_module
 
 from workbench.results.rows import Row, to_frame
+
+pd = lazy_module("pandas")      # imported at first use: not needed to show the window
 
 
 class RowTable:

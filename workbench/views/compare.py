@@ -13,13 +13,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Sequence
 
-import pandas as pd
+from workbench.core.lazy import lazy_module
 
 from workbench.views import palette
 from workbench.views import provenance
 from workbench.core import stats
 from workbench.core import verdicts
 from workbench.results.files import ResultSet
+
+pd = lazy_module("pandas")      # imported at first use: not needed to show the window
 
 log = logging.getLogger(__name__)
 

@@ -11,13 +11,15 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any, Sequence
 
-import pandas as pd
+from workbench.core.lazy import lazy_module
 
 from workbench.results.files import ResultSet
 from workbench.views import compare, overlay_verdicts, spec
 from workbench.views.compare import Baseline, Overlay
 from workbench.views.presets import KINDS
 from workbench.views.summary import sentences
+
+pd = lazy_module("pandas")      # imported at first use: not needed to show the window
 
 #: What the summary says before anything was measured or opened.
 EMPTY_MESSAGE = "Pick a workload and press Run (Ctrl+R)"

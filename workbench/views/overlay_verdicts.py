@@ -11,12 +11,14 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-import pandas as pd
+from workbench.core.lazy import lazy_module
 
 from workbench.core import stats
 from workbench.core import verdicts
 from workbench.results.files import ResultSet
 from workbench.core.sizes import fmt_size
+
+pd = lazy_module("pandas")      # imported at first use: not needed to show the window
 
 log = logging.getLogger(__name__)
 

@@ -20,12 +20,14 @@ import os
 import threading
 from typing import Any, Sequence
 
-import pandas as pd
+from workbench.core.lazy import lazy_module
 
 from workbench.results.rows import Row
 from workbench.results.sets import SetParts, sets_of
 from workbench.results.table import RowTable
 from workbench.views.live import Prepared, prepare
+
+pd = lazy_module("pandas")      # imported at first use: not needed to show the window
 
 log = logging.getLogger(__name__)
 
@@ -121,7 +123,7 @@ def _context():
     started one)."""
     if "forkserver" in mp.get_all_start_methods():
         ctx = mp.get_context("forkserver")
-        ctx.set_forkserver_preload([__name__])
+        ctx.set_forkserver_preload([__name__, "pandas"])   # pandas is lazy here
         return ctx
     return mp.get_context("spawn")
 

@@ -7,11 +7,13 @@ import logging
 import math
 from typing import Any, Mapping
 
-import pandas as pd
+from workbench.core.lazy import lazy_module
 
 from workbench.core import bounds, units
 from workbench.core.units import nbytes as human_bytes, seconds as human_seconds
 from workbench.results.rows import INFO, decode_stages
+
+pd = lazy_module("pandas")      # imported at first use: not needed to show the window
 
 log = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ from functools import cached_property
 from typing import Sequence
 
 import numpy as np
-import pandas as pd
+from workbench.core.lazy import lazy_module
 
 from workbench.core import units
 from workbench.views import bands, palette
@@ -26,6 +26,8 @@ from workbench.views.spec import ticks
 from workbench.views.spec.model import (DASHDOT, DASHED, DOTTED, INK, SOLID, Axis, Band, Bars, ChartSpec,
                                         LegendEntry, Mark, Series)
 from workbench.results.files import ResultSet
+
+pd = lazy_module("pandas")      # imported at first use: not needed to show the window
 
 log = logging.getLogger(__name__)
 

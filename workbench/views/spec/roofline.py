@@ -12,10 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
-import pandas as pd
+from workbench.core.lazy import lazy_module
 
 from workbench.views.spec import ticks
 from workbench.views.spec.model import DASHED, INK, SOLID, Axis, ChartSpec, Label, LegendEntry, Series
+
+pd = lazy_module("pandas")      # imported at first use: not needed to show the window
 
 TITLE = "Roofline: achieved GFLOP/s against arithmetic intensity"
 X_LABEL = "arithmetic intensity (FLOP per byte moved)"
