@@ -6,7 +6,8 @@ from typing import Any, Mapping, Sequence
 
 from workbench.core import stats, verdicts
 from workbench.core.sizes import fmt_size
-from workbench.results.rows import caution, human_seconds, interval_text
+from workbench.results.rows import human_seconds
+from workbench.views.table_text import caution, interval_text
 from workbench.views import compare, overlay_verdicts, point_text
 from workbench.views.compare import Baseline, Overlay
 

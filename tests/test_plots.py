@@ -8,6 +8,7 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import Qt  # noqa: E402
 
 from workbench.results import rows as results  # noqa: E402
+from workbench.views import table_text  # noqa: E402
 
 
 def row(backend, size, t, status="ok", **kw):
@@ -157,11 +158,11 @@ def test_hovering_a_point_tells_its_median_interval_sample_count_and_caution(qtb
     plots.update_from(frame)
     r = frame[(frame["backend"] == "numpy") & (frame["size"] == 2 ** 12)].iloc[0]
     text = _hover(qtbot, plots.runtimePlot, ("compute", "numpy", ""), 1)
-    assert f"95 % interval {results.interval_text(r['compute_ci_lo_s'], r['compute_ci_hi_s'])}, n = 40" in text
+    assert f"95 % interval {table_text.interval_text(r['compute_ci_lo_s'], r['compute_ci_hi_s'])}, n = 40" in text
     assert "q1" not in text and "noisy" not in text                 # the interval replaces the quartiles
     gpu = _hover(qtbot, plots.runtimePlot, ("compute", "cupy", ""), 2)
     g = frame[(frame["backend"] == "cupy") & (frame["size"] == 2 ** 14)].iloc[0]
-    assert results.interval_text(g["total_ci_lo_s"], g["total_ci_hi_s"]) in gpu    # end-to-end's too
+    assert table_text.interval_text(g["total_ci_lo_s"], g["total_ci_hi_s"]) in gpu    # end-to-end's too
     assert "noisy: 3 other processes busy" in gpu and "did not reach the noise target" in gpu
 
 
@@ -225,10 +226,10 @@ def test_the_table_shows_each_medians_interval_and_sample_count(qtbot):
     ci, n = columns.index("95 % CI"), columns.index("n")
     assert ci == columns.index("compute_median_s") + 1 and n == ci + 1
     first = frame.iloc[0]
-    assert t.results.data(t.results.index(0, ci)) == results.interval_text(first["compute_ci_lo_s"],
+    assert t.results.data(t.results.index(0, ci)) == table_text.interval_text(first["compute_ci_lo_s"],
                                                                            first["compute_ci_hi_s"])
     assert t.results.data(t.results.index(0, n)) == "40"
-    assert results.readable_table(frame)["95 % CI"].iloc[0] == t.results.data(t.results.index(0, ci))
+    assert table_text.readable_table(frame)["95 % CI"].iloc[0] == t.results.data(t.results.index(0, ci))
 
 
 def test_overlaid_sets_say_each_later_sets_verdict_against_the_first(qtbot, plots):

@@ -249,11 +249,8 @@ def test_a_row_is_one_frozen_value_whose_declaration_gives_every_column():
     assert table_text.cell_text("peak_host_bytes", 2048.0) == "2 KiB" and table_text.cell_text("gbps", math.nan) == "-"
 
 
-def test_the_display_names_moved_to_the_views_still_import_from_the_rows_module():
-    from workbench.results.rows import caution, cell_text, interval_text, readable_table, summary_table
-    assert (caution, cell_text, interval_text, readable_table, summary_table) == (
-        table_text.caution, table_text.cell_text, table_text.interval_text, table_text.readable_table,
-        table_text.summary_table)
+def test_display_formatting_lives_with_the_views_and_the_rows_keep_only_their_units():
+    assert not hasattr(results, "readable_table") and not hasattr(results, "cell_text")
     assert results.human_seconds(1.5e-6) == table_text.human_seconds(1.5e-6) == "1.5 µs"
     with pytest.raises(AttributeError):
         results.no_such_name

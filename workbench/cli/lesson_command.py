@@ -65,6 +65,7 @@ def _lesson(args: argparse.Namespace, ls, p, chart, out) -> int:
     from workbench import lessons
     from workbench.measure import protocol
     from workbench.results import rows as results
+    from workbench.views import table_text
     from workbench.workspace import Workspace
     from workbench.workspace import events as ev
     print(f"Lesson: {ls.title}\n" + textwrap.fill(ls.claim, 100, initial_indent="  ", subsequent_indent="  "))
@@ -88,7 +89,7 @@ def _lesson(args: argparse.Namespace, ls, p, chart, out) -> int:
 
     def run_ended(e) -> None:          # the run before this one ended: its table
         if run["index"] >= 0 and (isinstance(e, ev.SweepEnded) or not e.first):
-            print(results.summary_table(results.to_frame(ws.rows[run["before"]:])))
+            print(table_text.summary_table(results.to_frame(ws.rows[run["before"]:])))
 
     if p.specs:
         runner = make_runner(args)

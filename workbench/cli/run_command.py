@@ -64,6 +64,7 @@ def _run(args: argparse.Namespace, spec, chart, out) -> int:
     the workspace, which collects the rows and appends each to the file; a file that could not be
     written makes the exit status 1, as a failed point does."""
     from workbench.results import rows as results
+    from workbench.views import table_text
     from workbench.measure.environment import record
     from workbench.workspace import Workspace
     from workbench.workspace.session import points_of
@@ -85,7 +86,7 @@ def _run(args: argparse.Namespace, spec, chart, out) -> int:
     capped = f", device memory capped at {results.human_bytes(spec.device_memory_limit)}"
     print(f"{spec.workload}, {spec.dtype}" + (", pinned host memory" if spec.host_memory == "pinned" else "")
           + (capped if spec.device_memory_limit else ""))
-    print(results.summary_table(frame))
+    print(table_text.summary_table(frame))
     headlines = _headlines(frame, spec.backends)
     if headlines:        # one sentence per backend against the first: where it wins, by how much, why
         print("\n" + "\n".join(headlines))

@@ -11,7 +11,6 @@ DataFrame (:func:`to_frame`) whose columns are named here; the names are the fil
 """
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, field, fields
@@ -296,13 +295,3 @@ def decode_stages(text: Any) -> dict[str, float]:
 # A unit's text is ``workbench.core.units``'; these two names stay for the modules that import them here.
 human_bytes = units.nbytes
 human_seconds = units.seconds
-
-#: Display formatting lives in ``workbench.views.table_text``; its names stay importable from here for
-#: the panels and the command line that import them so. Looked up on use: views sit above results.
-_IN_VIEWS = frozenset({"caution", "cell_text", "interval_text", "readable_table", "summary_table"})
-
-
-def __getattr__(name: str) -> Any:
-    if name in _IN_VIEWS:
-        return getattr(importlib.import_module("workbench.views.table_text"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
