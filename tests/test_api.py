@@ -117,3 +117,18 @@ def test_the_readme_example_runs_as_written(tmp_path):
     proc = subprocess.run([sys.executable, "squares.py"], capture_output=True, text=True, cwd=tmp_path, timeout=240)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.count(" ok") == 10 and (tmp_path / "squares.png").stat().st_size > 10_000
+
+
+def test_a_plugin_on_an_old_path_is_told_once_on_the_command_line(tmp_path):
+    """Python shows a DeprecationWarning only from __main__: the plug-in's author hears it all the
+    same, once, though the engine and the vetting child load the file too."""
+    path = tmp_path / "old_cli.py"
+    path.write_text("import numpy as np\nfrom workbench.registry import Workload, register\n"
+                    "w = register(Workload('old_cli', make_inputs=lambda n, dt, v, rng: np.ones(n, dt)))\n"
+                    "w.kernel('numpy')(lambda x: x * 2)\n")
+    proc = subprocess.run([sys.executable, "-m", "workbench", "--plugin", str(path), "run", "-w", "old_cli",
+                           "-s", "2^10", "--budget", "0.02", "-q"], capture_output=True, text=True, cwd=tmp_path,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.count("workbench.registry is deprecated; import from workbench.api") == 1
+    assert f"{path}:2: DeprecationWarning" in proc.stderr

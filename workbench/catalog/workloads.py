@@ -15,6 +15,7 @@ import importlib.util
 import logging
 import pkgutil
 import sys
+import warnings
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -319,7 +320,10 @@ class Registry:
             spec = importlib.util.spec_from_file_location(name, path)
             module = importlib.util.module_from_spec(spec)
             sys.modules[name] = module
-            spec.loader.exec_module(module)
+            with warnings.catch_warnings(record=True) as said:
+                warnings.simplefilter("always", DeprecationWarning)
+                spec.loader.exec_module(module)
+            _said_to_its_author(said)
         except BaseException as exc:  # noqa: BLE001 - SystemExit from a plug-in, too; not Ctrl-C
             if isinstance(exc, KeyboardInterrupt):
                 raise
@@ -376,3 +380,22 @@ REGISTRY = Registry()
 def register(workload: Workload) -> Workload:
     """Declare a workload (used at module level by each workload module)."""
     return REGISTRY.add(workload)
+
+
+def _said_to_its_author(said: list) -> None:
+    """The warnings a plug-in's import raised, raised again as its author's own code's: Python shows
+    a DeprecationWarning only from ``__main__``, and a plug-in on an old import path must hear it;
+    once a line, and by the process the user started (its engine and vetting children load it too)."""
+    import multiprocessing
+    if multiprocessing.parent_process() is not None:
+        return
+    seen = set()
+    for w in said:
+        key = (str(w.message), w.filename, w.lineno)
+        if key in seen:
+            continue
+        seen.add(key)
+        if issubclass(w.category, DeprecationWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, module="__main__")
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
