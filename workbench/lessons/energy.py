@@ -9,6 +9,7 @@ from workbench.lessons.core import Lesson, gpu, pow2
 from workbench.lessons.measured import Measured
 from workbench.lessons.say import Say, times
 from workbench.results.rows import human_seconds
+from workbench.views.summary import named
 
 pd = lazy_module("pandas")      # imported at first use: not needed to show the window
 
@@ -28,12 +29,6 @@ def _joules(row: pd.Series) -> tuple[float, float, float]:
     return tuple(float(row.get(k, math.nan)) for k in ("energy_j", "energy_lo_j", "energy_hi_j"))
 
 
-def _named(b: str, r: pd.Series) -> str:
-    """A CPU side with its threads ('numba x16'): a GPU's gain over a CPU means nothing without them."""
-    n = int(r.get("threads") or 0)
-    return f"{b} x{n}" if n and not b.endswith(f" x{n}") else b
-
-
 def _mj(j: float) -> str:
     return f"{j * 1e3:.3g} mJ" if j < 1 else f"{j:.3g} J"
 
@@ -44,7 +39,7 @@ def explain(m: Measured, ls: Lesson, say: Say) -> None:
     if s is None:
         return
     rows = {b: m.row(b, s) for b in measured}
-    names = {b: _named(b, r) for b, r in rows.items() if r is not None}
+    names = {b: named(b, r) for b, r in rows.items() if r is not None}
     for b, r in rows.items():
         if r is None:
             continue

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import zlib
 
+from workbench.catalog.backends import split_threads
+
 OKABE_ITO = {"orange": "#E69F00", "sky": "#56B4E9", "green": "#009E73", "yellow": "#F0E442",
              "blue": "#0072B2", "vermillion": "#D55E00", "purple": "#CC79A7"}
 INK = "ink"   # Okabe-Ito's black: the theme's text colour, so it shows on a dark background too
@@ -71,14 +73,9 @@ def device_marker(name: str) -> int | None:
 THREAD_MARKERS = ("t", "s", "d", "star", "h", "p", "o")
 
 
-def _threads(name: str) -> tuple[str, int]:
-    base, sep, count = name.rpartition(" x")
-    return (base, int(count)) if sep and base and count.isdigit() and int(count) > 0 else (name, 0)
-
-
 def color(backend: str, ink: str = LIGHT_INK) -> str:
     """The backend's colour; ``ink`` is the text colour of the background it is drawn on."""
-    backend = _threads(backend.split(DEVICE_SEP, 1)[0])[0]
+    backend = split_threads(backend.split(DEVICE_SEP, 1)[0])[0]
     name = BACKEND_STYLE.get(backend, (None, None))[0]
     if name is None:   # a plug-in's backend: a stable pick among the palette
         name = list(OKABE_ITO)[_stable_pick(backend, len(OKABE_ITO))]
@@ -88,7 +85,7 @@ def color(backend: str, ink: str = LIGHT_INK) -> str:
 def marker(backend: str) -> str:
     if DEVICE_SEP in backend:     # devices of one backend share its colour: their markers tell them apart
         return DEVICE_MARKERS[device_marker(backend)]
-    base, count = _threads(backend)
+    base, count = split_threads(backend)
     if count:
         return THREAD_MARKERS[min(count.bit_length() - 1, len(THREAD_MARKERS) - 1)]
     if backend in BACKEND_STYLE:

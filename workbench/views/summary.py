@@ -99,7 +99,7 @@ class Comparison:
         """One sentence: where it wins (or not) against the baseline, by how much with its interval,
         each CPU side with its threads, and why, from the bound of its largest point.
         Ranges of undecided sizes are left to the hover and the report."""
-        me, base = _named(self.label, self.last[0]), _named(self.baseline, self.last[1])
+        me, base = named(self.label, self.last[0]), named(self.baseline, self.last[1])
         largest = fmt_size(self.sizes[-1])
         ratio, (lo, hi) = self.ratios[-1], self.intervals[-1]
         tail = 0                                     # the sizes it wins at, counted back from the largest
@@ -129,7 +129,7 @@ def _n(value: float) -> str:
     return f"{value:.3g}" if value < 100 else f"{value:,.0f}"
 
 
-def _named(label: str, row: dict) -> str:
+def named(label: str, row: dict) -> str:
     """A CPU side with its threads ('numpy x1', 'numba x16'): a speedup over a CPU means nothing without them."""
     try:
         n = int(row.get("threads") or 0)
