@@ -28,7 +28,7 @@ DTYPE = "float32"
 
 
 def callable_of(workload: str, backend: str, size: int):
-    from workbench.catalog.backends import open_session
+    from workbench.measure.sessions import open_session
     from workbench.catalog.workloads import REGISTRY, Context, Phases
     w = REGISTRY.get(workload)
     inputs = w.make_inputs(size, np.dtype(DTYPE), "", np.random.default_rng(0))

@@ -1,8 +1,8 @@
 """How fast the window opens, and how long the GUI thread ever stalls during a sweep.
 
 1. Launch to window shown: a fresh process imports the app, builds the window,
-   shows it, and reports when its event loop first runs (time since the process
-   was created, from the kernel's start time). Target: under 2 s.
+   shows it, and reports when its event loop first runs, on the wall clock the
+   parent read just before starting it. Target: under 1 s.
 2. The longest stall of the GUI thread during a sweep: a 10 ms heartbeat timer
    records the gap between its ticks from Run to the end of the sweep. Target:
    no gap over 100 ms.
@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 LAUNCH = r"""
-import os, sys, time, psutil
+import os, sys, time
 from PySide6.QtCore import QTimer, QSettings
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
@@ -33,7 +33,7 @@ from panels.window import MainWindow
 w = MainWindow(QSettings(sys.argv[1], QSettings.Format.IniFormat))
 w.show()
 def shown():
-    print(f"{time.time() - psutil.Process().create_time():.3f}", flush=True)
+    print(f"{time.time():.6f}", flush=True)
     w.close(); app.quit()
 QTimer.singleShot(0, shown)
 app.exec()
@@ -44,9 +44,12 @@ def launch_times(n: int = 5) -> list[float]:
     out = []
     for _ in range(n):
         ini = Path(tempfile.mkdtemp()) / "s.ini"
+        # The parent's clock, not psutil's create_time: Linux gives the boot time in whole
+        # seconds, so a process's start time is off by the same fraction of a second all boot.
+        started = time.time()
         proc = subprocess.run([sys.executable, "-c", LAUNCH, str(ini)], capture_output=True, text=True,
                               cwd=ROOT, timeout=120)
-        out.append(float(proc.stdout.strip().splitlines()[-1]))
+        out.append(float(proc.stdout.strip().splitlines()[-1]) - started)
     return out
 
 
@@ -107,7 +110,7 @@ def main() -> None:
     print(f"GUI responsiveness, {datetime.date.today()}, {cpu_name()}, QT_QPA_PLATFORM={os.environ['QT_QPA_PLATFORM']}\n")
     times = launch_times()
     print(f"launch to window shown: median {statistics.median(times):.2f} s, "
-          f"max {max(times):.2f} s over {len(times)} launches (target: under 2 s)")
+          f"max {max(times):.2f} s over {len(times)} launches (target: under 1 s)")
     for args in (("source_terms", "numpy,numba", "2^10", "2^24", 8), ("groupby", "pandas", "10000", "1000000", 5)):
         r = stall_during_sweep(*args)
         print(f"sweep {args[0]} on {args[1]}: {r['points']} points in {r['seconds']:.1f} s; heartbeat every 10 ms: "

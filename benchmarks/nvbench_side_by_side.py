@@ -48,7 +48,7 @@ def nvbench_main(json_path: str) -> None:
     import cuda.bench as bench
     import numpy as np
 
-    from workbench.catalog import backends
+    from workbench.measure.sessions import open_session
     from workbench.catalog.workloads import REGISTRY, Context, Phases
 
     for workload_name, backend, sizes in CASES:
@@ -56,7 +56,7 @@ def nvbench_main(json_path: str) -> None:
             import cupy as cp
             size = state.get_int64("Size")
             w = REGISTRY.get(workload_name)
-            session = backends.open_session(backend)
+            session = open_session(backend)
             pointer = state.get_stream().addressof()
             stream = cp.cuda.ExternalStream(pointer)                # CuPy runs on the current stream
             if backend.startswith("numba"):

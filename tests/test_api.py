@@ -2,7 +2,6 @@
 sweeps of plain callables, the notebook example, and what examples and plug-ins may import."""
 from __future__ import annotations
 
-import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -90,23 +89,6 @@ def test_the_notebook_example_sweeps_plots_compares_and_writes_a_png(tmp_path):
     for png in ("source_terms_runtime.png", "squares_runtime.png"):
         assert (tmp_path / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "verdict" in proc.stdout
-
-
-# A test double that fakes the backends' probe, which no plug-in may do: the one exception.
-INTERNAL_ALLOWED = {("fake_device.py", "workbench.catalog")}
-
-
-@pytest.mark.parametrize("path", sorted([*ROOT.glob("examples/*.py"), *ROOT.glob("tests/plugins/*.py"),
-                                         ROOT / "benchmarks" / "aa_plugin.py"]), ids=lambda p: p.name)
-def test_examples_and_plugins_import_only_the_public_surface(path):
-    """import-linter checks packages only; these folders are files, so their imports are read here."""
-    for node in ast.walk(ast.parse(path.read_text())):
-        names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-            [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else []
-        for name in names:
-            if name.split(".")[0] in ("workbench", "workloads", "panels"):
-                assert name in ("workbench", "workbench.api") or (path.name, name) in INTERNAL_ALLOWED, \
-                    f"{path.name} imports {name}: import workbench.api"
 
 
 def test_the_readme_example_runs_as_written(tmp_path):

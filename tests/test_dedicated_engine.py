@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from workbench.catalog import backends
-from workbench.measure import protocol
+from workbench.measure import protocol, sessions
+from workbench.measure.gpu import cudf_pandas
 from workbench.measure.engine import SweepSpec
 from workbench.measure.supervisor import Supervisor
 
@@ -121,7 +122,8 @@ def test_cudf_pandas_moves_its_frames_in_h2d_and_its_result_back_in_d2h(name, mo
 
 
 def test_cudf_pandas_asks_for_an_engine_prepared_with_the_accelerator():
-    assert backends.engine_of("cudf-pandas") == "workbench.measure.gpu.cudf_pandas:install"
+    assert backends.engine_of("cudf-pandas") == "cudf-pandas"
+    assert sessions.preparation("cudf-pandas") is cudf_pandas.install
     assert all(backends.engine_of(b) == "" for b in backends.BACKENDS if b != "cudf-pandas")
     assert backends.is_gpu("cudf-pandas")
 

@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import grimp
@@ -17,6 +18,9 @@ import pytest
 
 ROOT = Path(__file__).parents[1]
 PACKAGES = ("workbench", "workloads", "panels")
+# What users write, as the public-surface contract names it: folders, and single scripts in a folder.
+USERS_FILES = ("examples", "tests/plugins")
+USERS_SCRIPTS = ("benchmarks/aa_plugin.py", "benchmarks/faults_plugin.py")
 LINT = Path(sys.executable).with_name("lint-imports")
 
 
@@ -27,10 +31,13 @@ def lint(where: Path) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory) -> Path:
-    """A copy of the three packages and the contracts, to break on purpose."""
+    """A copy of the three packages, the users' files and the contracts, to break on purpose."""
     where = tmp_path_factory.mktemp("tree")
-    for part in PACKAGES:
-        shutil.copytree(ROOT / part, where / part, ignore=shutil.ignore_patterns("__pycache__"))
+    for part in PACKAGES + USERS_FILES:
+        shutil.copytree(ROOT / part, where / part, ignore=shutil.ignore_patterns("__pycache__", "*.png"))
+    for script in USERS_SCRIPTS:
+        (where / script).parent.mkdir(exist_ok=True)
+        shutil.copy(ROOT / script, where / script)
     shutil.copy(ROOT / "pyproject.toml", where)
     return where
 
@@ -38,7 +45,15 @@ def tree(tmp_path_factory) -> Path:
 def test_the_tree_keeps_every_contract():
     proc = lint(ROOT)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "2 kept, 0 broken" in proc.stdout
+    assert "3 kept, 0 broken" in proc.stdout
+
+
+def test_the_public_surface_contract_forbids_every_layer_but_the_api():
+    """A layer added later is forbidden to users' files too, or this fails."""
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    public = next(c for c in contracts if c["type"] == "forbidden" and "examples" in c["source_modules"])
+    layers = {f"workbench.{p.name}" for p in (ROOT / "workbench").iterdir() if (p / "__init__.py").exists()}
+    assert set(public["forbidden_modules"]) == (layers | {"workloads", "panels"}) - {"workbench.api"}
 
 
 # (module that gains the import, the import, the line the linter must print)
@@ -57,6 +72,13 @@ WRONG_WAY = [
      "workbench.workspace.session -> workbench.cli.commands"),
     ("workbench/views/summary.py", "from workbench.workspace import session",
      "workbench.views.summary -> workbench.workspace.session"),
+    # users' files: a plug-in or an example that reaches past workbench.api
+    ("examples/notebook.py", "from workbench.measure import engine",
+     "examples.notebook -> workbench.measure.engine"),
+    ("tests/plugins/eight_lines.py", "from workbench.catalog.workloads import REGISTRY",
+     "tests.plugins.eight_lines -> workbench.catalog.workloads"),
+    ("benchmarks/aa_plugin.py", "import workloads.matmul",
+     "benchmarks.aa_plugin -> workloads.matmul"),
 ]
 
 

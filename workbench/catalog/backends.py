@@ -1,8 +1,9 @@
 """Backends: who runs a workload, and whether they can run here.
 
-A backend is declared by name with the module that opens its per-thread
-session (``module:function``, imported only when a sweep uses it).  Whether it
-is usable is probed cheaply first (is the library installed? is there a
+A backend is declared by name with the runtime whose session times it ("cupy"; the
+measuring layer's ``workbench.measure.sessions`` says what each opens, and imports it
+only when a sweep uses it; outside code may name a ``module:function`` of its own).
+Whether it is usable is probed cheaply first (is the library installed? is there a
 driver and a device, new enough?), and only then, for GPU backends, by a tiny
 real computation in a child process: a library that imports but cannot work
 (numba-cuda 0.30 under NumPy 2.5 says ``is_available()`` and compiles no
@@ -11,14 +12,14 @@ allocators can reach the process that asked.
 
 A backend that changes what a library *is* for the whole process (cuDF's pandas
 accelerator replaces ``pandas`` itself, and must be installed before pandas is
-first imported) names an ``engine``: a ``module:function`` run first thing in an
-engine process of its own, which the supervisor starts for that backend's points.
+first imported) names an ``engine``: a preparation (a runtime of
+``workbench.measure.sessions``, or a ``module:function``) run first thing in an engine
+process of its own, which the supervisor starts for that backend's points.
 """
 from __future__ import annotations
 
 import dataclasses
 import functools
-import importlib
 import importlib.metadata
 import importlib.util
 import logging
@@ -40,10 +41,11 @@ class Backend:
     device: str            # "cpu" or "gpu"
     module: str            # the import that must succeed
     distributions: tuple[str, ...]   # pip names that provide it, for versions and CUDA majors
-    session: str           # "module:function" that opens a session in the calling thread
+    session: str           # the runtime whose session times it (workbench.measure.sessions), or "module:function"
     description: str
-    # "module:function" that prepares a dedicated engine process before anything else is imported
-    # there (cudf.pandas.install()); '' runs the backend in the shared engine process.
+    # The preparation of a dedicated engine process, run before anything else is imported there
+    # (cudf.pandas.install(): a runtime of workbench.measure.sessions, or "module:function");
+    # '' runs the backend in the shared engine process.
     engine: str = ""
 
 
@@ -55,52 +57,52 @@ class Availability:
 
 
 BACKENDS: dict[str, Backend] = {b.name: b for b in (
-    Backend("numpy", "NumPy", "cpu", "numpy", ("numpy",), "workbench.measure.cpu:CpuSession",
+    Backend("numpy", "NumPy", "cpu", "numpy", ("numpy",), "cpu",
             "NumPy on the CPU: vectorised array expressions and the BLAS/FFT libraries it links."),
-    Backend("numba", "Numba (CPU)", "cpu", "numba", ("numba",), "workbench.measure.cpu:CpuSession",
+    Backend("numba", "Numba (CPU)", "cpu", "numba", ("numba",), "cpu",
             "Numba on the CPU: @njit(parallel=True) loops over all cores."),
-    Backend("pandas", "pandas", "cpu", "pandas", ("pandas",), "workbench.measure.cpu:CpuSession",
+    Backend("pandas", "pandas", "cpu", "pandas", ("pandas",), "cpu",
             "pandas DataFrames on the CPU."),
-    Backend("scipy", "SciPy", "cpu", "scipy", ("scipy",), "workbench.measure.cpu:CpuSession",
+    Backend("scipy", "SciPy", "cpu", "scipy", ("scipy",), "cpu",
             "SciPy on the CPU: scipy.sparse's compiled kernels (one thread)."),
     Backend("cupy", "CuPy", "gpu", "cupy", ("cupy-cuda13x", "cupy-cuda12x", "cupy"),
-            "workbench.measure.gpu.cupy_session:CupySession",
+            "cupy",
             "CuPy as people write it first: NumPy-like expressions, one kernel per operation, cuBLAS/cuFFT/CUB."),
     Backend("cupy-fused", "CuPy fused kernel", "gpu", "cupy", ("cupy-cuda13x", "cupy-cuda12x", "cupy"),
-            "workbench.measure.gpu.cupy_session:CupySession",
+            "cupy",
             "CuPy with the expression fused into one ElementwiseKernel: one element per thread, one pass over memory."),
     Backend("cupy-raw", "CuPy raw kernel", "gpu", "cupy", ("cupy-cuda13x", "cupy-cuda12x", "cupy"),
-            "workbench.measure.gpu.cupy_session:CupySession",
+            "cupy",
             "CuPy RawKernel in CUDA C: wide vector loads and several elements per thread, to reach the memory's bandwidth."),
     Backend("numba-cuda", "Numba CUDA", "gpu", "numba.cuda", ("numba-cuda",),
-            "workbench.measure.gpu.numba_session:NumbaCudaSession",
+            "numba-cuda",
             "Hand-written @cuda.jit kernels, one element per thread, as the textbook writes them."),
     Backend("numba-cuda-x4", "Numba CUDA, 4 per thread", "gpu", "numba.cuda", ("numba-cuda",),
-            "workbench.measure.gpu.numba_session:NumbaCudaSession",
+            "numba-cuda",
             "@cuda.jit kernels that give each thread four elements, loaded before use, so more bytes are in flight."),
     Backend("numba-cuda-warp", "Numba CUDA, a warp per row", "gpu", "numba.cuda", ("numba-cuda",),
-            "workbench.measure.gpu.numba_session:NumbaCudaSession",
+            "numba-cuda",
             "@cuda.jit kernels that give each row a whole warp of 32 threads: coalesced reads along the row, "
             "lane sums combined by warp shuffles."),
     Backend("cudf", "cuDF", "gpu", "cudf", ("cudf-cu13", "cudf-cu12", "cudf"),
-            "workbench.measure.gpu.cudf_session:CudfSession",
+            "cudf",
             "cuDF DataFrames on the GPU (pandas in, cuDF on the device, pandas out)."),
     Backend("cudf-pandas", "cudf.pandas", "gpu", "cudf.pandas", ("cudf-cu13", "cudf-cu12", "cudf"),
-            "workbench.measure.gpu.cudf_pandas:CudfPandasSession",
+            "cudf-pandas",
             "The pandas code unchanged, run under cuDF's pandas accelerator (cudf.pandas): each call runs in "
             "cuDF on the GPU where it can and falls back to pandas on the CPU where it cannot.",
-            engine="workbench.measure.gpu.cudf_pandas:install"),
+            engine="cudf-pandas"),
     # Whole stacks, for workloads that chain a dataframe, an array and a kernel library (pipeline).
     # The GPU ones need CuPy and numba-cuda too: both are dependencies of cuDF.
     Backend("cpu-stack", "pandas + NumPy + Numba", "cpu", "numba", ("pandas", "numba"),
-            "workbench.measure.cpu:CpuSession",
+            "cpu",
             "The whole stack on the CPU: pandas for the frames, NumPy for array math, Numba for the kernel."),
     Backend("gpu-zero-copy", "cuDF + CuPy + Numba CUDA, zero-copy", "gpu", "cudf", ("cudf-cu13", "cudf-cu12", "cudf"),
-            "workbench.measure.gpu.cudf_session:CudfSession",
+            "cudf",
             "The whole stack on the GPU, each hand-off (cuDF to CuPy to Numba CUDA to cuDF) a view of the "
             "same device memory through __cuda_array_interface__: the data never leaves the device."),
     Backend("gpu-round-trips", "cuDF + CuPy + Numba CUDA, via the host", "gpu", "cudf",
-            ("cudf-cu13", "cudf-cu12", "cudf"), "workbench.measure.gpu.cudf_session:CudfSession",
+            ("cudf-cu13", "cudf-cu12", "cudf"), "cudf",
             "The same GPU stages with every hand-off through host memory (device to host, host to device): "
             "the mistake to avoid."),
 )}
@@ -275,10 +277,3 @@ def probe_all(names: list[str] | None = None, deep: bool = True) -> dict[str, Av
     names = list(names or BACKENDS)
     with ThreadPoolExecutor(max_workers=len(names) or 1) as pool:
         return dict(zip(names, pool.map(lambda n: probe(n, deep), names)))
-
-
-def open_session(name: str):
-    """Open a backend's session in the calling thread (GPU objects are per thread)."""
-    backend = get_backend(name)
-    module, func = backend.session.split(":")
-    return getattr(importlib.import_module(module), func)(backend)

@@ -35,7 +35,6 @@ asked, after saying so (``EngineExiting``), so that the row names the cause.
 from __future__ import annotations
 
 import ctypes
-import importlib
 import logging
 import os
 import signal
@@ -46,7 +45,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from workbench.measure import protocol
+from workbench.measure import protocol, sessions
 
 log = logging.getLogger(__name__)
 
@@ -136,8 +135,7 @@ def _prepare(target: str) -> tuple[str, Any]:
     if not target:
         return "", None
     try:
-        module, func = target.split(":")
-        return "", getattr(importlib.import_module(module), func)()
+        return "", sessions.preparation(target)()
     except Exception as exc:  # noqa: BLE001 - the engine lives on and says why in each row
         return f"this backend's engine process could not be prepared ({target}): {type(exc).__name__}: {exc}", None
 

@@ -25,6 +25,7 @@ from workbench.measure import limits
 from workbench.core import bounds, stats, verdicts
 from workbench.measure import load as load_mod
 from workbench.measure import sampling, threads, untimed
+from workbench.measure.sessions import open_session
 from workbench.measure.gpu import cap, kernels, memory
 from workbench.core import driver
 from workbench.measure.gpu import clocks as clocks_mod
@@ -57,7 +58,7 @@ def _canary(sessions: dict) -> load_mod.Canary:
 def _session(sessions: dict, backend: str) -> Any:
     """One session per backend and sweep, opened in the thread that runs the sweep."""
     if backend not in sessions:
-        sessions[backend] = backends_mod.open_session(backend)
+        sessions[backend] = open_session(backend)
     return sessions[backend]
 
 
