@@ -26,7 +26,7 @@ from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QLabel, QScrollAre
 from panels import point_hover, style
 from panels.chart_grid import ChartGrid
 from panels.chart_drawing import LEGEND, SUMMARY, ChartDrawing  # noqa: F401 - the steps' names, for tests
-from panels.charts import EnergyChart, FirstCallChart, MemoryChart, RuntimeChart, SpeedupChart
+from panels.charts import Chart, EnergyChart, FirstCallChart, MemoryChart, RuntimeChart, SpeedupChart
 from panels.legend import BAND_PREFIX, LegendStrip
 from panels.roofline_chart import RooflineChart
 from panels.spec_pipeline import SpecPipeline
@@ -35,7 +35,7 @@ from panels.transfer_chart import TransferChart
 from workbench.catalog.backends import is_gpu
 from workbench.results.files import ResultSet
 from workbench.results.sets import SetParts
-from workbench.views import compare, overlay_verdicts, spec
+from workbench.views import chart_kinds, compare, overlay_verdicts, spec
 from workbench.views.bands import INTERVAL
 from workbench.views.compare import Baseline, Overlay
 from workbench.views.live import EMPTY_MESSAGE, Prepared, summary_text
@@ -78,9 +78,6 @@ class PlotsPanel(QWidget):
         self.firstCallPlot = FirstCallChart()
         self.rooflinePlot = RooflineChart()
         self.energyPlot = EnergyChart()
-        for chart in self.plots():
-            chart.describe = self.describe
-            chart.overlay_of = lambda: self.overlay    # its points' rows, for the hover
         self.baselineCombo = QComboBox(objectName="speedupBaseline")
         self.baselineCombo.setToolTip("The backend every speedup is measured against; when sets are "
                                       "compared, each set's own or one set's for all")
@@ -100,17 +97,27 @@ class PlotsPanel(QWidget):
                                   toolTip="Each chart's key to its line styles (solid, dashed, rings): off, "
                                   "a small chart keeps the room for its plot")
         self.keysAction.toggled.connect(self.show_keys)
-        # A sixth chart in the grid would not fit 1280x720: the roofline is shown alone, on demand.
-        self.rooflineAction = QAction("&Roofline chart", self, objectName="rooflineAction", checkable=True,
-                                      shortcut="Ctrl+Shift+R", toolTip="The roofline chart alone, in the charts' "
-                                      "place (double click it, or this again, for every chart)")
-        self.rooflineAction.toggled.connect(self.show_roofline)
-        self.energyAction = QAction("&Energy chart", self, objectName="energyAction", checkable=True,
-                                    shortcut="Ctrl+Shift+E", toolTip="The energy chart alone, in the charts' "
-                                    "place (a sweep measures energy with Energy per call ticked)")
-        self.energyAction.toggled.connect(self.show_energy)
-        #: The charts shown only alone, on demand (a seventh cell would not fit 1280x720), with their actions.
+        # A sixth chart in the grid would not fit 1280x720: these are shown alone, on demand, as is
+        # any kind another package declares (workbench.views.chart_kinds), drawn from its spec.
+        self.rooflineAction = self._alone_action(self.rooflinePlot, "&Roofline chart", "Ctrl+Shift+R",
+                                                 "The roofline chart alone, in the charts' place (double "
+                                                 "click it, or this again, for every chart)")
+        self.energyAction = self._alone_action(self.energyPlot, "&Energy chart", "Ctrl+Shift+E",
+                                               "The energy chart alone, in the charts' place (a sweep "
+                                               "measures energy with Energy per call ticked)")
         self.alone = {self.rooflinePlot: self.rooflineAction, self.energyPlot: self.energyAction}
+        #: The charts of kinds declared elsewhere (another package's entry point), in their order.
+        self.added: list[Chart] = []
+        own = {chart.kind for chart in self.plots()}
+        for kind in chart_kinds.declared():
+            if kind.name not in own:
+                chart = Chart(kind.name, f"{kind.name}Plot")
+                self.added.append(chart)
+                self.alone[chart] = self._alone_action(chart, f"{kind.short_title} chart", "",
+                                                       f"The {kind.name} chart alone, in the charts' place")
+        for chart in self.plots():
+            chart.describe = self.describe
+            chart.overlay_of = lambda: self.overlay    # its points' rows, for the hover
         self.legendStrip = LegendStrip()
         self.summary = QLabel(EMPTY_MESSAGE, wordWrap=True, objectName="plotSummary")
         self.summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
@@ -129,7 +136,7 @@ class PlotsPanel(QWidget):
         cells = {self.runtimePlot: self.runtimePlot, self.speedupPlot: speed,
                  self.transferPlot: self.transferPlot, self.memoryPlot: self.memoryPlot,
                  self.firstCallPlot: self.firstCallPlot, self.rooflinePlot: self.rooflinePlot,
-                 self.energyPlot: self.energyPlot}
+                 self.energyPlot: self.energyPlot, **{chart: chart for chart in self.added}}
         outer = QVBoxLayout(self)
         outer.setContentsMargins(2, 2, 2, 2)
         outer.setSpacing(2)
@@ -176,7 +183,14 @@ class PlotsPanel(QWidget):
 
     def plots(self) -> list[pg.PlotWidget]:
         return [self.runtimePlot, self.speedupPlot, self.transferPlot, self.memoryPlot, self.firstCallPlot,
-                self.rooflinePlot, self.energyPlot]
+                self.rooflinePlot, self.energyPlot, *self.added]
+
+    def _alone_action(self, chart, text: str, shortcut: str, tip: str) -> QAction:
+        """A View menu action that shows ``chart`` alone in the charts' place, and every chart again."""
+        action = QAction(text, self, objectName=f"{chart.objectName().removesuffix('Plot')}Action",
+                         checkable=True, shortcut=shortcut, toolTip=tip)
+        action.toggled.connect(lambda on: self.grid.show_alone(chart, on))
+        return action
 
     def clear(self, sweep: bool = False) -> None:
         """Empty every series (the items stay, for the next data); ``sweep``: a sweep begins, and
@@ -477,11 +491,3 @@ class PlotsPanel(QWidget):
     def toggle_solo(self, chart: QWidget) -> None:
         """Show ``chart`` alone in the panel, or, if it is alone, every chart again."""
         self.grid.toggle_solo(chart)
-
-    def show_roofline(self, on: bool) -> None:
-        """The roofline chart alone in the charts' place, or every other chart again."""
-        self.grid.show_alone(self.rooflinePlot, on)
-
-    def show_energy(self, on: bool) -> None:
-        """The energy chart alone in the charts' place, or every other chart again."""
-        self.grid.show_alone(self.energyPlot, on)

@@ -52,8 +52,7 @@ class WindowMenus:
         view.addActions([self.experimentDock.toggleViewAction(), self.resultsDock.toggleViewAction()])
         view.addSeparator()
         view.addActions([self.presentationAction, self.darkAction, larger, smaller, self.zoomAction])
-        view.addActions([self.plots.keysAction, self.plots.captionsAction, self.plots.rooflineAction,
-                         self.plots.energyAction])
+        view.addActions([self.plots.keysAction, self.plots.captionsAction, *self.plots.alone.values()])
         view.addSeparator()
         view.addAction(full)
         # Lessons: one click sets up the experiment and runs it; the statement follows the sweep.

@@ -327,8 +327,8 @@ def test_the_window_and_the_export_draw_the_same_chart(qtbot, panel, case):
     checked = 0
     for kind in KINDS:
         chart = next(c for c in panel.plots() if c.kind == kind)
-        if kind in ("roofline", "energy"):          # shown alone, on demand: the grid has no cell for them
-            (panel.show_roofline if kind == "roofline" else panel.show_energy)(True)
+        if chart in panel.alone:          # shown alone, on demand: the grid has no cell for them
+            panel.alone[chart].setChecked(True)
             qtbot.waitUntil(lambda: bool(chart.spec.empty) or (chart.getViewBox().width() > 300
                                                          and bool(text_rects(chart.getAxis("left")))), timeout=5_000)
         if not chart.isVisible():       # the transfer chart without a GPU series gives its cell away

@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -420,3 +421,69 @@ def test_compare_says_where_what_bounds_a_point_changed(tmp_path):
     assert "numpy at 1024: bound by memory (L3) in BASE, by memory (main memory) in NEW" in proc.stdout
     proc = cli("compare", str(base), str(older))
     assert proc.returncode == 0 and "bound by" not in proc.stdout
+
+
+@pytest.fixture
+def chart_package(tmp_path):
+    """Another package that declares a chart kind under the entry-point group: the environment
+    that has it on the path."""
+    (tmp_path / "mycharts.py").write_text(textwrap.dedent('''
+        import dataclasses
+        from workbench.views.chart_kinds import chart_kind
+        from workbench.views.spec import kinds
+
+        @chart_kind("runtime-again", short_title="Again", short_y="time", order=99)
+        def again(c):
+            return dataclasses.replace(kinds.runtime(c), kind="runtime-again", title="The runtime, once more")
+        '''))
+    dist = tmp_path / "mycharts-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: mycharts\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[gpu_workbench.chart_kinds]\nagain = mycharts\n")
+    return dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
+
+
+def test_another_package_adds_a_chart_kind_through_its_entry_point(saved, tmp_path, chart_package):
+    """The parser takes the kind, the export draws it, and no list of ours was edited."""
+    run = [sys.executable, "-m", "workbench", "plot", saved[0], "--no-stamp", "--chart"]
+    proc = subprocess.run([*run, str(tmp_path / "again.svg"), "--kind", "runtime-again"], capture_output=True,
+                          text=True, env=chart_package, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "The runtime, once more" in (tmp_path / "again.svg").read_text()
+    proc = subprocess.run([*run, str(tmp_path / "every.png")], capture_output=True, text=True, env=chart_package,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert {p.name for p in tmp_path.glob("every-*.png")} == {f"every-{k}.png" for k in (*KINDS, "runtime-again")}
+
+
+WINDOW_WITH_ADDED_KIND = """
+import sys
+from PySide6.QtCore import QSettings, QTimer
+from PySide6.QtWidgets import QApplication
+app = QApplication([])
+from panels.window import MainWindow
+w = MainWindow(QSettings(sys.argv[2], QSettings.Format.IniFormat))
+w.show()
+chart = next(c for c in w.plots.added if c.kind == "runtime-again")
+menus = [a.text() for m in w.menuBar().actions() if m.menu() for a in m.menu().actions()]
+w.files.open_results([sys.argv[1]])
+w.plots.alone[chart].setChecked(True)
+def look():
+    if chart.title_text == "The runtime, once more" and chart.isVisible() and chart.series:
+        print("drawn", len(chart.series), "series;", "menu:", [t for t in menus if "Again" in t])
+        app.quit()
+poll = QTimer(interval=50)
+poll.timeout.connect(look)
+poll.start()
+QTimer.singleShot(60_000, app.quit)
+app.exec()
+"""
+
+
+def test_the_window_shows_a_kind_another_package_declares(saved, tmp_path, chart_package):
+    """A kind the window has no class of its own for: a chart of it, shown alone from the View menu."""
+    env = dict(chart_package, QT_QPA_PLATFORM="offscreen")
+    proc = subprocess.run([sys.executable, "-c", WINDOW_WITH_ADDED_KIND, saved[0], str(tmp_path / "s.ini")],
+                          capture_output=True, text=True, env=env, timeout=300, cwd=Path(__file__).parents[1])
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "drawn" in proc.stdout and "menu: ['Again chart']" in proc.stdout, proc.stdout + proc.stderr[-2000:]

@@ -9,7 +9,8 @@ from helpers import measured
 
 from workbench.results import rows as results
 from workbench.results.files import ResultSet
-from workbench.views import spec
+from workbench.views import chart_kinds, spec
+from workbench.views.spec import roofline
 from workbench.views.presets import KINDS
 
 
@@ -30,7 +31,7 @@ def _roofs(chart):
 
 
 def test_roofline_is_a_kind():
-    assert "roofline" in KINDS and "roofline" in spec.BUILDERS
+    assert "roofline" in KINDS and chart_kinds.get("roofline").build is roofline.roofline
 
 
 def test_a_point_sits_at_its_intensity_and_gflops():

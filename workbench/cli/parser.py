@@ -119,10 +119,11 @@ def cluster_options(p: argparse.ArgumentParser) -> None:
 
 
 def chart_options(p: argparse.ArgumentParser, required: bool) -> None:
-    from workbench.views import presets     # loaded by every parser, but not by each engine process
+    from workbench.views import chart_kinds, presets     # loaded by every parser, but not by each engine process
     p.add_argument("--chart", required=required, metavar="FILE",
                    help="write charts to FILE.png, .svg or .pdf (every chart: one file each, or one PDF page each)")
-    p.add_argument("--kind", choices=(*presets.KINDS, "all"), default="all", help="which chart (default: all)")
+    p.add_argument("--kind", choices=chart_kinds.Names(extra=("all",)), metavar="KIND", default="all",
+                   help="which chart: %(choices)s (default: all)")
     p.add_argument("--preset", choices=presets.PRESETS, default="slide",
                    help="slide 1920x1080, 4k 3840x2160, or paper (3.5 in column, vector)")
     p.add_argument("--size", metavar="WxH", help="a slide of this many pixels, e.g. 1280x720")

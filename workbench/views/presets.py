@@ -5,40 +5,15 @@ import; ``workbench.views.matplotlib_charts`` draws with them.
 """
 from __future__ import annotations
 
-import importlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+
+from workbench.views import chart_kinds
 
 
-@dataclass(frozen=True)
-class ChartKind:
-    """A chart kind, declared once: its name, its short title and y label (for a chart shrunk to a
-    corner), and the function that builds its spec as "module:function", imported only when a chart
-    is built, so listing the kinds (the parser, the menus) imports neither pandas nor matplotlib."""
-
-    name: str
-    short_title: str
-    short_y: str
-    builder: str
-
-    def build_function(self) -> Callable:
-        module, function = self.builder.split(":")
-        return getattr(importlib.import_module(module), function)
-
-
-#: Every chart kind, in the order the window, the exports and the report show them.
-CHART_KINDS = (
-    ChartKind("runtime", "Runtime", "time", "workbench.views.spec.kinds:runtime"),
-    ChartKind("speedup", "Speedup", "times faster", "workbench.views.spec.kinds:speedup"),
-    ChartKind("transfer", "Where GPU time goes", "%", "workbench.views.spec.kinds:transfer"),
-    ChartKind("memory", "Peak memory", "memory", "workbench.views.spec.kinds:memory"),
-    ChartKind("first-call", "First call", "time", "workbench.views.spec.kinds:first_call"),
-    ChartKind("roofline", "Roofline", "GFLOP/s", "workbench.views.spec.roofline:roofline"),
-    ChartKind("energy", "Energy", "J a call", "workbench.views.spec.kinds:energy"),
-)
-KINDS = tuple(kind.name for kind in CHART_KINDS)
+#: Every chart kind's name, in order, read when first used (``workbench.views.chart_kinds``).
+KINDS = chart_kinds.KINDS
 FORMATS = (".png", ".svg", ".pdf")
 MIN_PIXELS, MAX_PIXELS = 320, 8192
 #: Every slide figure is this tall in inches: fonts and lines, set in points, then scale with the

@@ -12,7 +12,7 @@ No Qt and no matplotlib here: the window imports this at start-up.
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Sequence
 
 from workbench.results.files import ResultSet
 from workbench.views import provenance
@@ -24,11 +24,7 @@ from workbench.views.spec.marks import (SIZE_KINDS, WALL_KINDS, label_parts, les
 from workbench.views.spec.model import (DASHDOT, DASHED, DOTTED, INK, SOLID, Axis, Band, Bars, ChartSpec,  # noqa: F401
                                         Label, LegendEntry, Mark, Series)
 from workbench.views.spec.ticks import AXIS_HI, AXIS_LO, log_ticks  # noqa: F401 - the API
-from workbench.views.presets import CHART_KINDS, KINDS
-
-#: Every chart kind and the function that describes it (the speedup chart's takes a baseline too),
-#: as ``workbench.views.presets.CHART_KINDS`` declares them.
-BUILDERS: dict[str, Callable[..., ChartSpec]] = {kind.name: kind.build_function() for kind in CHART_KINDS}
+from workbench.views import chart_kinds
 
 
 def context(sets: Sequence[ResultSet], *, labels: Sequence[str] | None = None,
@@ -50,11 +46,10 @@ def build(kind: str, sets: Sequence[ResultSet] = (), *, labels: Sequence[str] | 
     and ``caption``: a lesson's; left out, those a single set's settings carry. ``shared``: a
     :func:`context` of the sets made once for several charts (the others are then not read).
     """
-    if kind not in BUILDERS:
-        raise ValueError(f"unknown chart {kind!r}: use one of {', '.join(KINDS)}")
+    builder = chart_kinds.get(kind).build
     c = shared if shared is not None else context(sets, labels=labels, marks=marks, caption=caption)
     c.zeros = []
     if kind == "speedup":
         b = baseline if isinstance(baseline, Baseline) else find_baseline(c.sets, baseline, c.labels)
         return kinds.shortened(kinds.speedup(c, b))
-    return kinds.shortened(BUILDERS[kind](c))
+    return kinds.shortened(builder(c))

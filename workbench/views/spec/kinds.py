@@ -18,7 +18,7 @@ from workbench.core.lazy import lazy_module
 
 from workbench.core import units
 from workbench.views import bands, palette
-from workbench.views.presets import CHART_KINDS
+from workbench.views.chart_kinds import chart_kind, declared
 from workbench.views.compare import WITHIN_NOISE, Baseline, is_baseline, series, speedups, within_noise
 from workbench.views.compare import Series as Rows
 from workbench.views.spec import marks as marks_mod
@@ -40,8 +40,8 @@ PHASE_COLUMNS = {"h2d": "h2d_s", "compute": "compute_median_s", "d2h": "d2h_s"}
 
 def shortened(chart: ChartSpec) -> ChartSpec:
     """The spec with its short title and labels (a renderer short of room takes them)."""
-    declared = {k.name: (k.short_title, k.short_y) for k in CHART_KINDS}
-    title, y = declared.get(chart.kind, (chart.title, chart.y.label))
+    kind = next((k for k in declared() if k.name == chart.kind), None)
+    title, y = (kind.short_title, kind.short_y) if kind else (chart.title, chart.y.label)
     return replace(chart, short_title=title, y=replace(chart.y, short=y),
                    x=replace(chart.x, short=chart.x.label.split(";")[0]))
 
@@ -234,6 +234,7 @@ def _band(b: bands.Band) -> Band | None:
 
 # The chart kinds ---------------------------------------------------------------------------------
 
+@chart_kind("runtime", short_title="Runtime", short_y="time", order=1)
 def runtime(c: Context) -> ChartSpec:
     """Each series' median against size, compute solid and (a GPU series) end-to-end dashed, each
     with its band (``workbench.views.bands``)."""
@@ -255,6 +256,7 @@ def runtime(c: Context) -> ChartSpec:
                    "No point to draw: no ok result")
 
 
+@chart_kind("speedup", short_title="Speedup", short_y="times faster", order=2)
 def speedup(c: Context, b: Baseline) -> ChartSpec:
     """Each series' speedup over the baseline, compute solid, end-to-end dashed (on a CPU series
     compute is end-to-end: one line); a ring around each point the noise cannot tell from the
@@ -283,6 +285,7 @@ def speedup(c: Context, b: Baseline) -> ChartSpec:
                    extra_marks=reference)
 
 
+@chart_kind("memory", short_title="Peak memory", short_y="memory", order=4)
 def memory(c: Context) -> ChartSpec:
     """Each series' peak host memory (solid) and, where measured, device memory (dashed)."""
     drawn, rows, any_device = [], [], False
@@ -303,6 +306,7 @@ def memory(c: Context) -> ChartSpec:
 NO_ENERGY = "No energy measured: run with --energy (in the window: Energy per call)"
 
 
+@chart_kind("energy", short_title="Energy", short_y="J a call", order=7)
 def energy(c: Context) -> ChartSpec:
     """Each series' energy per call above the idle draw (``workbench.measure.energy``), with the
     band of its readings (lowest to highest); a series whose energy could not be read here is
@@ -333,6 +337,7 @@ def energy(c: Context) -> ChartSpec:
     return spec
 
 
+@chart_kind("first-call", short_title="First call", short_y="time", order=5)
 def first_call(c: Context) -> ChartSpec:
     """Each series' steady call (solid) against its first call (dashed: compilation, setup)."""
     drawn, rows = [], []
@@ -346,6 +351,7 @@ def first_call(c: Context) -> ChartSpec:
                    "No point to draw: no ok result")
 
 
+@chart_kind("transfer", short_title="Where GPU time goes", short_y="%", order=3)
 def transfer(c: Context) -> ChartSpec:
     """Per size, one bar per GPU series: its end-to-end time split into h2d, compute, d2h, in %."""
     label, in_bytes = c.size_label

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from workbench.core.lazy import lazy_module
 
+from workbench.views.chart_kinds import chart_kind
 from workbench.views.spec import ticks
 from workbench.views.spec.model import DASHED, INK, SOLID, Axis, ChartSpec, Label, LegendEntry, Series
 
@@ -134,6 +135,7 @@ def _labels(found: list[Roof], x_range, y_range) -> list[Label]:
     return out
 
 
+@chart_kind("roofline", short_title="Roofline", short_y="GFLOP/s", order=6)
 def roofline(c) -> ChartSpec:
     """Each series' ok rows that have FLOPs and ceilings, at (intensity, GFLOP/s), joined in the
     order of their sizes; the roofs of their devices, each labelled on its line."""
