@@ -219,8 +219,8 @@ class PlotsPanel(QWidget):
         self._expect_transfers = any(is_gpu(b) for b in backends)
         phases = [PHASE_LABELS[p] for p in ("h2d", "compute", "d2h")] if self._expect_transfers else []
         labels = [*backends, *phases, f"{BAND_PREFIX}{INTERVAL}"]
-        # In turns of their own (3 and 10 ms on a 2-core VM), and the panel repainted after the
-        # last (6-9 ms): all at once, with the repaint, the sweep's start was a 34 ms stall.
+        # In turns of their own, the panel repainted after the last: all at once they stalled the
+        # GUI thread at a sweep's start (docs/PERFORMANCE.md, "Figures behind the code's choices").
         self._in_turns([lambda: self.grid.arrange(self._expect_transfers or self.grid.transfers_shown
                                               and bool(self.overlay.sets)),
                         lambda: self.legendStrip.reserve(labels)])

@@ -80,9 +80,8 @@ class Chart(SpecChart):
         item = self.series.get(s.key)
         if item is None:
             item = self.plot([], [])
-            # pyqtgraph re-made every curve's markers at each change of the y range, to clip values
-            # far outside it (its dynamic range limit): the view is log10 and its range the spec's,
-            # so nothing is that far, and a live update changed the range of every chart (issue 19).
+            # pyqtgraph re-makes a curve's markers at each change of the y range, to clip values far
+            # outside it: on a log10 view with the spec's range nothing is that far.
             item.setDynamicRangeLimit(None)
             self.series[s.key] = item
         styled = self.meta.get(s.key)

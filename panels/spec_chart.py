@@ -116,9 +116,8 @@ class SpecChart(Titled, pg.PlotWidget):
             self._fit_labels(force=True)
             yield                      # the chart's minimum, measured anew (a layout pass), apart
             self._fit_minimum()
-        # pyqtgraph applies a new view range to the items (every curve's and marker set's geometry)
-        # in the paint event, which then asks for a second paint of the whole chart (3-5 ms more):
-        # applied now, the paint finds nothing left to change (issue 19).
+        # pyqtgraph applies a new view range to the items in the paint event, which then asks for a
+        # second paint of the whole chart: applied now, the paint finds nothing left to change.
         self.scene().prepareForPaint()
 
     def draw_steps(self, chart: ChartSpec) -> Iterator[None]:

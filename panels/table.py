@@ -31,8 +31,7 @@ SHOWN = tuple(c for column in COLUMNS for c in (column, *DERIVED.get(column, ())
 #: How many rows fitting the columns to their contents reads (resizeColumnsToContents).
 FIT_ROWS = 40
 #: How many columns one turn of the event loop fits (``ResultsTable.fit_columns``), and how far
-#: apart (ms): a column is 2-5 ms; two back to back, beside the charts' last update of a sweep
-#: (a step and a repaint of theirs), made 23 ms turns (issue 19).
+#: apart (ms): two back to back, beside the charts' last update, stalled the GUI thread.
 FIT_COLUMNS_PER_TURN = 1
 FIT_EVERY_MS = 10
 #: How soon rows laid out are repainted (ms): a turn later, not in the same turn (0 would be).
@@ -65,7 +64,7 @@ class ResultsModel(QAbstractTableModel):
         self.labels = []                            # each set's label; [] for a single set
 
     # Qt asks these thousands of times a repaint or an insert (each index it makes asks both): made
-    # once, not per call (issue 19: the table's turns were 5-8 ms of layout and 4-7 ms of paint).
+    # once, not per call.
     @property
     def labels(self) -> list[str]:
         return self._labels
@@ -212,7 +211,7 @@ class ResultsTable(QTableView):
         self.horizontalHeader().setStretchLastSection(True)
         self.verticalHeader().setDefaultSectionSize(22)
         # The scroll bars there from the start: one that appears as rows come resizes the viewport,
-        # lays the table out again and repaints it whole (8 + 13 ms in one turn, issue 19).
+        # lays the table out again and repaints it whole, in one turn.
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         # Columns fitted to the first rows only: Qt's default measures up to 1000 rows, every cell of
@@ -220,8 +219,7 @@ class ResultsTable(QTableView):
         self.horizontalHeader().setResizeContentsPrecision(FIT_ROWS)
         self._to_fit: list[int] = []
         #: While this says so (the charts are being drawn: the window sets it), no column is fitted:
-        #: a column's fit and the table's repaint in the turn of a chart's step and repaint made a
-        #: 16 ms turn at a sweep's end (issue 19).
+        #: a fit and a chart's step in one turn made the longest stall of a sweep's end.
         self.wait_while: Callable[[], bool] = lambda: False
         self._fitting = QTimer(self, interval=FIT_EVERY_MS, objectName="columnFitting")
         self._fitting.timeout.connect(self.fit_some)

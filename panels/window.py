@@ -155,7 +155,7 @@ class MainWindow(WindowMenus, LessonView, SweepProgress, WindowSettings, Session
         self.refresh_timer = QTimer(self, singleShot=True, interval=PLOT_REFRESH_MS, objectName="plotRefresh")
         self.refresh_timer.timeout.connect(self.refresh_plots)
         # The table shows new rows a few times a second too: a row inserted per point repainted the
-        # table (every visible cell read through Python) at every point, 3 to 5 ms each (issue 19).
+        # table, every visible cell read through Python, at every point.
         self.table_timer = QTimer(self, singleShot=True, interval=TABLE_REFRESH_MS, objectName="tableRefresh")
         self.table_timer.timeout.connect(self._table_rows)
         self.resultsTable.wait_while = self.plots.drawing.active     # columns too, between chart updates

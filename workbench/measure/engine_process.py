@@ -17,7 +17,7 @@ Requests in: ``("run", spec, first, last, skip)`` (the points of the plan with i
 
 A backend that needs the process prepared before anything is imported (cuDF's
 pandas accelerator must be installed before pandas) gets an engine process of
-its own, whose ``prepare`` (``module:function``) runs first of all here.
+its own, whose ``prepare`` (``workbench.measure.sessions.preparation``) runs first of all here.
 
 Stop is one byte of shared memory without a lock (``multiprocessing.RawValue``):
 a process killed while reading it cannot leave a lock held that would block

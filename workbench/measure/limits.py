@@ -271,8 +271,8 @@ def check(session: Any, bytes_moved: float, flops: float, seconds: float, dtype:
         return Verdict(*ceilings, f"beyond the hardware: the work took {seconds:g} s (the timing cannot be true)"
                        if done else "")
     problem = _problem(limits, bytes_moved, flops, seconds, dtype, ws)
-    # Up to SECOND_OPINIONS thorough measurements, each keeping the best and the worst seen: on a
-    # 2-core machine one busy moment during a single one still flagged an honest Numba point.
+    # Up to SECOND_OPINIONS thorough measurements, each keeping the best and the worst seen: one
+    # busy moment of a small machine during a single one flagged an honest point.
     for _ in range(SECOND_OPINIONS):
         if not (problem and bytes_moved / seconds > limits.margin(bytes_moved, ws) * limits.bandwidth_limit(bytes_moved, ws)):
             break

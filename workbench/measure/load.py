@@ -137,10 +137,8 @@ class Canary:
 
 
 #: A canary reading above this many times the sweep's fastest reading was taken with the machine in
-#: its slow state. Calibrated on this project's 2-core VM (AMD EPYC, 2026-12-04): of 600 rounds in 30
-#: sweeps run here, the slower of the round's two readings was within 1.15x of the sweep's fastest
-#: reading in 447, at 1.15-1.2x in one, at 1.2-1.3x in none, at 1.3x or more in 152 (the fast state
-#: 1.5-1.7 us, the slow one 2.2-2.9 us).
+#: its slow state: the readings fall in two groups with nothing between 1.2x and 1.3x
+#: (docs/PERFORMANCE.md, "Figures behind the code's choices").
 SLOW_STATE = 1.25
 #: Fewer rounds than this (or than the point has) in one state: the point is noisy (a median of one
 #: or two rounds has not sampled the layouts a rerun draws; ``stats.rounds_ci`` needs their spread).

@@ -51,7 +51,7 @@ SHARES = {"total": 0.4, "warm": 0.4, "cold": 0.1, "call": 0.1}
 
 #: A CPU call shorter than this is timed in batches of back-to-back calls (timeit's ``number``,
 #: nvbench's batch mode): reading the clock and calling through the timer cost about 0.1 µs, a
-#: tenth of a 1 µs NumPy call (on this project's VM its median came out 10 % above timeit's).
+#: tenth of a 1 µs NumPy call.
 CPU_BATCH_S = 20e-6
 MAX_CPU_BATCH = 100
 
