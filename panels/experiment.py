@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QDoubleSpinBo
 
 from panels import style
 from workbench.measure import engine
-from workbench.catalog.backends import BACKENDS, Availability, probe_all
+from workbench.catalog.backends import BACKENDS, Availability, availability_among, probe_all
 from workbench.core import driver
 from workbench.catalog.workloads import KINDS, REGISTRY
 from workbench.core.sizes import fmt_size, parse_bytes, parse_int, steps
@@ -290,7 +290,7 @@ class ExperimentPanel(QWidget):
     def _usable(self, name: str) -> Availability:
         """What the probes found of a backend; one still being probed counts as usable here (it is
         only ticked once it is enabled, and the engine refuses it if it cannot run after all)."""
-        return self.availability.get(name) or Availability(True)
+        return availability_among(name, self.availability) or Availability(True)
 
     def free_device_memory(self) -> int | None:
         """The device memory free now, read from the driver at most every few seconds (every key
@@ -321,7 +321,7 @@ class ExperimentPanel(QWidget):
         unusable = []
         if name:
             for b in REGISTRY.get(name).backends:
-                a = self.availability.get(b)
+                a = availability_among(b, self.availability)
                 item = QListWidgetItem(BACKENDS[b].title if b in BACKENDS else b)
                 item.setData(Qt.ItemDataRole.UserRole, b)
                 item.setIcon(style.icon(b))     # the backend's marker and colour, as in the charts

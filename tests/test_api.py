@@ -71,6 +71,21 @@ def test_a_builtin_backend_cannot_be_declared_again():
         backend("numpy", like="numba")
 
 
+def test_a_declared_backend_is_as_usable_as_the_library_it_imports(monkeypatch):
+    """A plug-in's backend, declared after the probes ran: what they found of its library holds for it."""
+    from workbench.catalog import backends as catalog
+    monkeypatch.setattr(catalog, "BACKENDS", dict(catalog.BACKENDS))
+    backend("api-test-cupy", like="cupy")
+    backend("api-test-numpy", like="numpy")
+    broken = catalog.Availability(False, "installed but broken: CUDA_ERROR_NO_DEVICE")
+    known = {"cupy": broken, "numpy": catalog.Availability(True, "", "2.2")}
+    assert catalog.availability_among("api-test-cupy", known) is broken
+    assert catalog.availability_among("api-test-numpy", known).usable
+    assert catalog.availability_among("api-test-cupy", {}) is None            # a GPU library: not known yet
+    assert catalog.availability_among("api-test-numpy", {}).usable            # a CPU one: probed at once
+    assert catalog.availability_among("no-such-backend", known) is None
+
+
 def test_sweep_of_plain_callables_gives_ok_rows_and_a_raising_kernel_an_error_row():
     frame = workbench.sweep("api_test_kernels", setup=lambda n: np.linspace(0, 1, n), sizes=[2 ** 10],
                             kernels={"numpy": lambda x: x * x, "api-raising": lambda x: [][0]},

@@ -181,3 +181,19 @@ def test_a_window_started_with_a_plugin_loads_it_and_the_next_start_opens_it_aga
         assert got == [[str(mine.resolve()), ["double"]]]
         assert w.experiment.workload_name() == "double" and "double" in tree(w)
         w.close()
+
+
+def test_the_eight_line_plugin_sweeps_both_its_backends_in_the_window(qtbot, window, tmp_path, registry):
+    """docs/API.md's plug-in, opened as a user opens it: its own backend is offered beside NumPy's."""
+    w = window
+    eight = Path(shutil.copy(Path(__file__).parent / "plugins" / "eight_lines.py", tmp_path / "eight.py"))
+    assert open_file(qtbot, w, eight)[1] == ["axpy"]
+    assert w.experiment.select_workload("axpy")
+    check_backends(w, ["numpy", "numpy-blas"])
+    set_sizes(w, "64", "4096", 2)
+    w.experiment.budgetSpin.setValue(0.0)
+    with qtbot.waitSignal(w.sweepCompleted, timeout=TIMEOUT_MS) as done:
+        w.run()
+    assert done.args == [False]
+    assert sorted((r["backend"], r["size"], r["status"]) for r in w.rows) == [
+        ("numpy", 64, "ok"), ("numpy", 4096, "ok"), ("numpy-blas", 64, "ok"), ("numpy-blas", 4096, "ok")]

@@ -272,6 +272,23 @@ def forget_probes() -> None:
     _deep_probe_once.cache_clear()
 
 
+def availability_among(name: str, known: dict[str, Availability]) -> Availability | None:
+    """Whether backend ``name`` can run, from what ``known`` says of the others: a plug-in's backend
+    declared after the probes (``declare``) is as usable as one that imports the same library; a
+    CPU one with a library of its own is probed at once (no child process); else None, not known."""
+    if name in known:
+        return known[name]
+    try:
+        backend = get_backend(name)
+    except KeyError:
+        return None
+    same = [known[n] for n, b in BACKENDS.items() if n in known and (b.module, b.device) == (backend.module,
+                                                                                            backend.device)]
+    if same:
+        return same[0]
+    return probe(name, deep=False) if backend.device == "cpu" else None
+
+
 def probe_all(names: list[str] | None = None, deep: bool = True) -> dict[str, Availability]:
     """Probe several backends at once; the child processes run side by side."""
     names = list(names or BACKENDS)
