@@ -129,3 +129,29 @@ def test_a_plugin_on_an_old_path_is_told_once_on_the_command_line(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.count("workbench.registry is deprecated; import from workbench.api") == 1
     assert f"{path}:2: DeprecationWarning" in proc.stderr
+
+
+def test_a_plugin_is_vetted_with_no_folder_of_ours_shadowing_its_imports(tmp_path):
+    """The vetting child imports from the path the engine has: no sub-package of workbench (core,
+    catalog, results) stands in for a top-level module of the same name."""
+    from workbench.measure import plugins
+    path = tmp_path / "shadow.py"
+    path.write_text("import importlib.util\nimport numpy as np\nfrom workbench.api import Workload, register\n"
+                    "found = [m for m in ('core', 'catalog', 'results', 'measure') if importlib.util.find_spec(m)]\n"
+                    "assert not found, f'shadowed: {found}'\n"
+                    "register(Workload('shadow', make_inputs=lambda n, dt, v, rng: np.ones(n, dt)))"
+                    ".kernel('numpy')(lambda x: x * 2)\n")
+    plugins.vet(path)
+
+
+def test_the_default_reference_runs_the_numpy_kernel_at_the_points_size():
+    """Inputs of shape (2, n): the reference's Context says n, as the timed kernel's does, not 2."""
+    w = Workload("ctx_size", make_inputs=lambda n, dt, v, rng: rng.random((2, n)).astype(dt))
+
+    @w.implement("numpy")
+    def factory(xy, ctx):
+        out = np.empty(ctx.size, xy.dtype)
+        return lambda: np.add(xy[0], xy[1], out=out)
+
+    inputs = w.make_inputs(64, np.dtype(np.float32), "", np.random.default_rng(0))
+    assert w.reference_at(inputs, 64) == pytest.approx((inputs[0] + inputs[1]).astype(np.float64))

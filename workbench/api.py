@@ -6,6 +6,7 @@ Importing this module is cheap: a sweep, a chart and a comparison import what th
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
@@ -40,6 +41,11 @@ def sweep(workload: str | Workload | None = None, *, setup: Callable[[int], Any]
     from workbench.measure.supervisor import DEFAULT_POINT_TIMEOUT_S, Supervisor
     from workbench.workspace import Experiment, plan
 
+    # multiprocessing's own test of a spawned child still importing the parent's script
+    if getattr(multiprocessing.current_process(), "_inheriting", False):
+        raise RuntimeError("workbench.sweep was called again as the engine process imported your script: "
+                           "put the sweep under  if __name__ == \"__main__\":  (docs/API.md)")
+
     files: list[str] = []
     with tempfile.TemporaryDirectory(prefix="workbench-sweep-") as folder:
         if kernels is not None:
@@ -49,14 +55,19 @@ def sweep(workload: str | Workload | None = None, *, setup: Callable[[int], Any]
             files.append(str(Path(plugin).resolve()))
         for path in files:
             names = REGISTRY.load_file(path)
-            workload = workload if isinstance(workload, str) and workload in names else names[0]
+            workload = _named_in(workload, names, path if kernels is None else None)
         name = workload.name if isinstance(workload, Workload) else workload
         if name is None:
             raise ValueError("name a workload, or give setup= and kernels=")
-        if not files and not REGISTRY.builtin(name) and not REGISTRY.origin(name):
-            raise ValueError(f"workload {name!r} was registered in this process only, which the engine process "
-                             "cannot see: give its file as plugin=, or its functions as setup= and kernels=")
+        if not REGISTRY.builtin(name) and name not in REGISTRY.names():
+            raise ValueError(f"no workload named {name!r}: name a built-in one ({', '.join(REGISTRY.names())}), "
+                             "or give its file as plugin=, or its functions as setup= and kernels=")
         origin = REGISTRY.origin(name)
+        gone = not origin or (origin.endswith(".py") and not Path(origin).is_file())    # entry points reload
+        if not files and not REGISTRY.builtin(name) and gone:
+            raise ValueError(f"workload {name!r} was registered in this process only ({origin or 'no file'}), "
+                             "which the engine process cannot see: give its file as plugin=, or its functions "
+                             "as setup= and kernels= again")
         files += [origin] if origin.endswith(".py") and origin not in files else []
         if sizes is not None and not isinstance(sizes, str):
             sizes = ",".join(str(int(n)) for n in sizes)
@@ -64,6 +75,17 @@ def sweep(workload: str | Workload | None = None, *, setup: Callable[[int], Any]
                                sizes=sizes, dtype=dtype, noise=noise, budget_s=budget, repeats=repeats))
         runner = Supervisor(plugins=tuple(files), point_timeout_s=point_timeout or DEFAULT_POINT_TIMEOUT_S)
         return _measure(spec, runner, progress)
+
+
+def _named_in(workload: Any, names: list[str], path: str | None) -> Any:
+    """The workload a loaded file declares that the caller named, else its only one (``path``:
+    the user's file; None for callables, whose file declares the one name given)."""
+    if isinstance(workload, Workload) or workload in names:
+        return workload
+    if path is None or (workload is None and len(names) == 1):
+        return names[0]
+    raise ValueError(f"{path} declares {', '.join(names)}: name one of them"
+                     + (f", not {workload!r}" if workload is not None else ""))
 
 
 def _callables_plugin(name: Any, setup: Callable | None, kernels: Mapping[str, Callable], folder: Path) -> str:
@@ -128,7 +150,8 @@ def _result_set(frame: "pd.DataFrame"):
 
 def plot(df: "pd.DataFrame", kind: str = "runtime", *, baseline: str | None = None) -> "Figure":
     """One chart of a sweep's rows as a matplotlib Figure (shown inline in Jupyter): the chart spec
-    the window and ``--chart`` draw. ``kind``: runtime, throughput, speedup, ... (``plot`` command)."""
+    the window and ``--chart`` draw. ``kind``: one of ``workbench.views.presets.KINDS`` (runtime,
+    speedup, transfer, memory, first-call, roofline, energy), as ``plot --kind`` takes them."""
     from workbench.views import matplotlib_charts as charts
     from workbench.views import presets
     preset = presets.preset("slide", (1280, 720))

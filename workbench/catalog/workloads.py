@@ -147,14 +147,22 @@ class Workload:
         if self.footprint is None:
             self.footprint = defaults.footprint_from_inputs(self.make_inputs)
 
-    def _numpy_reference(self, inputs: Any) -> Any:
-        """The NumPy implementation (else the first one) on float64 copies of the inputs."""
+    def _numpy_reference(self, inputs: Any, size: int | None = None) -> Any:
+        """The NumPy implementation (else the first one) on float64 copies of the inputs; its
+        Context is told ``size``, the point's, where the caller knows it (``reference_at``)."""
         numpy = self.implementations.get("numpy") or next(iter(self.implementations.values()), None)
         if numpy is None:
             raise ValueError(f"workload {self.name!r} has no reference: give reference= or an implementation")
         wide = defaults.as_float64(inputs)
-        made = numpy.factory(wide, Context(defaults.size_of(wide), np.dtype(np.float64)))
+        made = numpy.factory(wide, Context(defaults.size_of(wide) if size is None else size, np.dtype(np.float64)))
         return (made.compute if isinstance(made, Phases) else made)()
+
+    def reference_at(self, inputs: Any, size: int) -> Any:
+        """The float64 reference of the inputs made at ``size``: a given ``reference(inputs)``, or
+        the NumPy implementation run with the point's size in its Context, as the timed one is."""
+        if self.reference == self._numpy_reference:
+            return self._numpy_reference(inputs, size)
+        return self.reference(inputs)
 
     def kernel(self, backend: str, note: str = "", threads: str = "") -> Callable:
         """Decorator: register ``fn(inputs)``, called once per repeat, as this workload on ``backend``

@@ -266,7 +266,7 @@ def run_sweep(spec: SweepSpec, stop: StopFlag | None = None, first: int = 0, las
             if not setup_error:
                 try:
                     inputs = workload.make_inputs(size, dtype, variant, np.random.default_rng(spec.seed))
-                    reference = workload.reference(reference_inputs(inputs))
+                    reference = workload.reference_at(reference_inputs(inputs), size)
                 except Exception as exc:  # noqa: BLE001 - e.g. MemoryError: the sweep goes on
                     inputs = reference = None
                     setup_error = f"could not make inputs: {type(exc).__name__}: {exc}"

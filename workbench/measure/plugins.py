@@ -11,6 +11,7 @@ is the supervisor's business.
 """
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -26,14 +27,16 @@ _VET = ("import sys\nfrom workbench.catalog.workloads import REGISTRY, PluginErr
 
 def vet(path: str | Path, timeout: float | None = None) -> None:
     """Import ``path`` in a child process; raise PluginError with the reason if that goes wrong.
-    The child runs in the project's folder: it is handed the path resolved against ours."""
+    The child imports from this process's path, as the engine process does, and from nothing
+    else: ``-P`` keeps its working folder off it, so no folder there shadows a module."""
     timeout = VET_TIMEOUT_S if timeout is None else timeout     # read now, so a test can shorten it
     path = Path(path)
     if not path.is_file():
         raise PluginError(f"no such workload file: {path}")
     try:
-        proc = subprocess.run([sys.executable, "-c", _VET, str(path.resolve())], capture_output=True, text=True,
-                              timeout=timeout, cwd=Path(__file__).resolve().parents[1])
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p or os.getcwd() for p in sys.path))
+        proc = subprocess.run([sys.executable, "-P", "-c", _VET, str(path.resolve())], capture_output=True,
+                              text=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
         raise PluginError(f"{path}: loading it did not finish in {timeout:.0f} s (does it wait for something?)") from None
     if proc.returncode == 0:

@@ -124,9 +124,15 @@ class Supervisor:
             self.process = self.ctx.Process(target=serve, name=name, daemon=True,
                                             args=(child, self.flag.raw, self.plugins, self._memory_limit(), kind,
                                                   os.getpid(), main))
-            with _group_signals_blocked():
-                self.process.start()
-            child.close()
+            try:
+                with _group_signals_blocked():
+                    self.process.start()
+            except BaseException:
+                self.process = None              # never started: nothing to end or join later
+                parent.close()
+                raise
+            finally:
+                child.close()
             self.conn = parent
 
     @staticmethod
