@@ -1,20 +1,12 @@
 """Backends: who runs a workload, and whether they can run here.
 
-A backend is declared by name with the runtime whose session times it ("cupy"; the
-measuring layer's ``workbench.measure.sessions`` says what each opens, and imports it
-only when a sweep uses it; outside code may name a ``module:function`` of its own).
-Whether it is usable is probed cheaply first (is the library installed? is there a
-driver and a device, new enough?), and only then, for GPU backends, by a tiny
-real computation in a child process: a library that imports but cannot work
-(numba-cuda 0.30 under NumPy 2.5 says ``is_available()`` and compiles no
-kernel) is caught there, and neither a crash nor cuDF's takeover of the
-allocators can reach the process that asked.
-
-A backend that changes what a library *is* for the whole process (cuDF's pandas
-accelerator replaces ``pandas`` itself, and must be installed before pandas is
-first imported) names an ``engine``: a preparation (a runtime of
-``workbench.measure.sessions``, or a ``module:function``) run first thing in an engine
-process of its own, which the supervisor starts for that backend's points.
+A backend is declared by name with the runtime whose session times it ("cupy"; the measuring layer's
+``workbench.measure.sessions`` says what each opens, and outside code may name a ``module:function``).
+Whether it is usable is probed cheaply first (installed? a driver and a device?), then, for GPU
+backends, by a tiny real computation in a child process, which catches a library that imports but
+cannot work. A backend that changes a library for the whole process (cuDF's pandas accelerator)
+names an ``engine``: a preparation run first thing in an engine process of its own.
+See docs/ARCHITECTURE.md, "workbench/catalog/backends.py".
 """
 from __future__ import annotations
 

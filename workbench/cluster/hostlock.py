@@ -1,22 +1,12 @@
 """The locks that keep a point alone where it measures, across every worker process of a host.
 
-Dask's worker resources are counted per worker, and a lab's host runs several workers (dask-cuda
-starts one per GPU, and CPU workers may sit beside them), so resources alone cannot keep a CPU
-point from sharing its host's cores and memory bandwidth with another point. A lock that every
-worker process of the host takes can:
-
-- a CPU point holds the host lock exclusively: nothing else measures on the host meanwhile;
-- a GPU point holds the host lock shared (GPU points on other GPUs of the host go on side by
-  side; a CPU point waits for them) and its GPU's lock exclusively (one point per GPU).
-
-``flock`` grants a shared lock while an exclusive one waits, so a stream of GPU points could keep a
-CPU point waiting for ever: every point first passes a turnstile (one more lock, held only while
-getting the host lock), which a waiting CPU point keeps closed until the host is its own.
-
-``flock`` locks belong to an open file and the kernel drops them when the process ends, however it
-ends: a worker killed mid-point never leaves its host locked. The files live in a folder all the
-host's workers see (``GPU_WORKBENCH_LOCK_DIR``, else the system's temporary folder); containers
-that do not share it must share that folder for the locks to hold (docs/CLUSTER.md).
+Dask's worker resources are counted per worker and a host may run several workers, so every worker
+process of the host takes file locks instead (:func:`alone`): a CPU point holds the host lock
+exclusively; a GPU point holds it shared and its GPU's lock exclusively. A turnstile lock keeps a
+stream of GPU points from starving a waiting CPU point. ``flock`` locks go with their process, so a
+worker killed mid-point never leaves its host locked. The files live in ``GPU_WORKBENCH_LOCK_DIR``,
+else the system's temporary folder (:func:`lock_dir`).
+See docs/ARCHITECTURE.md, "workbench/cluster/hostlock.py".
 """
 from __future__ import annotations
 

@@ -1,36 +1,12 @@
 """The engine process: the engine on the main thread of a process of its own (no Qt here).
 
-The supervisor (``workbench.measure.supervisor``) starts it and talks to it over a pipe.
-A process rather than a thread, because:
-
-* Numba compiling in a worker thread while the GUI thread paints crashed the
-  process (a segfault inside LLVM, about one run in two); here the engine runs
-  on its main thread, as on the command line;
-* an illegal memory access poisons a CUDA context until its process exits, a
-  segfault or an out-of-memory kill ends it: a child can be replaced, the
-  window and the command line cannot;
-* cuDF's takeover of the allocators and the peak-RSS reading stay the child's.
-
-Requests in: ``("run", spec, first, last, skip)`` (the points of the plan with index in
-[first, last), less those in ``skip``: points that already took an engine down), ``("probe",)``, ``("quit",)``. Out: the messages of
-``workbench.measure.protocol``, each request closed by ``Done``.
-
-A backend that needs the process prepared before anything is imported (cuDF's
-pandas accelerator must be installed before pandas) gets an engine process of
-its own, whose ``prepare`` (``workbench.measure.sessions.preparation``) runs first of all here.
-
-Stop is one byte of shared memory without a lock (``multiprocessing.RawValue``):
-a process killed while reading it cannot leave a lock held that would block
-the parent's Stop (a ``multiprocessing.Event`` did, after a kill -9). The
-parent clears it before it sends a run, so a Stop pressed before this process
-has even read the request still counts.
-
-The engine dies with its parent, whatever ended the parent (kill -9 included):
-on Linux the kernel sends it SIGKILL (``PR_SET_PDEATHSIG``), and everywhere a
-watchdog thread ends it quietly once its parent is gone; a message it can no
-longer send ends it quietly too (no BrokenPipe traceback from an orphan).
-Plug-in code that calls ``sys.exit`` or raises KeyboardInterrupt ends it as
-asked, after saying so (``EngineExiting``), so that the row names the cause.
+The supervisor (``workbench.measure.supervisor``) starts it and talks to it over a pipe. Requests in:
+``("run", spec, first, last, skip)``, ``("probe",)``, ``("quit",)``; out: the messages of
+``workbench.measure.protocol``, each request closed by ``Done``. A process, not a thread: Numba
+compiling beside the GUI thread crashed, and only a child survives a poisoned CUDA context or a
+segfault. Stop is a shared byte read without a lock (``SharedFlag``), and the engine dies with its
+parent, however it ends (``die_with_parent``).
+See docs/ARCHITECTURE.md, "workbench/measure/engine_process.py".
 """
 from __future__ import annotations
 

@@ -1,38 +1,12 @@
 """What the hardware can do, and the check that no measured point claims more.
 
-A point's bandwidth (the workload's bytes over its time) and arithmetic rate
-(its FLOPs over its time) are compared with the limits of the device it ran
-on. A figure beyond a limit by more than the limit's own uncertainty is not a
-result but a bug in the measurement (a timer that bracketed nothing, work on
-another stream, a backend that skipped its work), and the point's status
-becomes ``implausible``.
-
-Bandwidth: the best of STREAM-like copies, sums and triads, measured once per
-process and device on a ladder of sizes, from sizes where a call's cost
-dominates to twice the largest cache. A point is held to the memory that holds
-its *working set* (the bytes it holds, not the bytes it counts: a 5-point
-stencil counts every read of a grid that may stay in cache): the best rung of
-the cache level that holds the working set or of a slower one. The levels'
-sizes come from the system (:mod:`workbench.measure.caches`: /sys on Linux, the L2 on a
-GPU); where it cannot say, every rung is its own level. Comparing all the bytes
-of an honest Numba stencil at 1024^2 (4 MiB a field, inside a 32 MiB L3) with a
-copy from memory called it 1.1x beyond the hardware.
-
-The margin is not fixed: the ladder is walked ``LADDER_PASSES`` times, so each
-rung is measured at moments apart, and a point is held to ``MARGIN`` times its
-ceiling times how far the measurements of the ceiling's level disagreed (up to
-``MAX_SPREAD``): on this project's 2-core VM the same host copy measured 94 and
-163 GB/s minutes apart, and a ceiling that moves by 1.7x is not one to condemn a
-point 1.1x beyond. A point beyond its ceiling also gets a second opinion before
-it is condemned: the rungs around its size are measured again, thoroughly (on
-the CPU with a parallel JIT copy too).
-
-Arithmetic: the peak FLOP/s from the device's properties (SM count, clock and
-compute capability for a GPU; cores, clock and vector width for the CPU),
-counted generously (tensor cores where cuBLAS uses them for float64, a turbo
-margin on the CPU): a ceiling, not a prediction.
-
-A time of zero (or less) for a point that does work is implausible outright.
+A point's bandwidth (bytes over time) and FLOP rate are compared with the limits of the device it
+ran on: a figure beyond a limit by more than the limit's own uncertainty is a bug in the measurement,
+not a result, and the point's status becomes ``implausible`` (as does a time of zero or less). The
+bandwidth ceiling is the best STREAM-like rung of the cache level that holds the point's working set
+(not its counted bytes) or of a slower one, times ``MARGIN`` times how far that level's measurements
+disagreed (up to ``MAX_SPREAD``); the FLOP/s ceiling is a generous peak from the device's properties.
+See docs/ARCHITECTURE.md, "workbench/measure/limits.py".
 """
 from __future__ import annotations
 

@@ -1,26 +1,12 @@
 """How a point is sampled: the first call, then samples until the median is known well enough.
 
-The stopping rule is nvbench's idea with a statistician's criterion: sample until the 95 %
-interval of the median is within ``spec.noise`` of it on either side (``workbench.core.stats``), after
-at least ``spec.min_repeats`` samples and ``spec.min_time_s``, and at most ``spec.budget_s``. A
-quiet 60 ms kernel stops after a handful of samples; a noisy 5 µs one runs until its median is
-pinned down or the cap says it cannot be (``converged`` false, said in the row).
-
-On a GPU a point has four figures, each sampled under the same rule:
-
-- **end to end** (with transfer phases): upload, compute and download, each timed with the
-  session's clock, as a program that moves its data each time pays it;
-- **warm GPU time**: back-to-back computes on data already on the device, in bursts (nvbench's
-  batch mode). Where the session can, the stream is held by a blocking kernel while the burst is
-  queued (``timed_blocked``), so the events time the device's work and not the host's dispatch:
-  a CuPy reduction of 2^20 floats is 9 µs of GPU work inside a 28 µs Python call;
-- **cold GPU time**: one compute after the L2 cache was flushed (``flush_l2``: writing a buffer
-  of twice its size, as nvbench does), so its inputs come from memory;
-- **call time**: one compute and the wait for the device, on the host's clock: what a line of
-  the user's Python pays, launch overhead included.
-
-A sample taken while the GPU held its SM clock below 75 % of its highest is dropped and counted
-(``workbench.measure.gpu.clocks``).
+Samples are taken until the 95 % interval of the median is within ``spec.noise`` of it on either
+side (``workbench.core.stats``), after at least ``spec.min_repeats`` samples and ``spec.min_time_s``,
+and at most ``spec.budget_s`` (else ``converged`` is false, said in the row). On a GPU a point has
+four figures, each sampled so: end to end, warm GPU time (bursts, behind a blocking kernel where the
+session can: ``timed_blocked``), cold GPU time (after ``flush_l2``) and call time. A sample taken
+while the GPU throttled is dropped and counted (``workbench.measure.gpu.clocks``).
+See docs/ARCHITECTURE.md, "workbench/measure/sampling.py".
 """
 from __future__ import annotations
 

@@ -1,37 +1,12 @@
 """The supervisor: sweeps run in an engine process that may crash, hang or be stopped at any time.
 
-Benchmarking GPUs means running code that segfaults, exhausts memory, poisons
-CUDA contexts and never returns. The supervisor owns one long-lived engine
-process (``workbench.measure.engine_process``), relays its messages, and turns every way it
-can end into something a user can read:
-
-* a point that kills the engine (a segfault, ``os._exit``, an out-of-memory
-  kill, a poisoned context) becomes an ``error`` row naming the cause; a fresh
-  engine starts and the sweep goes on with the next point;
-* a point that runs past the per-point time limit is ended the same way; the limit covers every
-  phase of a point: making its inputs and reference (timed from the engine's first word on the
-  request, or from the last point it finished), compiling, the repeats, the check;
-* an engine that ends by itself (plug-in code calling ``sys.exit``, raising KeyboardInterrupt) is
-  given a moment to finish exiting and is reported as what it did, never killed and then blamed
-  for the kill;
-* Stop ends a sweep within ``STOP_GRACE_S`` in every phase: the engine looks at
-  the flag between repeats and points, and an engine that does not answer in
-  time (a long repeat, a float64 reference being made, a hung kernel) is
-  ended, and a fresh one starts with the next request;
-* every finished point is appended to the journal before it is handed on;
-* a backend that needs an engine process of its own (``Backend.engine``: cuDF's
-  pandas accelerator must be installed before pandas is imported) gets one: the
-  plan is cut into runs of consecutive points by engine, each run is sent to its
-  engine, one engine works at a time (never two measuring at once), and each
-  stays alive, parked, for its next run.
-
-``stop()`` and ``close()`` may be called from any thread while ``run()``
-iterates in another; neither ever blocks for long, whatever state the engine
-died in. ``stop()`` and ``abort()`` take no lock: a signal handler may call them
-(``close()`` waits for the lock the iterating thread may hold, which a handler
-running on that thread would wait for forever). An engine dies with this
-process, however it ends (``workbench.measure.engine_process.die_with_parent``). No Qt here: the
-command line and the window use it alike.
+``Supervisor`` owns the engine process (``workbench.measure.engine_process``), relays its messages and
+turns every way a point can end into a row: an engine killed, or past the per-point time limit, gives
+an ``error`` row naming the cause and a fresh engine goes on; Stop ends a sweep within
+``STOP_GRACE_S``; every finished point is journalled before it is handed on; a backend with an engine
+of its own (``Backend.engine``) gets one, one engine measuring at a time. ``stop()`` and ``abort()``
+take no lock, so a signal handler may call them; ``close()`` may wait for one. No Qt here.
+See docs/ARCHITECTURE.md, "workbench/measure/supervisor.py".
 """
 from __future__ import annotations
 

@@ -1,22 +1,12 @@
 """The device memory cap: a memory wall a talk can reach in seconds on a large GPU.
 
-A sweep may cap the device memory its GPU backends use (``SweepSpec.device_memory_limit``).
-The cap is applied around each point's work only (:func:`capped`), never around the
-harness's own measurements (the bandwidth ladder of ``workbench.measure.limits`` copies a GiB), and
-in each library's own way, without importing any library that is not loaded already:
-
-* CuPy: the default memory pool's limit (``MemoryPool.set_limit``), which counts what the
-  pool holds; the pool is emptied between points, so that is what the point holds;
-* RMM (once cuDF is imported, the allocator of cuDF, CuPy and Numba alike): a
-  ``LimitingResourceAdaptor`` over the current device resource, under RMM's statistics
-  adaptor where there is one, so the peak readings still see every allocation;
-* Numba CUDA without RMM: Numba has no pool to cap, so the session's allocation helpers
-  count what they hand out during a point and :func:`check` refuses what would pass the cap.
-
-A point that runs out of device memory, capped or not, becomes an ``error`` row whose message
-starts with :data:`OUT_OF_DEVICE_MEMORY` (:func:`describe`): what the point was estimated to
-need, the cap and the free device memory, then the library's own words. Charts find the wall
-by that prefix (``workbench.results.rows.memory_walls``).
+A sweep may cap the device memory its GPU backends use (``SweepSpec.device_memory_limit``). The cap
+is applied around each point's work only (:func:`capped`), never around the harness's own
+measurements, in each library's own way (CuPy's pool limit, RMM's ``LimitingResourceAdaptor``, Numba
+CUDA's allocations counted against :func:`check`), importing no library not loaded already. A point
+out of device memory becomes an ``error`` row whose message starts with :data:`OUT_OF_DEVICE_MEMORY`
+(:func:`describe`); charts find the wall by that prefix (``workbench.results.rows.memory_walls``).
+See docs/ARCHITECTURE.md, "workbench/measure/gpu/cap.py".
 """
 from __future__ import annotations
 

@@ -1,19 +1,12 @@
 """cudf.pandas: the pandas code of the dataframe workloads, unchanged, under cuDF's pandas accelerator.
 
-``cudf.pandas.install()`` replaces the ``pandas`` module itself with proxies that run
-each call in cuDF on the GPU where they can and fall back to pandas on the CPU where
-they cannot. It must come before pandas is first imported, and it is for the whole
-process: so the backend names :func:`install` as its engine's preparation
-(``Backend.engine``), and the supervisor runs its points in an engine process of their
-own, started with the accelerator installed first of all (``workbench.measure.engine_process``).
-
-There, the workloads' inputs are made through the proxies (as a user's program makes
-its frames), while the float64 reference is computed by pandas itself from host
-copies (:func:`real_pandas`), so a point is checked against pandas, not against
-the accelerator it measures. The session times with the host clock after a device
-synchronisation, as cuDF's does, and after the point reruns the computation once,
-untimed, under cudf.pandas's profiler, to say how many calls ran on the GPU and how
-many fell back to the CPU (:func:`fallback_note`): that goes into the row's message.
+``cudf.pandas.install()`` replaces ``pandas`` itself, for the whole process, and must come before
+pandas is first imported: so :func:`install` is the backend's engine preparation (``Backend.engine``),
+run first of all in an engine process of its own. Inputs are made through the proxies; the float64
+reference is computed by pandas itself from host copies (:func:`real_pandas`). After the point, an
+untimed rerun under cudf.pandas's profiler counts the calls that fell back to the CPU
+(:func:`fallback_note`).
+See docs/ARCHITECTURE.md, "workbench/measure/gpu/cudf_pandas.py".
 """
 from __future__ import annotations
 

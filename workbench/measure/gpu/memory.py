@@ -1,20 +1,12 @@
 """Peak device memory, read the way each allocator allows.
 
-* CuPy: a thread-local :class:`cupy.cuda.MemoryHook` counts what the memory
-  pool hands out and takes back, so the peak is the bytes in use, not the bytes
-  the pool happens to cache.
-* RMM: once cuDF is imported, RMM's statistics (a frame pushed per point) see
-  what goes through RMM. Whether CuPy's and Numba's allocations do depends on
-  what set their allocators (``cudf.pandas.install()`` does, importing cuDF does
-  not), so with RMM imported a point reads both RMM's peak and its library's own
-  count and keeps the larger: one of them saw the point's buffers, and neither
-  counts the other's. Reading RMM's alone gave a peak of 0 bytes for CuPy and
-  Numba CUDA points measured after a cuDF test in one process (H200, 2026-12-04).
-* Numba CUDA: the context's ``memalloc`` (every device array of Numba goes
-  through it, whatever memory manager serves it) is wrapped for the scope and
-  counts what it hands out; a buffer counts as freed when Numba lets go of it,
-  not when its deferred free reaches the driver. cuMemGetInfo would read the
-  driver's 2 MiB granules and other processes' use.
+CuPy: a thread-local memory hook counts what the pool hands out, not what it caches (``cupy_scope``).
+RMM, once cuDF is imported: a statistics frame per point (``rmm_scope``); a point then also keeps
+its library's own count and reads the larger (``larger``), because whether CuPy's and Numba's
+allocations go through RMM depends on what set their allocators. Numba CUDA: the context's
+``memalloc`` wrapped for the scope (``numba_scope``), not cuMemGetInfo, which reads the driver's
+2 MiB granules and other processes' use.
+See docs/ARCHITECTURE.md, "workbench/measure/gpu/memory.py".
 """
 from __future__ import annotations
 
