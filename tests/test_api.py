@@ -155,3 +155,34 @@ def test_the_default_reference_runs_the_numpy_kernel_at_the_points_size():
 
     inputs = w.make_inputs(64, np.dtype(np.float32), "", np.random.default_rng(0))
     assert w.reference_at(inputs, 64) == pytest.approx((inputs[0] + inputs[1]).astype(np.float64))
+
+
+OLD_STAR = ("import numpy as np\nfrom workbench.registry import *\n"
+            "w = register(Workload('old_star', make_inputs=lambda n, dt, v, rng: np.ones(n, dt)))\n"
+            "w.kernel('numpy')(lambda x: x * 2)\n")
+# The A/A plug-in as it was written before the layers split: its own backends in the table.
+OLD_BACKENDS = '''import numpy as np
+from workbench import backends
+from workbench.registry import Workload, register
+for _name in ("old-twin-a", "old-twin-b"):
+    backends.BACKENDS.setdefault(_name, backends.Backend(
+        _name, _name, "cpu", "numpy", ("numpy",), "workbench.measure:CpuSession", "identical NumPy code"))
+w = register(Workload("old_twins", make_inputs=lambda n, dt, v, rng: np.ones(n, dt)))
+w.kernel("old-twin-a")(lambda x: x * 2)
+w.kernel("old-twin-b")(lambda x: x * 2)
+'''
+
+
+@pytest.mark.parametrize("text, backends_run", [(OLD_STAR, ["numpy"]), (OLD_BACKENDS, ["old-twin-a", "old-twin-b"])],
+                         ids=["star-import", "own-backends"])
+def test_a_plugin_written_before_the_split_still_sweeps_and_is_told_where_to_go(tmp_path, text, backends_run):
+    path = tmp_path / "old_plugin.py"
+    path.write_text(text)
+    workload = "old_star" if "old_star" in text else "old_twins"
+    proc = subprocess.run([sys.executable, "-m", "workbench", "--plugin", str(path), "run", "-w", workload,
+                           "-b", ",".join(backends_run), "-s", "2^10", "--budget", "0.02", "--out",
+                           str(tmp_path / "r.csv")], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rows = pd.read_csv(tmp_path / "r.csv")
+    assert sorted(rows["backend"]) == backends_run and (rows["status"] == "ok").all()
+    assert "is deprecated; import from workbench.api" in proc.stderr

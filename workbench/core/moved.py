@@ -11,12 +11,15 @@ from typing import Any, Callable
 OURS = ("workbench", "workloads", "panels")
 
 
-def moved(old: str, target: str, public: str) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+def moved(old: str, target: str, public: str,
+          names: tuple[str, ...] = ()) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """``__getattr__`` and ``__dir__`` for module ``old``, whose names now live in ``target``;
     the warning sends users to ``public``. Names are looked up on each use, not at import, so
-    every importing file is warned, not only the first."""
+    every importing file is warned, not only the first. ``names``: what ``import *`` took from it."""
 
     def __getattr__(name: str) -> Any:
+        if name == "__all__" and names:
+            return list(names)
         if name.startswith("__"):        # import machinery probing (__path__, __file__ ...)
             raise AttributeError(name)
         value = getattr(importlib.import_module(target), name)   # AttributeError as usual

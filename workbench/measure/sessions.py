@@ -48,8 +48,23 @@ SESSIONS: dict[str, Callable[[], Callable[[Backend], Any]]] = {
 PREPARATIONS: dict[str, Callable[[], Callable[[], Any]]] = {"cudf-pandas": _cudf_pandas_install}
 
 
+#: The ``module:function`` paths the built-in backends named before the runtimes (and before the
+#: layers split): a plug-in that copied one still gets that runtime.
+FORMER_PATHS = {
+    "workbench.measure:CpuSession": "cpu", "workbench.measure.cpu:CpuSession": "cpu",
+    "workbench.gpu.cupy_session:CupySession": "cupy", "workbench.measure.gpu.cupy_session:CupySession": "cupy",
+    "workbench.gpu.numba_session:NumbaCudaSession": "numba-cuda",
+    "workbench.measure.gpu.numba_session:NumbaCudaSession": "numba-cuda",
+    "workbench.gpu.cudf_session:CudfSession": "cudf", "workbench.measure.gpu.cudf_session:CudfSession": "cudf",
+    "workbench.gpu.cudf_pandas:CudfPandasSession": "cudf-pandas",
+    "workbench.measure.gpu.cudf_pandas:CudfPandasSession": "cudf-pandas",
+    "workbench.gpu.cudf_pandas:install": "cudf-pandas", "workbench.measure.gpu.cudf_pandas:install": "cudf-pandas",
+}
+
+
 def resolve(target: str, table: dict[str, Callable[[], Any]]) -> Any:
     """A runtime's entry in ``table``, or the object a ``module:function`` names."""
+    target = FORMER_PATHS.get(target, target)
     if ":" in target:
         module, attr = target.split(":")
         return getattr(importlib.import_module(module), attr)
