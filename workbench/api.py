@@ -19,6 +19,9 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
 
+    from workbench.measure.engine import SweepSpec
+    from workbench.measure.runner import Runner
+
 __all__ = ["Backend", "Context", "Phases", "PluginError", "Workload", "backend", "compare", "plot", "register",
            "sweep"]
 
@@ -98,7 +101,7 @@ def _callables_plugin(name: Any, setup: Callable | None, kernels: Mapping[str, C
     return str(shipped.ship(name, setup, kernels, folder))
 
 
-def _measure(spec: Any, runner: Any, progress: bool) -> "pd.DataFrame":
+def _measure(spec: "SweepSpec", runner: "Runner", progress: bool) -> "pd.DataFrame":
     """Drive a workspace through ``runner`` as the command line does; Ctrl-C keeps what was measured."""
     from workbench.measure.environment import record
     from workbench.workspace import Workspace

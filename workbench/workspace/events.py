@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from workbench.measure.engine import SweepSpec
 
 
 class RunState(enum.Enum):
@@ -30,7 +33,7 @@ class StateChanged:
 class SweepBegan:
     """A sweep was handed to the engine; ``first`` False: a lesson's next run, whose rows join the last run's."""
 
-    spec: Any
+    spec: SweepSpec
     first: bool = True
     notes: tuple[str, ...] = ()          # what it will meet on the device (the memory wall), said before
 
@@ -39,7 +42,7 @@ class SweepBegan:
 class SweepPlanned:
     """The engine said how many points the sweep has."""
 
-    spec: Any
+    spec: SweepSpec
     total: int
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from workbench import lessons
 from workbench.catalog.workloads import REGISTRY
@@ -30,10 +30,14 @@ from workbench.workspace import events as ev
 from workbench.workspace.events import RunState
 from workbench.workspace.experiment import Checked, Experiment, check, memory_notes
 
+if TYPE_CHECKING:
+    from workbench.measure.engine import SweepSpec
+    from workbench.measure.runner import Runner
+
 log = logging.getLogger(__name__)
 
 
-def points_of(spec: Any) -> list[tuple]:
+def points_of(spec: SweepSpec) -> list[tuple]:
     """The points of a checked sweep as results files key them (workload, backend, size, dtype,
     variant), in the order they run: planned, not checked again (``experiment.check`` did)."""
     workload = REGISTRY.get(spec.workload)
@@ -56,18 +60,18 @@ class LessonRun:
 class Workspace:
     """One session: settings, rows, sets, journal or results file, run state, events."""
 
-    def __init__(self, *, start: Callable[[Any], None] | None = None, stop: Callable[[], None] | None = None,
+    def __init__(self, *, start: Callable[[SweepSpec], None] | None = None, stop: Callable[[], None] | None = None,
                  journals: Journals | None = None, out: ResultsOut | None = None,
                  environment: Mapping[str, Any] | None = None) -> None:
         self._start = start
         self._stop = stop
-        self._queued: list[tuple[Any, tuple[int, ...]]] = []     # specs for drive(), where no start is given
+        self._queued: list[tuple[SweepSpec, tuple[int, ...]]] = []     # specs for drive(), where no start is given
         self.listeners = ev.Listeners()
         self.table = RowTable()
         self.origin: ResultSet | None = None     # where the rows come from: None for a sweep measured here
         self.compared: list[ResultSet] = []      # the sets overlaid on the main one
         self.environment: dict = dict(environment or {})   # this machine's record, as the engine read it
-        self.spec: Any = None                    # the sweep being measured (or last measured)
+        self.spec: SweepSpec | None = None                    # the sweep being measured (or last measured)
         self.settings: dict = {}                 # its settings, as result files keep them
         self.state = RunState.IDLE
         self.total = 0
@@ -139,7 +143,7 @@ class Workspace:
         """Whether ``experiment`` can run, every problem named by its setting (``experiment.check``)."""
         return check(experiment) if usable is None else check(experiment, usable)
 
-    def run(self, spec: Any, *, skip: Sequence[int] = (), journal_settings: Mapping[str, Any] | None = None,
+    def run(self, spec: SweepSpec, *, skip: Sequence[int] = (), journal_settings: Mapping[str, Any] | None = None,
             lesson: LessonRun | None = None) -> None:
         """Start a sweep of ``spec`` (checked: ``check``): its rows replace the main set's; the
         sets compared stay. ``skip``: indices of points not to run (a resumed file's)."""
@@ -174,7 +178,7 @@ class Workspace:
         first = plan.specs[0]
         self.run(first, journal_settings={**engine.settings_of(first), "lesson": plan.lesson.name}, lesson=lesson)
 
-    def _begin(self, spec: Any, first: bool, skip: Sequence[int] = ()) -> None:
+    def _begin(self, spec: SweepSpec, first: bool, skip: Sequence[int] = ()) -> None:
         self.spec = spec
         self.run_start = len(self.table)
         self.total = 0
@@ -193,7 +197,7 @@ class Workspace:
             if self._stop is not None:
                 self._stop()
 
-    def drive(self, runner: Any) -> None:
+    def drive(self, runner: Runner) -> None:
         """Run what was started through ``runner`` (``Supervisor``, ``InProcess``) here, feeding its
         messages to :meth:`handle`, until nothing is left to run: for a caller without an event loop
         (the command line, tests). The window drives its workspace from its worker thread instead."""
