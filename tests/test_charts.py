@@ -295,12 +295,12 @@ def test_pinned_and_pageable_are_told_apart():
 
 @pytest.mark.parametrize("value,text", [(1e-5, "10 µs"), (2.5e-3, "2.5 ms"), (3.0, "3 s"), (4e-9, "4 ns")])
 def test_time_labels(value, text):
-    assert charts.time_label(value) == text
+    assert units.seconds(value) == text
 
 
 def test_byte_and_power_labels_and_ticks():
-    assert charts.bytes_label(2 ** 18) == "256 KiB" and charts.bytes_label(3 * 2 ** 30) == "3 GiB"
-    assert charts.power_label(1024, 2) == "2¹⁰" and charts.power_label(1e6, 10) == "10⁶"
+    assert units.nbytes(2 ** 18) == "256 KiB" and units.nbytes(3 * 2 ** 30) == "3 GiB"
+    assert units.power(1024, 2, superscript=True) == "2¹⁰" and units.power(1e6, 10, superscript=True) == "10⁶"
     ticks = charts.log_ticks(2 ** 10, 2 ** 26, 2, most=7)
     assert ticks == [2.0 ** k for k in range(10, 27, 3)]
     assert charts.log_ticks(2e-6, 9e-6, 10) == [2e-6, 3e-6, 5e-6, 7e-6]   # a narrow axis still gets labels

@@ -17,7 +17,6 @@ LAUNCH_SHARE = 0.5
 TRANSFER_SHARE = 0.5
 #: A roof is the bound from this share of it up; below every roof, the bound is ``unknown``.
 NEAR = 0.5
-BOUNDS = ("launch", "transfer", "memory", "compute", "unknown")
 
 
 def _number(row: Mapping[str, Any], key: str) -> float:

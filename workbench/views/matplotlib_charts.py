@@ -29,7 +29,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator
 
-from workbench.core import atomic, units
+from workbench.core import atomic
 from workbench.views import bands, palette, provenance, spec
 from workbench.views.compare import (DEFAULT_BASELINES, WITHIN_NOISE, Baseline, Series, baseline,  # noqa: F401 - the API
                                      is_baseline, series, speedups, within_noise)
@@ -78,21 +78,6 @@ def _ink(color: str) -> str:
 
 def _marker(name: str) -> str:
     return MARKERS.get(name, "o") if name else "none"
-
-
-def time_label(seconds: float) -> str:
-    """1e-05 -> '10 µs' (``workbench.core.units``, as the table and the window)."""
-    return units.seconds(seconds)
-
-
-def bytes_label(n: float) -> str:
-    """262144 -> '256 KiB'."""
-    return units.nbytes(n)
-
-
-def power_label(value: float, base: int) -> str:
-    """1024 -> '2¹⁰' (base 2), 1e6 -> '10⁶' (base 10); other values as counts."""
-    return units.power(value, base, superscript=True)
 
 
 def _gid(kind: str, role: str, label: str) -> str:
