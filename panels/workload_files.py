@@ -60,6 +60,7 @@ class WorkloadFiles(QObject):
         self._queue: list[str] = []                # files waiting to be vetted
         self._vetting = ""
         self._changed: set[str] = set()            # changed on disk, loaded again once idle
+        self._fits: dict[str, plugins.Fits] = {}   # each file's footprints, as its vetting child made them
         self._closed = False
         self.watcher = QFileSystemWatcher(self)
         self.watcher.fileChanged.connect(self._on_changed)
@@ -103,8 +104,9 @@ class WorkloadFiles(QObject):
         self.job.start(partial(plugins.vet, self._vetting))
 
     @Slot(object)
-    def _vetted(self, _: object) -> None:
+    def _vetted(self, fits: plugins.Fits) -> None:
         path, self._vetting = self._vetting, ""
+        self._fits[path] = fits        # its inputs' sizes, measured in the vetting child, not here
         if self._closed:               # its end came after the window closed: nothing to show it in
             return
         if self.window.busy:           # a sweep began meanwhile: load it once that ends
@@ -125,6 +127,7 @@ class WorkloadFiles(QObject):
         """Load a vetted file here, show its workloads, and hand the files to the engines."""
         try:
             names = REGISTRY.load_file(path, exclusive=True)
+            plugins.seed(names, self._fits.get(path, {}))
         except Exception as exc:  # noqa: BLE001 - a plug-in never takes the window down
             self._fail(path, exc)
             return

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import tempfile
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
@@ -26,6 +27,8 @@ __all__ = ["Backend", "Context", "Phases", "PluginError", "Workload", "backend",
            "sweep"]
 
 log = logging.getLogger(__name__)
+#: Held while a sweep registers and plans its workload.
+_registering = threading.Lock()
 
 
 def sweep(workload: str | Workload | None = None, *, setup: Callable[[int], Any] | None = None,
@@ -40,44 +43,64 @@ def sweep(workload: str | Workload | None = None, *, setup: Callable[[int], Any]
     Returns the rows ``--out`` writes, one per point, the environment and settings in ``.attrs``.
     A kernel that raises or crashes is an error row; Ctrl-C returns the points measured so far.
     ``sizes``: an expression (``"2^10:2^16:x4"``) or sizes; ``noise``: the target, a fraction."""
-    from workbench.measure import plugins
     from workbench.measure.supervisor import DEFAULT_POINT_TIMEOUT_S, Supervisor
-    from workbench.workspace import Experiment, plan
+    from workbench.workspace import arguments, plan
 
     # multiprocessing's own test of a spawned child still importing the parent's script
     if getattr(multiprocessing.current_process(), "_inheriting", False):
         raise RuntimeError("workbench.sweep was called again as the engine process imported your script: "
                            "put the sweep under  if __name__ == \"__main__\":  (docs/API.md)")
 
-    files: list[str] = []
     with tempfile.TemporaryDirectory(prefix="workbench-sweep-") as folder:
-        if kernels is not None:
-            files.append(_callables_plugin(workload, setup, kernels, Path(folder)))
-        elif plugin is not None:
-            plugins.vet(plugin)
-            files.append(str(Path(plugin).resolve()))
-        for path in files:
-            names = REGISTRY.load_file(path)
-            workload = _named_in(workload, names, path if kernels is None else None)
-        name = workload.name if isinstance(workload, Workload) else workload
-        if name is None:
-            raise ValueError("name a workload, or give setup= and kernels=")
-        if not REGISTRY.builtin(name) and name not in REGISTRY.names():
-            raise ValueError(f"no workload named {name!r}: name a built-in one ({', '.join(REGISTRY.names())}), "
-                             "or give its file as plugin=, or its functions as setup= and kernels=")
-        origin = REGISTRY.origin(name)
-        gone = not origin or (origin.endswith(".py") and not Path(origin).is_file())    # entry points reload
-        if not files and not REGISTRY.builtin(name) and gone:
-            raise ValueError(f"workload {name!r} was registered in this process only ({origin or 'no file'}), "
-                             "which the engine process cannot see: give its file as plugin=, or its functions "
-                             "as setup= and kernels= again")
-        files += [origin] if origin.endswith(".py") and origin not in files else []
-        if sizes is not None and not isinstance(sizes, str):
-            sizes = ",".join(str(int(n)) for n in sizes)
-        spec = plan(Experiment(workload=name, backends=tuple(backends) if backends is not None else None,
-                               sizes=sizes, dtype=dtype, noise=noise, budget_s=budget, repeats=repeats))
-        runner = Supervisor(plugins=tuple(files), point_timeout_s=point_timeout or DEFAULT_POINT_TIMEOUT_S)
+        with _registering:          # sweeps from several threads share the registry
+            name, files = _registered(workload, setup, kernels, plugin, Path(folder))
+            if kernels is not None and backends is None:
+                backends = _runnable(kernels)
+            spec = plan(arguments.experiment(name, backends, sizes, dtype, noise, budget, repeats))
+        runner = Supervisor(plugins=tuple(files),
+                            point_timeout_s=arguments.timeout(point_timeout, DEFAULT_POINT_TIMEOUT_S))
         return _measure(spec, runner, progress)
+
+
+def _registered(workload: Any, setup: Callable | None, kernels: Mapping | None, plugin: str | Path | None,
+                folder: Path) -> tuple[str, list[str]]:
+    """The workload's name, registered here, and the files the engine process loads to know it."""
+    from workbench.measure import plugins
+    files: list[str] = []
+    if kernels is not None:
+        files.append(_callables_plugin(workload, setup, kernels, folder))
+    elif plugin is not None:
+        files.append(str(Path(plugin).resolve()))
+    for path in files:              # vetted first: the user's code runs here only once it loaded cleanly
+        names = plugins.load(path, exclusive=False)
+        workload = _named_in(workload, names, path if kernels is None else None)
+    name = workload.name if isinstance(workload, Workload) else workload
+    if name is None:
+        raise ValueError("name a workload, or give setup= and kernels=")
+    if not REGISTRY.builtin(name) and name not in REGISTRY.names():
+        raise ValueError(f"no workload named {name!r}: name a built-in one ({', '.join(REGISTRY.names())}), "
+                         "or give its file as plugin=, or its functions as setup= and kernels=")
+    origin = REGISTRY.origin(name)
+    gone = not origin or (origin.endswith(".py") and not Path(origin).is_file())    # entry points reload
+    if not files and not REGISTRY.builtin(name) and gone:
+        raise ValueError(f"workload {name!r} was registered in this process only ({origin or 'no file'}), "
+                         "which the engine process cannot see: give its file as plugin=, or its functions "
+                         "as setup= and kernels= again")
+    return name, files + ([origin] if origin.endswith(".py") and origin not in files else [])
+
+
+def _runnable(kernels: Mapping[str, Any]) -> list[str]:
+    """The callables' backends that can run here; each that cannot is said, not dropped unseen."""
+    from workbench.catalog.backends import probe
+    found = {name: probe(name) for name in kernels}
+    for name, a in found.items():
+        if not a.usable:
+            log.warning("%s not measured: not usable here: %s", name, a.reason)
+    usable = [name for name, a in found.items() if a.usable]
+    if not usable:
+        raise ValueError("none of the kernels can run here: "
+                         + "; ".join(f"{n}: {a.reason}" for n, a in found.items()))
+    return usable
 
 
 def _named_in(workload: Any, names: list[str], path: str | None) -> Any:
@@ -95,7 +118,9 @@ def _callables_plugin(name: Any, setup: Callable | None, kernels: Mapping[str, C
     from workbench.catalog import shipped
     if setup is None or not kernels:
         raise ValueError("plain callables need both setup= (n -> inputs) and kernels= ({backend: f(inputs)})")
-    name = name if isinstance(name, str) else "kernels"
+    if name is not None and not isinstance(name, str):
+        raise ValueError(f"name the callables' workload with a text, not {name!r}")
+    name = "kernels" if name is None else name
     if REGISTRY.builtin(name):
         raise ValueError(f"{name!r} is a built-in workload; name your callables otherwise")
     return str(shipped.ship(name, setup, kernels, folder))
@@ -106,7 +131,7 @@ def _measure(spec: "SweepSpec", runner: "Runner", progress: bool) -> "pd.DataFra
     from workbench.measure.environment import record
     from workbench.workspace import Workspace
     ws = Workspace(environment=record())
-    bar = _Bar(ws) if progress else None
+    bar = _Bar(ws, progress)
     ws.run(spec)
     try:
         ws.drive(runner)
@@ -115,26 +140,42 @@ def _measure(spec: "SweepSpec", runner: "Runner", progress: bool) -> "pd.DataFra
         runner.stop()
     finally:
         runner.close()
-        if bar is not None:
-            bar.ended(None)
+        bar.ended(None)
+    troubles = list(ws.troubles)
+    if troubles and not ws.rows and not ws.cancelled:
+        raise RuntimeError("the sweep measured nothing: " + "; ".join(troubles))
+    for trouble in troubles:        # said, and kept with the rows: never an empty frame without a word
+        log.warning("%s", trouble)
     frame = ws.table.frame()
-    frame.attrs.update(environment=dict(ws.environment), settings=dict(ws.settings))
+    frame.attrs.update(environment=dict(ws.environment), settings=dict(ws.settings), troubles=troubles)
     return frame
 
 
 class _Bar:
-    """tqdm's bar (its notebook bar in Jupyter), one step per point."""
+    """tqdm's bar (its notebook bar in Jupyter), one step per point, where ``shown``; the engine's
+    warnings above it, or through logging without it."""
 
-    def __init__(self, ws: Any) -> None:
+    def __init__(self, ws: Any, shown: bool) -> None:
         from workbench.measure import protocol
         from workbench.workspace import events as ev
         self.bar = None
-        handlers = {ev.SweepPlanned: self.planned, ev.PointAdded: self.added, ev.SweepEnded: self.ended}
+        self.shown = shown
+        handlers = {ev.SweepPlanned: self.planned, ev.PointAdded: self.added, ev.SweepEnded: self.ended,
+                    protocol.LogLine: self.said}
         ws.listen(lambda event: protocol.dispatch(handlers, event))
 
     def planned(self, e: Any) -> None:
-        from tqdm.auto import tqdm
-        self.bar = tqdm(total=e.total, unit="pt", leave=False)
+        if self.shown:
+            from tqdm.auto import tqdm
+            self.bar = tqdm(total=e.total, unit="pt", leave=False)
+
+    def said(self, m: Any) -> None:
+        if m.level not in ("WARNING", "ERROR", "CRITICAL"):
+            return
+        if self.bar is None:
+            log.warning("%s", m.text)
+        else:
+            self.bar.write(f"gpu-workbench: {m.text}")
 
     def added(self, e: Any) -> None:
         if self.bar is not None:
@@ -155,8 +196,15 @@ def plot(df: "pd.DataFrame", kind: str = "runtime", *, baseline: str | None = No
     """One chart of a sweep's rows as a matplotlib Figure (shown inline in Jupyter): the chart spec
     the window and ``--chart`` draw. ``kind``: one of ``workbench.views.presets.KINDS`` (runtime,
     speedup, transfer, memory, first-call, roofline, energy), as ``plot --kind`` takes them."""
+    import pandas as pd
+
+    from workbench.results import rows
     from workbench.views import matplotlib_charts as charts
     from workbench.views import presets
+    if len(df.columns) and "status" not in df.columns:
+        raise ValueError("plot takes a sweep's rows (what sweep() returns); this frame has no status column")
+    if not len(df.columns):         # nothing swept: the chart says so, as for a sweep of errors only
+        df = pd.DataFrame(columns=list(rows.COLUMNS))
     preset = presets.preset("slide", (1280, 720))
     with charts.style(preset):
         return charts.figure(kind, [_result_set(df)], preset, stamp=False, baseline_name=baseline)
@@ -169,6 +217,18 @@ def compare(base: "pd.DataFrame", new: "pd.DataFrame", *, figure: str = "end-to-
     import pandas as pd
 
     from workbench.core import stats, verdicts
-    column = "total_median_s" if figure == "end-to-end" else "compute_median_s"
-    found = verdicts.compare_sets(base, new, column, stats.DEFAULT_MIN_EFFECT if min_effect is None else min_effect)
-    return pd.DataFrame([{k: v for k, v in r.items() if k != "described"} for r in found])
+    columns = {"end-to-end": "total_median_s", "compute": "compute_median_s"}
+    if figure not in columns:
+        raise ValueError(f"figure={figure!r}: compare the end-to-end or the compute time")
+    effect = stats.DEFAULT_MIN_EFFECT if min_effect is None else min_effect
+    if not 0 <= effect < 1:
+        raise ValueError(f"min_effect={min_effect!r}: a fraction from 0 to below 1 (0.05 for 5 %)")
+    for name, frame in (("base", base), ("new", new)):
+        missing = [c for c in ("status", columns[figure], *verdicts.KEYS) if c not in frame.columns]
+        if missing:
+            raise ValueError(f"{name} is not a sweep's rows (no {', '.join(missing)}): give what sweep() returned")
+    found = verdicts.compare_sets(base, new, columns[figure], effect)
+    names = [*verdicts.KEYS, "figure", "base_s", "new_s", "ratio", "ratio_lo", "ratio_hi", "verdict", "why",
+             "bound_base", "bound_new"]
+    # The same columns with no point in common: a frame the caller can index all the same.
+    return pd.DataFrame([{k: v for k, v in r.items() if k != "described"} for r in found], columns=names)

@@ -106,6 +106,9 @@ def declare(name: str, like: str = "numpy", **fields: str) -> Backend:
     """Add backend ``name``, a copy of ``like`` with ``fields`` changed (title, description, session,
     engine, ...): how a plug-in names a backend of its own. Declaring it again (the file loaded anew
     in the engine, or after an edit) replaces it; a built-in name is refused."""
+    if not isinstance(name, str) or not name.strip() or name != name.strip() or split_threads(name)[1]:
+        raise ValueError(f"a backend's name is a word or a few, not {name!r} (nor one ending ' x4', a "
+                         "backend at 4 threads)")
     if name in BUILTIN_BACKENDS:
         raise ValueError(f"a backend named {name!r} is built in; give yours another name")
     template = get_backend(like)

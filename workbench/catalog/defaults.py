@@ -3,7 +3,6 @@ a title from the name, the NumPy implementation as the reference, the footprint 
 perfplot's way: the author writes what differs, the rest is derived from what was given."""
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any, Callable
 
@@ -46,6 +45,12 @@ def with_float_dtype(obj: Any, dtype: Any) -> Any:
         return {k: with_float_dtype(v, dtype) for k, v in obj.items()}
     if isinstance(obj, np.ndarray) and obj.dtype.kind in "fc" and dtype.kind == "f":
         return obj.astype(np.result_type(dtype, np.complex64) if obj.dtype.kind == "c" else dtype, copy=False)
+    if type(obj).__module__.partition(".")[0] == "pandas" and dtype.kind == "f":   # a frame's float columns
+        if hasattr(obj, "columns"):
+            floats = {c: dtype for c, t in obj.dtypes.items() if getattr(t, "kind", "") == "f"}
+            return obj.astype(floats) if floats else obj
+        if getattr(getattr(obj, "dtype", None), "kind", "") == "f":
+            return obj.astype(dtype)
     return obj
 
 
@@ -61,22 +66,37 @@ def size_of(inputs: Any) -> int:
     return int(len(first)) if hasattr(first, "__len__") else 0
 
 
-def footprint_from_inputs(make_inputs: Callable) -> Callable[[int, int], float]:
+class InputsFootprint:
     """footprint(size, itemsize): the inputs made at two small sizes, their bytes fitted as a power
-    of the size (n for a vector, n^2 for a matrix), times FOOTPRINT_FACTOR."""
+    of the size (n for a vector, n^2 for a matrix), times FOOTPRINT_FACTOR. A plug-in's fits are
+    made in the child that vets it (``vetted``): its inputs are never made where it could take the
+    window or a notebook down, and a fit the child could not make leaves the footprint unknown (NaN)."""
 
-    @functools.cache
-    def fit(itemsize: int) -> tuple[float, float]:
-        dtype = np.dtype(f"f{itemsize}") if itemsize in (2, 4, 8) else np.dtype(np.float64)
-        small, large = (max(nbytes(make_inputs(n, dtype, "", np.random.default_rng(0))), 1) for n in _PROBE_SIZES)
-        power = math.log(large / small) / math.log(_PROBE_SIZES[1] / _PROBE_SIZES[0])
-        return float(small), max(power, 0.0)
+    def __init__(self, make_inputs: Callable) -> None:
+        self.make_inputs = make_inputs
+        self.fits: dict[int, tuple[float, float] | None] = {}
+        self.vetted = False
 
-    def footprint(size: int, itemsize: int) -> float:
-        small, power = fit(itemsize)
+    def fit(self, itemsize: int) -> tuple[float, float] | None:
+        """(bytes at the smaller probe size, power of the size), made here unless vetted."""
+        if itemsize not in self.fits and not self.vetted:
+            dtype = np.dtype(f"f{itemsize}") if itemsize in (2, 4, 8) else np.dtype(np.float64)
+            small, large = (max(nbytes(self.make_inputs(n, dtype, "", np.random.default_rng(0))), 1)
+                            for n in _PROBE_SIZES)
+            power = math.log(large / small) / math.log(_PROBE_SIZES[1] / _PROBE_SIZES[0])
+            self.fits[itemsize] = (float(small), max(power, 0.0))
+        return self.fits.get(itemsize)
+
+    def __call__(self, size: int, itemsize: int) -> float:
+        fit = self.fit(itemsize)
+        if fit is None:
+            return math.nan
+        small, power = fit
         return FOOTPRINT_FACTOR * small * (size / _PROBE_SIZES[0]) ** power
 
-    return footprint
+
+def footprint_from_inputs(make_inputs: Callable) -> InputsFootprint:
+    return InputsFootprint(make_inputs)
 
 
 def not_counted(*_: Any) -> float:

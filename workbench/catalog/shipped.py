@@ -7,6 +7,7 @@ two-line plug-in file that unpickles and registers it there."""
 from __future__ import annotations
 
 import functools
+import hashlib
 import pickle
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -38,12 +39,17 @@ def _inputs(setup: Callable[[int], Any], size: int, dtype: Any, variant: str, rn
 
 def ship(name: str, setup: Callable[[int], Any], kernels: Mapping[str, Callable[[Any], Any]], folder: Path) -> Path:
     """Write the callables to ``folder``; returns the plug-in file that makes their workload."""
+    if not name.strip():
+        raise ValueError("name the callables' workload: an empty name cannot be listed")
     try:
         data = _pickler.dumps((name, setup, dict(kernels)))
     except (pickle.PicklingError, AttributeError, TypeError) as exc:
-        raise TypeError(f"the callables of {name!r} cannot be sent to the engine process ({exc}): install "
-                        "cloudpickle, or make them top-level functions of an importable module") from None
-    data_path, plugin = folder / f"shipped_{name}.pkl", folder / f"shipped_{name}.py"
+        fix = ("make them picklable (a lock, a generator or an open file cannot travel)" if _pickler is not pickle
+               else "install cloudpickle, or make them top-level functions of an importable module")
+        raise TypeError(f"the callables of {name!r} cannot be sent to the engine process ({exc}): {fix}") from None
+    # The file is named for the workload's hash, not its name: a name is any text ('a/b', '<b>', 300 characters).
+    stem = "shipped_" + hashlib.sha1(name.encode()).hexdigest()[:16]
+    data_path, plugin = folder / f"{stem}.pkl", folder / f"{stem}.py"
     data_path.write_bytes(data)
     plugin.write_text(f"from workbench.catalog.shipped import land\nland({str(data_path)!r})\n")
     return plugin

@@ -31,7 +31,7 @@ from workbench.core import driver, units
 from workbench.core.sizes import fmt_size
 from workbench.measure import threads
 from workbench.measure.host_memory import HostPeak
-from workbench.measure.point import Point
+from workbench.measure.point import NoReference, Point
 from workbench.measure.protocol import PointFinished, PointStarted, SweepError, SweepFinished, SweepStarted
 from workbench.catalog.workloads import REGISTRY, Workload, shown
 from workbench.results.rows import empty_row, human_bytes
@@ -169,7 +169,7 @@ def validate(spec: SweepSpec) -> Workload:
 
 def check_memory(workload: Workload, size: int, dtype: str) -> None:
     """Refuse a size whose host footprint would not fit in the memory available now."""
-    need = workload.footprint(size, np.dtype(dtype).itemsize)
+    need = workload.footprint(size, np.dtype(dtype).itemsize)      # NaN where not known: no refusal
     avail = psutil.virtual_memory().available
     if need > MEMORY_SHARE * avail:
         raise PlanError(f"{workload.name} at size {size} ({dtype}) needs about {units.nbytes(need)} of host memory; "
@@ -266,10 +266,14 @@ def run_sweep(spec: SweepSpec, stop: StopFlag | None = None, first: int = 0, las
             if not setup_error:
                 try:
                     inputs = workload.make_inputs(size, dtype, variant, np.random.default_rng(spec.seed))
-                    reference = workload.reference_at(reference_inputs(inputs), size)
                 except Exception as exc:  # noqa: BLE001 - e.g. MemoryError: the sweep goes on
-                    inputs = reference = None
+                    inputs = None
                     setup_error = f"could not make inputs: {type(exc).__name__}: {exc}"
+                else:
+                    try:        # a reference kernel that fails fails its own points, not the others'
+                        reference = workload.reference_at(reference_inputs(inputs), size)
+                    except Exception as exc:  # noqa: BLE001
+                        reference = NoReference(f"{type(exc).__name__}: {exc}")
             if stop.is_set():                      # making inputs can take long: look again
                 cancelled = True
                 break

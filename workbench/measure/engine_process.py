@@ -196,17 +196,22 @@ def _serve(conn: "_LockedConn", stop_raw, plugins: tuple[str, ...], memory_limit
            prepare: str) -> None:
     unavailable, reference_inputs = _prepare(prepare)
     limit_memory(memory_limit)
-    logging.basicConfig(level=logging.WARNING)
+    # To the parent only, which says it its own way (the window's log, the command line's bar): a
+    # second copy on this process's stderr broke the progress bar and said each line twice.
+    logging.getLogger().setLevel(logging.WARNING)
     logging.getLogger().addHandler(_PipeLog(conn))
     # Only now, with the preparation done: cudf.pandas must be installed before pandas is imported,
     # and the engine and the registry import it.
     from workbench.catalog.workloads import REGISTRY
     from workbench.catalog.backends import probe_all
     from workbench.measure import engine
+    from workbench.measure import plugins as plugin_files
     from workbench.measure.environment import record
     for path in plugins:
         try:
-            REGISTRY.load_file(path)
+            # Their footprints were fitted by the vetting child and checked by the process that planned the
+            # sweep: an input that crashes at a probe size must not take this engine down before any point.
+            plugin_files.seed(REGISTRY.load_file(path), {})
         except Exception as exc:  # noqa: BLE001 - the parent loaded it already; say why not here
             conn.send(protocol.LogLine("WARNING", f"plug-in {path} did not load in the engine: {exc}"))
     stop = SharedFlag(stop_raw)

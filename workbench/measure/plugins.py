@@ -11,6 +11,7 @@ is the supervisor's business.
 """
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -20,37 +21,77 @@ from workbench.catalog.workloads import REGISTRY, PluginError
 from workbench.measure.exits import describe_exit
 
 VET_TIMEOUT_S = 60.0
-_VET = ("import sys\nfrom workbench.catalog.workloads import REGISTRY, PluginError\n"
-        "try:\n    REGISTRY.load_file(sys.argv[1])\n"
-        "except PluginError as exc:\n    print(exc, file=sys.stderr); sys.exit(3)\n")
+MARK = "@@gpu-workbench "        # the child's own lines, told apart from what the plug-in prints
+_VET = f"""import json, sys
+from workbench.catalog.workloads import REGISTRY, PluginError
+try:
+    names = REGISTRY.load_file(sys.argv[1])
+except PluginError as exc:
+    print(exc, file=sys.stderr); sys.exit(3)
+print({MARK!r} + json.dumps(["loaded", names]), flush=True)
+for name in names:          # the default footprints' fits, made here rather than in the caller
+    footprint = REGISTRY.get(name).footprint
+    for itemsize in (4, 8) if hasattr(footprint, "fits") else ():
+        try:
+            fit = footprint.fit(itemsize)
+        except Exception:
+            fit = None
+        print({MARK!r} + json.dumps(["fit", name, itemsize, fit]), flush=True)
+"""
+
+#: What a vetting child found of each workload's footprint: {name: {itemsize: (bytes, power) or None}}.
+Fits = dict[str, dict[int, "tuple[float, float] | None"]]
 
 
-def vet(path: str | Path, timeout: float | None = None) -> None:
+def vet(path: str | Path, timeout: float | None = None) -> Fits:
     """Import ``path`` in a child process; raise PluginError with the reason if that goes wrong.
     The child imports from this process's path, as the engine process does, and from nothing
-    else: ``-P`` keeps its working folder off it, so no folder there shadows a module."""
+    else: ``-P`` keeps its working folder off it, so no folder there shadows a module. Returns the
+    footprint fits it made; one whose inputs crashed or hung the child after the import is missing."""
     timeout = VET_TIMEOUT_S if timeout is None else timeout     # read now, so a test can shorten it
     path = Path(path)
     if not path.is_file():
         raise PluginError(f"no such workload file: {path}")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p or os.getcwd() for p in sys.path))
     try:
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p or os.getcwd() for p in sys.path))
         proc = subprocess.run([sys.executable, "-P", "-c", _VET, str(path.resolve())], capture_output=True,
                               text=True, timeout=timeout, env=env)
-    except subprocess.TimeoutExpired:
-        raise PluginError(f"{path}: loading it did not finish in {timeout:.0f} s (does it wait for something?)") from None
-    if proc.returncode == 0:
-        return
-    lines = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
-    if proc.returncode == 3 and lines:
+        out, code, stderr = proc.stdout, proc.returncode, proc.stderr
+    except subprocess.TimeoutExpired as exc:
+        out, code, stderr = _text(exc.stdout), None, _text(exc.stderr)
+    said = [json.loads(line[len(MARK):]) for line in out.splitlines() if line.startswith(MARK)]
+    if said and said[0][0] == "loaded":         # imported cleanly: what came after is the fits'
+        fits: Fits = {}
+        for _, name, itemsize, fit in said[1:]:
+            fits.setdefault(name, {})[itemsize] = tuple(fit) if fit else None
+        return fits
+    if code is None:
+        raise PluginError(f"{path}: loading it did not finish in {timeout:.0f} s (does it wait for something?)")
+    lines = [ln for ln in stderr.strip().splitlines() if ln.strip()]
+    if code == 3 and lines:
         raise PluginError(lines[-1])
-    if proc.returncode < 0:
-        raise PluginError(f"{path}: loading it crashed the interpreter ({describe_exit(proc.returncode)})")
-    raise PluginError(f"{path}: loading it ended the interpreter (exit status {proc.returncode})"
+    if code < 0:
+        raise PluginError(f"{path}: loading it crashed the interpreter ({describe_exit(code)})")
+    raise PluginError(f"{path}: loading it ended the interpreter (exit status {code})"
                       + (f": {lines[-1]}" if lines else ""))
 
 
-def load(path: str | Path) -> list[str]:
+def _text(data: bytes | str | None) -> str:
+    return data.decode(errors="replace") if isinstance(data, bytes) else (data or "")
+
+
+def seed(names: list[str], fits: Fits) -> None:
+    """Give the workloads loaded here the fits their vetting child made: none is made here."""
+    for name in names:
+        footprint = REGISTRY.get(name).footprint
+        if hasattr(footprint, "fits"):
+            footprint.fits.update({int(k): v for k, v in fits.get(name, {}).items()})
+            footprint.vetted = True
+
+
+def load(path: str | Path, exclusive: bool = True) -> list[str]:
     """Vet ``path`` in a child process, then load it here; returns the workload names it declares."""
-    vet(path)
-    return REGISTRY.load_file(path, exclusive=True)
+    fits = vet(path)
+    names = REGISTRY.load_file(path, exclusive=exclusive)
+    seed(names, fits)
+    return names

@@ -62,6 +62,14 @@ def _session(sessions: dict, backend: str) -> Any:
     return sessions[backend]
 
 
+@dataclasses.dataclass(frozen=True)
+class NoReference:
+    """Where the point's float64 reference should be: it could not be made (the reference kernel
+    raised). The points are measured all the same, and say they were not checked."""
+
+    reason: str
+
+
 class Point:
     """A point's state across its rounds; :meth:`measure_round` runs one, :meth:`row` says the result."""
 
@@ -174,8 +182,9 @@ class Point:
                     if self.timings is None:       # nothing complete to show: a cancelled row
                         self.timings = t
                     return
-            self.max_error = max(self.max_error, workload.relative_error(t.out, self.reference))
-            self.dtype_problem = self.dtype_problem or workload.dtype_problem(t.out, self.reference, self.dtype)
+            if not isinstance(self.reference, NoReference):
+                self.max_error = max(self.max_error, workload.relative_error(t.out, self.reference))
+                self.dtype_problem = self.dtype_problem or workload.dtype_problem(t.out, self.reference, self.dtype)
             t.out = None
             self.round_timings[r] = t
             for key, values in (("compute", t.compute), ("total", t.total)):
@@ -364,6 +373,9 @@ class Point:
             return row
         _verify(row, self.workload, self.base["dtype"], self.max_error, self.dtype_problem)
         notes = [n for n in (self.note, state_note) if n]
+        if isinstance(self.reference, NoReference):
+            row.update(verified=False, max_rel_error=float("nan"))
+            notes.insert(0, f"not verified: the float64 reference could not be made ({self.reference.reason})")
         if self.cancelled:
             notes.append(f"stopped after {complete} of {self.rounds} rounds")
         if notes:      # what the session saw beside the figures (cudf.pandas: calls that fell back to the CPU)

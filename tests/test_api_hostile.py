@@ -1,0 +1,147 @@
+"""workbench.sweep, plot and compare as a careless or hostile caller uses them: the caller's process
+never runs the user's inputs, a failing reference fails its own points only, odd names and odd
+arguments are read or refused with the argument named, and nothing comes back empty without a word."""
+from __future__ import annotations
+
+import ctypes
+import logging
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import workbench
+from workbench.catalog import backends as catalog
+from workbench.catalog.defaults import with_float_dtype
+from workbench.catalog.workloads import max_relative_error
+from workbench.workspace import arguments
+
+QUICK = dict(budget=0.01, progress=False)
+
+
+@pytest.fixture(autouse=True)
+def _restored(registry):
+    """What a test registers here (workloads, backends) leaves with it: later tests count them."""
+    before = dict(catalog.BACKENDS)
+    yield
+    catalog.BACKENDS.clear()
+    catalog.BACKENDS.update(before)
+
+
+def small_sizes_crash(n):
+    """Inputs that take the process down below 1000: the footprint's probe sizes are 64 and 256."""
+    if n < 1000:
+        ctypes.string_at(0)
+    return np.ones(n)
+
+
+def test_inputs_that_crash_at_the_probe_sizes_never_run_in_the_callers_process():
+    frame = workbench.sweep("hostile_setup", setup=small_sizes_crash, kernels={"numpy": lambda x: x * 2},
+                            sizes=[4096], **QUICK)
+    assert frame["status"].tolist() == ["ok"]          # and this test's process is still here to see it
+
+
+def test_a_reference_that_raises_fails_its_own_points_and_the_others_are_measured_unverified():
+    def broken(x):
+        raise RuntimeError("no reference today")
+
+    frame = workbench.sweep("hostile_reference", setup=np.ones, sizes=[1024],
+                            kernels={"numpy": broken, "numpy-square": lambda x: x * x}, **QUICK)
+    rows = frame.set_index("backend")
+    assert rows.loc["numpy", "status"] == "error"
+    assert rows.loc["numpy-square", "status"] == "ok" and not rows.loc["numpy-square", "verified"]
+    assert "reference could not be made (RuntimeError: no reference today)" in rows.loc["numpy-square", "message"]
+
+
+def test_any_text_names_the_callables_and_nan_where_the_reference_has_it_is_right():
+    name = "a/b <b>x</b> =SUM(A1) " + "y" * 250
+    frame = workbench.sweep(name, setup=lambda n: np.where(np.arange(n) % 7 == 0, np.nan, 1.0), sizes=[64],
+                            kernels={"numpy": lambda x: x * x, "numpy-power": lambda x: x ** 2}, dtype="float64",
+                            **QUICK)
+    assert frame["workload"].unique().tolist() == [name] and frame["status"].tolist() == ["ok", "ok"]
+
+
+def test_a_kernel_on_a_backend_that_cannot_run_here_is_said_and_the_others_measured(monkeypatch, caplog):
+    real = catalog.probe
+    monkeypatch.setattr(catalog, "probe", lambda name, deep=True: catalog.Availability(False, "no GPU in this test")
+                        if name == "cupy" else real(name, deep))
+    with caplog.at_level(logging.WARNING, logger="workbench.api"):
+        frame = workbench.sweep("hostile_gpu", setup=np.ones, sizes=[64],
+                                kernels={"numpy": lambda x: x * 2, "cupy": lambda x: x * 2}, **QUICK)
+    assert frame["backend"].tolist() == ["numpy"]
+    assert "cupy not measured: not usable here: no GPU in this test" in caplog.text
+    with pytest.raises(ValueError, match="none of the kernels can run here: cupy: no GPU in this test"):
+        workbench.sweep("hostile_gpu_only", setup=np.ones, sizes=[64], kernels={"cupy": lambda x: x}, **QUICK)
+
+
+def test_a_name_the_file_does_not_declare_or_a_file_gone_is_refused_not_swept_as_another():
+    from pathlib import Path
+    eight = Path(__file__).parent / "plugins" / "eight_lines.py"
+    with pytest.raises(ValueError, match="declares axpy: name one of them, not 'typo'"):
+        workbench.sweep("typo", plugin=eight, sizes=[64], **QUICK)
+    workbench.sweep("hostile_again", setup=np.ones, kernels={"numpy": lambda x: x}, sizes=[64], **QUICK)
+    with pytest.raises(ValueError, match="registered in this process only"):
+        workbench.sweep("hostile_again", sizes=[64], **QUICK)
+
+
+@pytest.mark.parametrize("given, said", [
+    (dict(sizes=[1000.7]), "sizes=1000.7: give a whole number"),
+    (dict(sizes=[]), "sizes=\\[\\]: give at least one size"),
+    (dict(sizes=[-5]), "-5 is not a size"),
+    (dict(noise="x"), "noise='x': give a number"),
+    (dict(repeats=1.5), "repeats=1.5: give a whole number"),
+    (dict(dtype="no such type"), "dtype='no such type'"),
+])
+def test_an_argument_that_cannot_be_read_is_named(given, said):
+    values = {**dict(backends=None, sizes=None, dtype="float32", noise=None, budget=None, repeats=None), **given}
+    with pytest.raises(ValueError, match=said):
+        arguments.experiment("matmul", values["backends"], values["sizes"], values["dtype"], values["noise"],
+                             values["budget"], values["repeats"])
+
+
+def test_arguments_a_caller_would_write_are_read():
+    e = arguments.experiment("matmul", "numpy, numba", 1024, np.float64, 0.02, 0.5, 3)
+    assert (e.backends, e.sizes, e.dtype, e.noise, e.repeats) == (("numpy", "numba"), "1024", "float64", 0.02, 3)
+    assert arguments.sizes_text([1024, "2^12", 4096.0]) == "1024,2^12,4096"
+    assert arguments.timeout(None, 300.0) == 300.0
+    with pytest.raises(ValueError, match="more than 0"):
+        arguments.timeout(0, 300.0)
+
+
+def test_nan_and_inf_count_as_right_only_where_the_reference_has_them():
+    ref = np.array([1.0, np.nan, np.inf, 2.0])
+    assert max_relative_error(ref.astype(np.float32), ref) == 0.0
+    assert max_relative_error(np.array([1.0, np.nan, -np.inf, 2.0]), ref) == math.inf
+    assert max_relative_error(np.array([1.0, 5.0, np.inf, 2.0]), ref) == math.inf
+    assert max_relative_error(np.array([1.0, np.nan, np.inf, 2.0]), np.array([1.0, 3.0, np.inf, 2.0])) == math.inf
+
+
+def test_a_frames_float_columns_take_the_points_dtype():
+    frame = pd.DataFrame({"a": [1.0, 2.0], "b": [1, 2], "c": ["x", "y"]})
+    cast = with_float_dtype(frame, np.float32)
+    assert [str(t) for t in cast.dtypes[["a", "b"]]] == ["float32", "int64"] and cast["c"].tolist() == ["x", "y"]
+    assert with_float_dtype(frame["a"], np.float32).dtype == np.float32
+
+
+def test_compare_without_a_common_point_and_plot_of_nothing_keep_their_shape():
+    a = pd.DataFrame({"workload": ["w"], "backend": ["numpy"], "size": [64], "dtype": ["float32"], "variant": [""],
+                      "status": ["ok"], "total_median_s": [1e-3]})
+    b = a.assign(size=[128])
+    found = workbench.compare(a, b)
+    assert found.empty and {"ratio", "verdict", "why"} <= set(found.columns)
+    with pytest.raises(ValueError, match="figure='bogus'"):
+        workbench.compare(a, b, figure="bogus")
+    with pytest.raises(ValueError, match="min_effect=-1"):
+        workbench.compare(a, b, min_effect=-1)
+    with pytest.raises(ValueError, match="not a sweep's rows"):
+        workbench.compare(pd.DataFrame({"x": [1]}), b)
+    assert workbench.plot(pd.DataFrame(), "runtime").axes
+
+
+def test_a_built_in_name_and_a_name_that_is_no_name_are_refused_when_declared():
+    with pytest.raises(workbench.PluginError, match="'source_terms' is built in"):
+        workbench.register(workbench.Workload("source_terms", make_inputs=lambda n, dt, v, rng: np.ones(n, dt)))
+    for name in (5, "", " padded", "numba x4"):
+        with pytest.raises(ValueError, match="a backend's name"):
+            workbench.backend(name)
