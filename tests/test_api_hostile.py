@@ -145,3 +145,48 @@ def test_a_built_in_name_and_a_name_that_is_no_name_are_refused_when_declared():
     for name in (5, "", " padded", "numba x4"):
         with pytest.raises(ValueError, match="a backend's name"):
             workbench.backend(name)
+
+
+INTERRUPTED = """
+import signal, sys, time
+import numpy as np
+import workbench
+
+def setup(n):
+    if n >= 4096:                   # the third size: the test's cue, then a wait it interrupts
+        open(sys.argv[1], "w").close()
+        time.sleep(60)
+    return np.ones(n)
+
+if __name__ == "__main__":
+    df = workbench.sweep("interrupted", setup=setup, kernels={"numpy": lambda x: x * 2}, sizes=[64, 1024, 4096],
+                         budget=0.01, progress=False)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)     # a second Ctrl-C after the sweep returned is not the test's
+    print("rows", df["size"].tolist(), df["status"].tolist())
+"""
+
+
+def test_ctrl_c_twice_in_a_notebook_cell_still_returns_the_points_measured(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    cue = tmp_path / "third-size"
+    proc = subprocess.Popen([sys.executable, "-c", INTERRUPTED, str(cue)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while not cue.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)                # polling for the child's cue file, not waiting on a thread
+    assert cue.exists(), proc.communicate()[1][-2000:]
+    os.killpg(proc.pid, signal.SIGINT)           # as a terminal or Jupyter's interrupt sends it
+    said = []
+    for line in proc.stderr:                     # the first is taken: the points are being gathered ...
+        said.append(line)
+        if "sweep interrupted" in line:
+            os.killpg(proc.pid, signal.SIGINT)   # ... when an impatient second one comes
+            break
+    out, err = proc.communicate(timeout=120)
+    err = "".join(said) + err
+    assert proc.returncode == 0, err[-2000:]
+    assert "rows [64, 1024] ['ok', 'ok']" in out, out + err[-2000:]

@@ -5,8 +5,10 @@ Importing this module is cheap: a sweep, a chart and a comparison import what th
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import multiprocessing
+import signal
 import tempfile
 import threading
 from pathlib import Path
@@ -128,19 +130,49 @@ def _callables_plugin(name: Any, setup: Callable | None, kernels: Mapping[str, C
 
 def _measure(spec: "SweepSpec", runner: "Runner", progress: bool) -> "pd.DataFrame":
     """Drive a workspace through ``runner`` as the command line does; Ctrl-C keeps what was measured."""
+    import pandas  # noqa: F401 - now, not in the frame's making after a Ctrl-C, where a second one would land
+
     from workbench.measure.environment import record
     from workbench.workspace import Workspace
     ws = Workspace(environment=record())
     bar = _Bar(ws, progress)
     ws.run(spec)
+    interrupted = False
     try:
         ws.drive(runner)
     except KeyboardInterrupt:       # the point in flight is lost; those before it are in the table
-        log.warning("sweep interrupted: %d point(s) measured", len(ws.rows))
-        runner.stop()
-    finally:
+        interrupted = True
+    except BaseException:
         runner.close()
         bar.ended(None)
+        raise
+    with _second_interrupt_waits() if interrupted else contextlib.nullcontext():
+        if interrupted:
+            log.warning("sweep interrupted: %d point(s) measured", len(ws.rows))
+            runner.stop()
+        runner.close()
+        bar.ended(None)
+        return _frame(ws)
+
+
+@contextlib.contextmanager
+def _second_interrupt_waits():
+    """A second Ctrl-C while the points measured are gathered is held until they are: pressed in
+    impatience, it must not throw them away. Only the main thread can hold a signal."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list = []
+    before = signal.signal(signal.SIGINT, lambda *args: held.append(args))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+        if held:
+            log.warning("Ctrl-C again while the measured points were gathered: they are returned")
+
+
+def _frame(ws: Any) -> "pd.DataFrame":
     troubles = list(ws.troubles)
     if troubles and not ws.rows and not ws.cancelled:
         raise RuntimeError("the sweep measured nothing: " + "; ".join(troubles))
