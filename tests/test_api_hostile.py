@@ -190,3 +190,14 @@ def test_ctrl_c_twice_in_a_notebook_cell_still_returns_the_points_measured(tmp_p
     err = "".join(said) + err
     assert proc.returncode == 0, err[-2000:]
     assert "rows [64, 1024] ['ok', 'ok']" in out, out + err[-2000:]
+
+
+def crashes(x):
+    ctypes.string_at(0)
+
+
+def test_a_reference_that_crashes_is_named_as_such_not_blamed_on_the_kernel_measured_next():
+    frame = workbench.sweep("hostile_crash", setup=np.ones, sizes=[1024],
+                            kernels={"numpy": crashes, "numpy-square": lambda x: x * x}, **QUICK)
+    for message in frame["message"]:
+        assert "while making the inputs and the reference at size 1,024" in message, message

@@ -286,7 +286,7 @@ class Supervisor:
                 if index >= last:               # it ended after its run's last point: the next run goes on
                     first = last
                     continue
-                row = self._ended_row(ended, spec, workload, points[index])
+                row = self._ended_row(ended, spec, workload, points[index], making=current is None)
                 if current is None:
                     yield protocol.PointStarted(index, len(points), points[index][2], points[index][0],
                                                 points[index][1])
@@ -302,7 +302,10 @@ class Supervisor:
                 first = _next_unfinished(min(next_up, index + 1), finished | skip, len(points))
         yield protocol.SweepFinished(cancelled, time.monotonic() - t0, delivered)
 
-    def _ended_row(self, ended: "_Ended", spec: SweepSpec, workload: Workload, point: tuple) -> dict:
+    def _ended_row(self, ended: "_Ended", spec: SweepSpec, workload: Workload, point: tuple,
+                   making: bool = False) -> dict:
+        """The row of the point an engine ended under; ``making``: it ended between points, while the
+        inputs and the float64 reference of the next size were being made, before any kernel ran."""
         size, variant, backend = point
         base = dict(workload=workload.name, backend=backend, size=size, dtype=spec.dtype, variant=variant,
                     host_memory=spec.host_memory if is_gpu(backend) else "", device="")
@@ -315,9 +318,10 @@ class Supervisor:
             return empty_row(**base, status="error",
                              message=f"{what} ran past the per-point time limit of {self.point_timeout_s:g} s"
                                      f"{phase}; the engine was ended and a fresh one goes on with the next point")
+        doing = (f"while making the inputs and the reference at size {size:,}, before {backend} ran" if making
+                 else f"while measuring {what}")
         return empty_row(**base, status="error",
-                         message=f"the engine process {_cause(ended)} while measuring {what}; "
-                                 "a fresh engine goes on with the next point")
+                         message=f"the engine process {_cause(ended)} {doing}; a fresh engine goes on with the next point")
 
     def _journal(self, row: dict) -> None:
         if self.journal is not None:
