@@ -201,3 +201,17 @@ def test_a_reference_that_crashes_is_named_as_such_not_blamed_on_the_kernel_meas
                             kernels={"numpy": crashes, "numpy-square": lambda x: x * x}, **QUICK)
     for message in frame["message"]:
         assert "while making the inputs and the reference at size 1,024" in message, message
+
+
+def sleeps(x):
+    import time
+    time.sleep(600)
+
+
+def test_a_reference_that_hangs_costs_one_time_limit_a_size_not_one_a_kernel():
+    """Every point of a size shares its inputs and reference: a fresh engine would only hang again."""
+    frame = workbench.sweep("hostile_hang", setup=np.ones, sizes=[1024, 2048], point_timeout=2,
+                            kernels={"numpy": sleeps, "numpy-square": lambda x: x * x}, **QUICK)
+    assert frame["status"].tolist() == ["error"] * 4
+    assert all("making the inputs and the reference at size" in m for m in frame["message"])
+    assert len(frame.attrs["troubles"]) == 2, frame.attrs["troubles"]      # one engine ended a size

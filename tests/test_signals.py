@@ -161,7 +161,8 @@ def test_a_point_whose_inputs_never_come_runs_into_the_time_limit_and_the_sweep_
     assert code == 1, err
     frame = rows(out)
     assert list(zip(frame["size"], frame["status"])) == [(2, "error"), (1, "ok")]
-    assert "per-point time limit of 2 s (making its inputs and reference)" in frame["message"][0]
+    assert "making the inputs and the reference at size 2, before numpy ran, ran past the per-point time limit of 2 s" \
+        in frame["message"][0]
 
 
 def test_a_plug_in_that_ends_the_engine_is_reported_as_what_it_did_not_as_a_kill(tmp_path):

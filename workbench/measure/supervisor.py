@@ -286,19 +286,24 @@ class Supervisor:
                 if index >= last:               # it ended after its run's last point: the next run goes on
                     first = last
                     continue
-                row = self._ended_row(ended, spec, workload, points[index], making=current is None)
-                if current is None:
-                    yield protocol.PointStarted(index, len(points), points[index][2], points[index][0],
-                                                points[index][1])
-                self._journal(row)
-                yield protocol.PointFinished(index, len(points), row)
-                delivered += 1
+                # Ended while the inputs of a size were being made: every point of that size shares
+                # them, and a fresh engine would only make them again, to end the same way.
+                making = current is None and not stopping
+                lost = [j for j in range(index, last) if j not in finished | skip
+                        and points[j][:2] == points[index][:2]] if making else [index]
+                for j in lost:
+                    row = self._ended_row(ended, spec, workload, points[j], making=current is None)
+                    if current is None:
+                        yield protocol.PointStarted(j, len(points), points[j][2], points[j][0], points[j][1])
+                    self._journal(row)
+                    yield protocol.PointFinished(j, len(points), row)
+                    delivered += 1
+                    skip.add(j)
                 if stopping:
                     cancelled = True
                 else:
                     self.restarts += 1
                     yield protocol.EngineDied(row["message"])
-                skip.add(index)
                 first = _next_unfinished(min(next_up, index + 1), finished | skip, len(points))
         yield protocol.SweepFinished(cancelled, time.monotonic() - t0, delivered)
 
@@ -314,10 +319,11 @@ class Supervisor:
             return empty_row(**base, status="cancelled",
                              message="stopped: the engine did not answer in time and was ended; not measured")
         if ended.why == "timeout":
-            phase = " (making its inputs and reference)" if ended.reason == "inputs" else ""
+            doing = (f"making the inputs and the reference at size {size:,}, before {backend} ran,"
+                     if ended.reason == "inputs" else what)
             return empty_row(**base, status="error",
-                             message=f"{what} ran past the per-point time limit of {self.point_timeout_s:g} s"
-                                     f"{phase}; the engine was ended and a fresh one goes on with the next point")
+                             message=f"{doing} ran past the per-point time limit of {self.point_timeout_s:g} s; "
+                                     "the engine was ended and a fresh one goes on with the next point")
         doing = (f"while making the inputs and the reference at size {size:,}, before {backend} ran" if making
                  else f"while measuring {what}")
         return empty_row(**base, status="error",
