@@ -149,8 +149,8 @@ def test_events_are_plain_data_in_order(registry):
     w.implement("numpy")(lambda inputs, ctx: (lambda: inputs[0] * 2))
     events = list(run_sweep(SweepSpec("synthetic", ("numpy",), (4, 8), "float64", min_repeats=1, budget_s=0)))
     kinds = [type(e).__name__ for e in events]
-    assert kinds == ["SweepStarted", "PointStarted", "PointFinished", "PointStarted", "PointFinished",
-                     "SweepFinished"]
+    assert kinds == ["SweepStarted", "MakingInputs", "PointStarted", "PointFinished", "MakingInputs", "PointStarted",
+                     "PointFinished", "SweepFinished"]
     started = [e for e in events if isinstance(e, PointStarted)]
     assert [(e.index, e.total, e.size) for e in started] == [(0, 2, 4), (1, 2, 8)]
     import pickle

@@ -225,7 +225,7 @@ def run_point(spec: Any, index: int, gpu_backend: bool, plugins: tuple[str, ...]
                 sup.stop()
             try:
                 for message in sup.run(spec, skip=_all_but(spec, index)):
-                    if not isinstance(message, (protocol.SweepStarted, protocol.SweepFinished)):
+                    if not isinstance(message, (protocol.SweepStarted, protocol.SweepFinished, protocol.MakingInputs)):
                         messages.append(message)
             finally:
                 state["sup"] = None

@@ -32,7 +32,8 @@ from workbench.core.sizes import fmt_size
 from workbench.measure import threads
 from workbench.measure.host_memory import HostPeak
 from workbench.measure.point import NoReference, Point
-from workbench.measure.protocol import PointFinished, PointStarted, SweepError, SweepFinished, SweepStarted
+from workbench.measure.protocol import (MakingInputs, PointFinished, PointStarted, SweepError, SweepFinished,
+                                       SweepStarted)
 from workbench.catalog.workloads import REGISTRY, Workload, shown
 from workbench.results.rows import empty_row, human_bytes
 
@@ -264,6 +265,7 @@ def run_sweep(spec: SweepSpec, stop: StopFlag | None = None, first: int = 0, las
             inputs = reference = None              # free the last inputs before making the next
             setup_error = unavailable
             if not setup_error:
+                yield MakingInputs(size, variant)
                 try:
                     inputs = workload.make_inputs(size, dtype, variant, np.random.default_rng(spec.seed))
                 except Exception as exc:  # noqa: BLE001 - e.g. MemoryError: the sweep goes on

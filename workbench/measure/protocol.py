@@ -19,6 +19,15 @@ class SweepStarted:
 
 
 @dataclass(frozen=True)
+class MakingInputs:
+    """Between points: the inputs and the float64 reference of a size are being made, which every
+    point of that size shares (an engine that ends now ended before any of them ran)."""
+
+    size: int
+    variant: str
+
+
+@dataclass(frozen=True)
 class PointStarted:
     index: int
     total: int

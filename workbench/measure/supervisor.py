@@ -238,6 +238,7 @@ class Supervisor:
             clock: dict = {}
             finished: set[int] = set()
             current: protocol.PointStarted | None = None
+            making = False                      # the engine said it makes a size's inputs (MakingInputs)
             next_up = first                     # the point the engine is on between points
             last = first                        # the run of points, from first, that one engine takes
             while last < len(points) and kinds[last] == kinds[first]:
@@ -251,14 +252,20 @@ class Supervisor:
                         if announced:
                             continue            # a resumed sweep is still the same sweep
                         announced = True
+                    elif isinstance(message, protocol.MakingInputs):
+                        making = True
+                        clock.update(t=time.monotonic(), point=False)
+                        continue                # the engine's own business: nobody above reads it
                     elif isinstance(message, protocol.PointStarted):
-                        current = message
+                        current, making = message, False
                         clock.update(t=time.monotonic(), point=True)
                     elif isinstance(message, protocol.PointFinished):
                         current = None
                         finished.add(message.index)
                         next_up = _next_unfinished(message.index + 1, finished | skip, last)
-                        clock.update(t=time.monotonic(), point=False)    # the next inputs may be made now
+                        # The next point's own time from now: the rest of this size's untimed passes
+                        # are its, unless the engine says it makes the next size's inputs.
+                        clock.update(t=time.monotonic(), point=True)
                         delivered += 1
                         self._journal(message.row)
                     elif isinstance(message, protocol.SweepFinished):
@@ -288,11 +295,11 @@ class Supervisor:
                     continue
                 # Ended while the inputs of a size were being made: every point of that size shares
                 # them, and a fresh engine would only make them again, to end the same way.
-                making = current is None and not stopping
+                making = making and current is None and not stopping
                 lost = [j for j in range(index, last) if j not in finished | skip
                         and points[j][:2] == points[index][:2]] if making else [index]
                 for j in lost:
-                    row = self._ended_row(ended, spec, workload, points[j], making=current is None)
+                    row = self._ended_row(ended, spec, workload, points[j], making=making)
                     if current is None:
                         yield protocol.PointStarted(j, len(points), points[j][2], points[j][0], points[j][1])
                     self._journal(row)
@@ -320,14 +327,15 @@ class Supervisor:
                              message="stopped: the engine did not answer in time and was ended; not measured")
         if ended.why == "timeout":
             doing = (f"making the inputs and the reference at size {size:,}, before {backend} ran,"
-                     if ended.reason == "inputs" else what)
+                     if making else what)
             return empty_row(**base, status="error",
                              message=f"{doing} ran past the per-point time limit of {self.point_timeout_s:g} s; "
                                      "the engine was ended and a fresh one goes on with the next point")
         doing = (f"while making the inputs and the reference at size {size:,}, before {backend} ran" if making
                  else f"while measuring {what}")
         return empty_row(**base, status="error",
-                         message=f"the engine process {_cause(ended)} {doing}; a fresh engine goes on with the next point")
+                         message=f"the engine process {_cause(ended)} {doing}; "
+                                 "a fresh engine goes on with the next point")
 
     def _journal(self, row: dict) -> None:
         if self.journal is not None:
