@@ -5,10 +5,8 @@ Importing this module is cheap: a sweep, a chart and a comparison import what th
 """
 from __future__ import annotations
 
-import contextlib
 import logging
 import multiprocessing
-import signal
 import tempfile
 import threading
 from pathlib import Path
@@ -130,46 +128,38 @@ def _callables_plugin(name: Any, setup: Callable | None, kernels: Mapping[str, C
 
 def _measure(spec: "SweepSpec", runner: "Runner", progress: bool) -> "pd.DataFrame":
     """Drive a workspace through ``runner`` as the command line does; Ctrl-C keeps what was measured."""
-    import pandas  # noqa: F401 - now, not in the frame's making after a Ctrl-C, where a second one would land
+    import pandas  # noqa: F401 - imported before the sweep, not in the frame's making after it
 
     from workbench.measure.environment import record
     from workbench.workspace import Workspace
     ws = Workspace(environment=record())
     bar = _Bar(ws, progress)
     ws.run(spec)
-    interrupted = False
-    try:
-        ws.drive(runner)
-    except KeyboardInterrupt:       # the point in flight is lost; those before it are in the table
-        interrupted = True
-    except BaseException:
-        runner.close()
-        bar.ended(None)
-        raise
-    with _second_interrupt_waits() if interrupted else contextlib.nullcontext():
-        if interrupted:
-            log.warning("sweep interrupted: %d point(s) measured", len(ws.rows))
+    if threading.current_thread() is not threading.main_thread():     # no signal handler there
+        try:
+            ws.drive(runner)
+        except KeyboardInterrupt:
             runner.stop()
-        runner.close()
-        bar.ended(None)
+        finally:
+            runner.close()
+            bar.ended(None)
         return _frame(ws)
-
-
-@contextlib.contextmanager
-def _second_interrupt_waits():
-    """A second Ctrl-C while the points measured are gathered is held until they are: pressed in
-    impatience, it must not throw them away. Only the main thread can hold a signal."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    held: list = []
-    before = signal.signal(signal.SIGINT, lambda *args: held.append(args))
+    # A notebook's interrupt is a SIGINT: the first stops the sweep (the point in flight is kept if
+    # it has its samples), a second ends the engine at once; neither raises while the points measured
+    # are gathered, so an impatient second one cannot throw them away.
+    from workbench.workspace.signals import StopOnSignals
     try:
-        yield
+        with StopOnSignals(runner, ("SIGINT",)) as signals:
+            try:
+                ws.drive(runner)
+            finally:
+                runner.close()
+                bar.ended(None)
+        if signals.received:
+            log.warning("sweep stopped by Ctrl-C: %d point(s) measured", len(ws.rows))
+        return _frame(ws)
     finally:
-        signal.signal(signal.SIGINT, before)
-        if held:
-            log.warning("Ctrl-C again while the measured points were gathered: they are returned")
+        StopOnSignals.restore()
 
 
 def _frame(ws: Any) -> "pd.DataFrame":

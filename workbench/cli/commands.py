@@ -20,7 +20,7 @@ from workbench.cli.output import Output, open_stream
 from workbench.cli.parser import build_parser
 from workbench.cli.result_commands import cmd_compare, cmd_plot, cmd_report
 from workbench.cli.run_command import cmd_run
-from workbench.cli.signals import StopOnSignals
+from workbench.workspace.signals import StopOnSignals
 from workbench.cli.usage import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError
 from workbench.cli.window_command import open_window     # looked up here on each call: a test replaces it
 

@@ -6,7 +6,7 @@ import sys
 
 from workbench.cli.charts import chart_plan, write_charts
 from workbench.cli.progress import Progress
-from workbench.cli.signals import StopOnSignals
+from workbench.workspace.signals import StopOnSignals
 from workbench.cli.sweep import check_out, cluster_target, make_runner, point_timeout, refuse, results_out
 from workbench.cli.usage import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 

@@ -1,9 +1,8 @@
-"""Ctrl-C, SIGTERM and SIGHUP during a sweep: stop it and keep what was measured."""
+"""Ctrl-C, SIGTERM and SIGHUP during a sweep: stop it and keep what was measured (the command line's
+and ``workbench.sweep``'s, whose notebook interrupt is a SIGINT)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-
-from workbench.cli.usage import EXIT_INTERRUPTED
 
 if TYPE_CHECKING:
     from workbench.measure.runner import Runner
@@ -20,10 +19,11 @@ class StopOnSignals:
     SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
     _before: dict = {}          # the handlers in place before the first sweep, restored by main
 
-    def __init__(self, runner: "Runner") -> None:
+    def __init__(self, runner: "Runner", signals: tuple[str, ...] = SIGNALS) -> None:
         self.runner: Runner | None = runner
+        self.signals = signals
         self.received = ""
-        self.status = EXIT_INTERRUPTED    # 128 + the first signal's number, as shells report it
+        self.status = 130                 # 128 + the first signal's number, as shells report it
 
     def _handle(self, signum, frame) -> None:
         import signal
@@ -41,7 +41,7 @@ class StopOnSignals:
     def __enter__(self) -> "StopOnSignals":
         import signal
         self.runner.arm()        # a signal from now on stops the sweep about to start, not only one running
-        for name in self.SIGNALS:
+        for name in self.signals:
             sig = getattr(signal, name, None)
             if sig is not None:
                 before = signal.signal(sig, self._handle)
