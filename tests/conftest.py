@@ -36,6 +36,17 @@ def registry():
     REGISTRY._workloads.update(before)
 
 
+@pytest.fixture
+def declared(registry):
+    """The registry and the backends' table as they were: what a test declares (workloads,
+    backends) leaves with it, as later tests count them."""
+    from workbench.catalog import backends
+    before = dict(backends.BACKENDS)
+    yield registry
+    backends.BACKENDS.clear()
+    backends.BACKENDS.update(before)
+
+
 @pytest.fixture(autouse=True)
 def _close_answers_yes(request, monkeypatch):
     """A window closed during a sweep asks whether to stop it (a modal question): in tests that

@@ -19,13 +19,8 @@ EIGHT = ROOT / "tests" / "plugins" / "eight_lines.py"
 
 
 @pytest.fixture(autouse=True)
-def _restored(registry):
-    """What a test registers here (workloads, backends) leaves with it: later tests count them."""
-    from workbench.catalog import backends
-    before = dict(backends.BACKENDS)
-    yield
-    backends.BACKENDS.clear()
-    backends.BACKENDS.update(before)
+def _restored(declared):
+    """Each test here declares workloads and backends: they leave with it."""
 
 
 @pytest.mark.parametrize("old", ["workbench.registry", "workbench.catalog.registry"])
@@ -71,10 +66,9 @@ def test_a_builtin_backend_cannot_be_declared_again():
         backend("numpy", like="numba")
 
 
-def test_a_declared_backend_is_as_usable_as_the_library_it_imports(monkeypatch):
+def test_a_declared_backend_is_as_usable_as_the_library_it_imports():
     """A plug-in's backend, declared after the probes ran: what they found of its library holds for it."""
     from workbench.catalog import backends as catalog
-    monkeypatch.setattr(catalog, "BACKENDS", dict(catalog.BACKENDS))
     backend("api-test-cupy", like="cupy")
     backend("api-test-numpy", like="numpy")
     broken = catalog.Availability(False, "installed but broken: CUDA_ERROR_NO_DEVICE")

@@ -21,12 +21,8 @@ QUICK = dict(budget=0.01, progress=False)
 
 
 @pytest.fixture(autouse=True)
-def _restored(registry):
-    """What a test registers here (workloads, backends) leaves with it: later tests count them."""
-    before = dict(catalog.BACKENDS)
-    yield
-    catalog.BACKENDS.clear()
-    catalog.BACKENDS.update(before)
+def _restored(declared):
+    """Each test here declares workloads and backends: they leave with it."""
 
 
 def small_sizes_crash(n):
@@ -100,6 +96,20 @@ def test_an_argument_that_cannot_be_read_is_named(given, said):
                              values["budget"], values["repeats"])
 
 
+@pytest.mark.parametrize("given, said", [
+    (dict(sizes=[64.5]), "sizes=64.5: give a whole number"),
+    (dict(backends=5), "backends=5: give backend names"),
+    (dict(dtype="int32"), "dtype='int32': give one of float32, float64"),
+    (dict(point_timeout=-1), "point_timeout=-1"),
+    (dict(kernels=[np.sum]), "kernels= maps a backend's name to a function"),
+    (dict(kernels={"numpy": 5}), "not 'numpy'"),
+])
+def test_sweep_names_the_argument_it_cannot_read_before_any_engine_starts(given, said):
+    given = {"kernels": {"numpy": np.sum}, "sizes": [64], **given}
+    with pytest.raises(ValueError, match=said):
+        workbench.sweep("hostile_arguments", setup=np.ones, **given, **QUICK)
+
+
 def test_arguments_a_caller_would_write_are_read():
     e = arguments.experiment("matmul", "numpy, numba", 1024, np.float64, 0.02, 0.5, 3)
     assert (e.backends, e.sizes, e.dtype, e.noise, e.repeats) == (("numpy", "numba"), "1024", "float64", 0.02, 3)
@@ -136,7 +146,9 @@ def test_compare_without_a_common_point_and_plot_of_nothing_keep_their_shape():
         workbench.compare(a, b, min_effect=-1)
     with pytest.raises(ValueError, match="not a sweep's rows"):
         workbench.compare(pd.DataFrame({"x": [1]}), b)
-    assert workbench.plot(pd.DataFrame(), "runtime").axes
+    drawn = workbench.plot(pd.DataFrame(), "runtime")
+    assert any("No point to draw" in t.get_text() for ax in drawn.axes for t in ax.texts), \
+        [t.get_text() for ax in drawn.axes for t in ax.texts]
 
 
 def test_a_built_in_name_and_a_name_that_is_no_name_are_refused_when_declared():
@@ -195,6 +207,7 @@ def crashes(x):
 def test_a_reference_that_crashes_is_named_as_such_not_blamed_on_the_kernel_measured_next():
     frame = workbench.sweep("hostile_crash", setup=np.ones, sizes=[1024],
                             kernels={"numpy": crashes, "numpy-square": lambda x: x * x}, **QUICK)
+    assert sorted(frame["backend"]) == ["numpy", "numpy-square"] and (frame["status"] == "error").all()
     for message in frame["message"]:
         assert "while making the inputs and the reference at size 1,024" in message, message
 
@@ -211,3 +224,14 @@ def test_a_reference_that_hangs_costs_one_time_limit_a_size_not_one_a_kernel():
     assert frame["status"].tolist() == ["error"] * 4
     assert all("making the inputs and the reference at size" in m for m in frame["message"])
     assert len(frame.attrs["troubles"]) == 2, frame.attrs["troubles"]      # one engine ended a size
+
+
+def test_the_runtimes_the_catalogue_names_are_the_ones_the_measuring_layer_opens():
+    from workbench.measure import sessions
+    assert tuple(sessions.SESSIONS) == catalog.RUNTIMES and tuple(sessions.PREPARATIONS) == catalog.PREPARATIONS
+    for bad, said in (({"sesion": "cpu"}, "no field sesion"), ({"session": "a:b:c"}, "session='a:b:c'"),
+                      ({"session": "tpu"}, "session='tpu'"), ({"engine": "jax"}, "engine='jax'")):
+        with pytest.raises(ValueError, match=said):
+            workbench.backend("hostile-fields", like="numpy", **bad)
+    assert workbench.backend("hostile-own", like="numpy", session="mypackage.timing:Session").session \
+        == "mypackage.timing:Session"

@@ -447,3 +447,16 @@ def test_a_lessons_mark_at_a_wall_is_the_only_label_there_and_marks_at_one_size_
     fig = charts.figure("memory", [_with_walls("cupy", "numba")], stamp=False,
                         marks=[(2.0 ** 20, "break-even numba vs numpy")])
     assert [t.strip() for t in _texts(fig) if "out of memory" in t] == ["cupy, numba: out of memory"]
+
+
+def test_a_chart_kind_declared_again_by_another_function_is_refused():
+    """An entry point may not replace a shipped kind under its name (the same function again, a
+    module reloaded, is the same declaration)."""
+    from workbench.views import chart_kinds
+    from workbench.views.spec import kinds as spec_kinds
+    runtime = chart_kinds.get("runtime")
+    with pytest.raises(ValueError, match="'runtime' is declared by workbench.views.spec.kinds.runtime already"):
+        chart_kinds.chart_kind("runtime", short_title="Mine", short_y="s", order=1)(lambda c: None)
+    assert chart_kinds.chart_kind("runtime", short_title=runtime.short_title, short_y=runtime.short_y,
+                                  order=runtime.order)(spec_kinds.runtime) is spec_kinds.runtime
+    assert chart_kinds.get("runtime").build is spec_kinds.runtime

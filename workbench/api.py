@@ -116,8 +116,14 @@ def _named_in(workload: Any, names: list[str], path: str | None) -> Any:
 
 def _callables_plugin(name: Any, setup: Callable | None, kernels: Mapping[str, Callable], folder: Path) -> str:
     from workbench.catalog import shipped
-    if setup is None or not kernels:
+    if kernels is not None and not isinstance(kernels, Mapping):
+        raise ValueError(f"kernels= maps a backend's name to a function of the inputs: give a dict, "
+                         f"not a {type(kernels).__name__}")
+    if setup is None or not kernels or not callable(setup):
         raise ValueError("plain callables need both setup= (n -> inputs) and kernels= ({backend: f(inputs)})")
+    wrong = [name for name, f in kernels.items() if not isinstance(name, str) or not callable(f)]
+    if wrong:
+        raise ValueError(f"kernels= maps a backend's name to a function of the inputs: not {wrong[0]!r}")
     if name is not None and not isinstance(name, str):
         raise ValueError(f"name the callables' workload with a text, not {name!r}")
     name = "kernels" if name is None else name
@@ -223,6 +229,8 @@ def plot(df: "pd.DataFrame", kind: str = "runtime", *, baseline: str | None = No
     from workbench.results import rows
     from workbench.views import matplotlib_charts as charts
     from workbench.views import presets
+    if not isinstance(df, pd.DataFrame):
+        raise ValueError(f"plot takes the DataFrame sweep() returned, not a {type(df).__name__}")
     if len(df.columns) and "status" not in df.columns:
         raise ValueError("plot takes a sweep's rows (what sweep() returns); this frame has no status column")
     if not len(df.columns):         # nothing swept: the chart says so, as for a sweep of errors only
@@ -240,17 +248,18 @@ def compare(base: "pd.DataFrame", new: "pd.DataFrame", *, figure: str = "end-to-
 
     from workbench.core import stats, verdicts
     columns = {"end-to-end": "total_median_s", "compute": "compute_median_s"}
-    if figure not in columns:
+    if not isinstance(figure, str) or figure not in columns:
         raise ValueError(f"figure={figure!r}: compare the end-to-end or the compute time")
     effect = stats.DEFAULT_MIN_EFFECT if min_effect is None else min_effect
-    if not 0 <= effect < 1:
+    if isinstance(effect, bool) or not isinstance(effect, (int, float)) or not 0 <= effect < 1:
         raise ValueError(f"min_effect={min_effect!r}: a fraction from 0 to below 1 (0.05 for 5 %)")
     for name, frame in (("base", base), ("new", new)):
+        if not isinstance(frame, pd.DataFrame):
+            raise ValueError(f"{name} is a {type(frame).__name__}: give the DataFrame sweep() returned")
         missing = [c for c in ("status", columns[figure], *verdicts.KEYS) if c not in frame.columns]
         if missing:
             raise ValueError(f"{name} is not a sweep's rows (no {', '.join(missing)}): give what sweep() returned")
     found = verdicts.compare_sets(base, new, columns[figure], effect)
-    names = [*verdicts.KEYS, "figure", "base_s", "new_s", "ratio", "ratio_lo", "ratio_hi", "verdict", "why",
-             "bound_base", "bound_new"]
+    names = [c for c in verdicts.COMPARED if c != "described"]
     # The same columns with no point in common: a frame the caller can index all the same.
     return pd.DataFrame([{k: v for k, v in r.items() if k != "described"} for r in found], columns=names)

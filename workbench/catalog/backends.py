@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 import importlib.metadata
 import importlib.util
 import logging
@@ -100,6 +101,11 @@ BACKENDS: dict[str, Backend] = {b.name: b for b in (
 )}
 
 BUILTIN_BACKENDS = frozenset(BACKENDS)
+#: The runtimes a backend's ``session`` names (``workbench.measure.sessions`` opens each), and the
+#: engine preparations ``engine`` names; outside code may give a ``module:function`` instead.
+RUNTIMES = ("cpu", "cupy", "numba-cuda", "cudf", "cudf-pandas")
+PREPARATIONS = ("cudf-pandas",)
+_MODULE_FUNCTION = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
 
 
 def declare(name: str, like: str = "numpy", **fields: str) -> Backend:
@@ -112,8 +118,21 @@ def declare(name: str, like: str = "numpy", **fields: str) -> Backend:
     if name in BUILTIN_BACKENDS:
         raise ValueError(f"a backend named {name!r} is built in; give yours another name")
     template = get_backend(like)
+    known = {f.name for f in dataclasses.fields(Backend)} - {"name"}
+    unknown = sorted(set(fields) - known)
+    if unknown:
+        raise ValueError(f"backend {name!r}: no field {', '.join(unknown)}; the fields are {', '.join(sorted(known))}")
+    runtime = fields.get("session")
+    if runtime is not None and runtime not in RUNTIMES and not _MODULE_FUNCTION.fullmatch(str(runtime)):
+        raise ValueError(f"backend {name!r}: session={runtime!r}: a runtime ({', '.join(RUNTIMES)}) "
+                         "or a 'module:function' of your own")
+    engine = fields.get("engine")
+    if engine and engine not in PREPARATIONS and not _MODULE_FUNCTION.fullmatch(str(engine)):
+        raise ValueError(f"backend {name!r}: engine={engine!r}: a preparation ({', '.join(PREPARATIONS)}) "
+                         "or a 'module:function' of your own")
     made = dataclasses.replace(template, **{"name": name, "title": name,
                                             "description": f"{template.description} (as {name})", **fields})
+    _probe_cached.cache_clear()         # a name declared again may be another library's now
     BACKENDS[name] = made
     return made
 

@@ -14,7 +14,7 @@ DEFAULT_KIND = "array math"
 # Host bytes a point holds over its inputs' bytes: the inputs, their float64 copy for the reference
 # (twice a float32 input), the reference and a result.
 FOOTPRINT_FACTOR = 4.0
-_PROBE_SIZES = (64, 256)    # small enough to make at once for an n^3 workload, apart enough to fit a power
+PROBE_SIZES = (64, 256)    # small enough to make at once for an n^3 workload, apart enough to fit a power
 
 
 def title_of(name: str) -> str:
@@ -33,7 +33,10 @@ def nbytes(obj: Any) -> int:
     if callable(usage) and hasattr(obj, "index"):        # a pandas frame or series
         total = usage(deep=True)
         return int(getattr(total, "sum", lambda: total)())
-    return int(getattr(obj, "nbytes", 0))
+    parts = [getattr(obj, a, None) for a in ("data", "indices", "indptr", "row", "col", "offsets")]
+    if not hasattr(obj, "nbytes") and any(hasattr(p, "nbytes") for p in parts):     # a scipy.sparse matrix
+        return sum(int(p.nbytes) for p in parts if hasattr(p, "nbytes"))
+    return int(getattr(obj, "nbytes", 0))       # 0: not known (a list of Python floats, a scalar)
 
 
 def with_float_dtype(obj: Any, dtype: Any) -> Any:
@@ -81,10 +84,12 @@ class InputsFootprint:
         """(bytes at the smaller probe size, power of the size), made here unless vetted."""
         if itemsize not in self.fits and not self.vetted:
             dtype = np.dtype(f"f{itemsize}") if itemsize in (2, 4, 8) else np.dtype(np.float64)
-            small, large = (max(nbytes(self.make_inputs(n, dtype, "", np.random.default_rng(0))), 1)
-                            for n in _PROBE_SIZES)
-            power = math.log(large / small) / math.log(_PROBE_SIZES[1] / _PROBE_SIZES[0])
-            self.fits[itemsize] = (float(small), max(power, 0.0))
+            small, large = (nbytes(self.make_inputs(n, dtype, "", np.random.default_rng(0))) for n in PROBE_SIZES)
+            if small <= 0 or large <= 0:        # inputs whose bytes cannot be read: unknown, not 0
+                self.fits[itemsize] = None
+            else:
+                power = math.log(large / small) / math.log(PROBE_SIZES[1] / PROBE_SIZES[0])
+                self.fits[itemsize] = (float(small), max(power, 0.0))
         return self.fits.get(itemsize)
 
     def __call__(self, size: int, itemsize: int) -> float:
@@ -92,11 +97,7 @@ class InputsFootprint:
         if fit is None:
             return math.nan
         small, power = fit
-        return FOOTPRINT_FACTOR * small * (size / _PROBE_SIZES[0]) ** power
-
-
-def footprint_from_inputs(make_inputs: Callable) -> InputsFootprint:
-    return InputsFootprint(make_inputs)
+        return FOOTPRINT_FACTOR * small * (size / PROBE_SIZES[0]) ** power
 
 
 def not_counted(*_: Any) -> float:

@@ -145,7 +145,7 @@ class Workload:
         if self.reference is None:
             self.reference = self._numpy_reference
         if self.footprint is None:
-            self.footprint = defaults.footprint_from_inputs(self.make_inputs)
+            self.footprint = defaults.InputsFootprint(self.make_inputs)
 
     def _numpy_reference(self, inputs: Any, size: int | None = None) -> Any:
         """The NumPy implementation (else the first one) on float64 copies of the inputs; its

@@ -25,8 +25,9 @@ from workbench.cli.usage import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageErro
 from workbench.cli.window_command import open_window     # looked up here on each call: a test replaces it
 
 # Beyond the standard library, each command imports what it needs inside itself, for two reasons:
-# `--help` and a mistyped option answer at once, without NumPy or pandas; and every engine process
-# imports this module again (multiprocessing's spawn re-runs
+# `--help` and a mistyped option answer at once, without NumPy or pandas (but for `plot --help` and
+# a mistyped `--kind`, which list the chart kinds, declared in the chart modules); and every engine
+# process imports this module again (multiprocessing's spawn re-runs
 # the parent's main script, gpu-workbench's), where cudf.pandas must be installed before pandas.
 
 

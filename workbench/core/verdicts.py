@@ -164,6 +164,11 @@ def _number(value: Any) -> float:
     return v if math.isfinite(v) else math.nan
 
 
+#: The columns of each of compare_sets' rows, in order.
+COMPARED = (*KEYS, "figure", "base_s", "new_s", "ratio", "ratio_lo", "ratio_hi", "verdict", "why", "described",
+            "bound_base", "bound_new")
+
+
 def compare_sets(base: pd.DataFrame, new: pd.DataFrame, column: str = "total_median_s",
                  min_effect: float = stats.DEFAULT_MIN_EFFECT) -> list[dict[str, Any]]:
     """Per point measured ok in both sets (matched on ``KEYS``): the two medians, the ratio new/base

@@ -12,23 +12,29 @@ is the supervisor's business.
 from __future__ import annotations
 
 import json
+import logging
 import os
+import secrets
 import subprocess
 import sys
 from pathlib import Path
 
+from workbench.catalog.defaults import PROBE_SIZES as _PROBE_SIZES
 from workbench.catalog.workloads import REGISTRY, PluginError
 from workbench.measure.exits import describe_exit
 
+log = logging.getLogger(__name__)
+
 VET_TIMEOUT_S = 60.0
-MARK = "@@gpu-workbench "        # the child's own lines, told apart from what the plug-in prints
-_VET = f"""import json, sys
+# The child's own lines start with a mark made anew for each child, which a plug-in's prints do not.
+_VET = """import json, os, sys
 from workbench.catalog.workloads import REGISTRY, PluginError
+mark = os.environ.pop("GPU_WORKBENCH_VET_MARK")
 try:
     names = REGISTRY.load_file(sys.argv[1])
 except PluginError as exc:
     print(exc, file=sys.stderr); sys.exit(3)
-print({MARK!r} + json.dumps(["loaded", names]), flush=True)
+print(mark + json.dumps(["loaded", names]), flush=True)
 for name in names:          # the default footprints' fits, made here rather than in the caller
     footprint = REGISTRY.get(name).footprint
     for itemsize in (4, 8) if hasattr(footprint, "fits") else ():
@@ -36,7 +42,7 @@ for name in names:          # the default footprints' fits, made here rather tha
             fit = footprint.fit(itemsize)
         except Exception:
             fit = None
-        print({MARK!r} + json.dumps(["fit", name, itemsize, fit]), flush=True)
+        print(mark + json.dumps(["fit", name, itemsize, fit]), flush=True)
 """
 
 #: What a vetting child found of each workload's footprint: {name: {itemsize: (bytes, power) or None}}.
@@ -52,18 +58,23 @@ def vet(path: str | Path, timeout: float | None = None) -> Fits:
     path = Path(path)
     if not path.is_file():
         raise PluginError(f"no such workload file: {path}")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p or os.getcwd() for p in sys.path))
+    mark = f"@@gpu-workbench-{secrets.token_hex(8)} "
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p or os.getcwd() for p in sys.path),
+               GPU_WORKBENCH_VET_MARK=mark)
     try:
         proc = subprocess.run([sys.executable, "-P", "-c", _VET, str(path.resolve())], capture_output=True,
                               text=True, timeout=timeout, env=env)
         out, code, stderr = proc.stdout, proc.returncode, proc.stderr
     except subprocess.TimeoutExpired as exc:
         out, code, stderr = _text(exc.stdout), None, _text(exc.stderr)
-    said = [json.loads(line[len(MARK):]) for line in out.splitlines() if line.startswith(MARK)]
+    said = [json.loads(line[len(mark):]) for line in out.splitlines() if line.startswith(mark)]
     if said and said[0][0] == "loaded":         # imported cleanly: what came after is the fits'
         fits: Fits = {}
         for _, name, itemsize, fit in said[1:]:
             fits.setdefault(name, {})[itemsize] = tuple(fit) if fit else None
+        if code is None:
+            log.warning("%s: its inputs at sizes %s did not come in %.0f s: its footprint is not known",
+                        path, " and ".join(map(str, _PROBE_SIZES)), timeout)
         return fits
     if code is None:
         raise PluginError(f"{path}: loading it did not finish in {timeout:.0f} s (does it wait for something?)")

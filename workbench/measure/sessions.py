@@ -65,13 +65,12 @@ FORMER_PATHS = {
 def resolve(target: str, table: dict[str, Callable[[], Any]]) -> Any:
     """A runtime's entry in ``table``, or the object a ``module:function`` names."""
     target = FORMER_PATHS.get(target, target)
-    if ":" in target:
-        module, attr = target.split(":")
-        return getattr(importlib.import_module(module), attr)
-    try:
+    if target in table:
         return table[target]()
-    except KeyError:
-        raise KeyError(f"unknown runtime {target!r}; known: {', '.join(table)}, or a module:function") from None
+    module, colon, attr = target.partition(":")
+    if not colon or ":" in attr:
+        raise ValueError(f"unknown runtime {target!r}; known: {', '.join(table)}, or a module:function")
+    return getattr(importlib.import_module(module), attr)
 
 
 def open_session(name: str):

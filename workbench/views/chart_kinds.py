@@ -40,10 +40,17 @@ def chart_kind(name: str, *, short_title: str, short_y: str, order: float) -> Ca
     """Declare the decorated function as the builder of chart ``name``."""
     def declare(build: Callable) -> Callable:
         global _found
+        before = _declared.get(name)
+        if before is not None and _where(before.build) != _where(build):      # the same one again: a reload
+            raise ValueError(f"a chart kind named {name!r} is declared by {_where(before.build)} already")
         _declared[name] = ChartKind(name, short_title, short_y, order, build)
         _found = None          # a kind declared after the first look is seen at the next
         return build
     return declare
+
+
+def _where(build: Callable) -> str:
+    return f"{getattr(build, '__module__', '?')}.{getattr(build, '__qualname__', '?')}"
 
 
 def declared() -> tuple[ChartKind, ...]:
