@@ -37,6 +37,8 @@ BACKEND_STYLE = {
     "gpu-zero-copy": ("green", "t1"),
     "gpu-round-trips": ("vermillion", "t"),
 }
+# A plug-in's backend is most often drawn beside NumPy, its reference: a colour other than NumPy's.
+PLUGIN_COLORS = tuple(name for name in OKABE_ITO if name not in ("blue", "yellow"))
 # A plug-in's backend: shapes no backend of the table has, in either renderer (pyqtgraph's arrows
 # are matplotlib's triangles, which cupy and numba-cuda have).
 FALLBACK_MARKERS = ("+", "x", "crosshair", "t3")
@@ -77,8 +79,8 @@ def color(backend: str, ink: str = LIGHT_INK) -> str:
     """The backend's colour; ``ink`` is the text colour of the background it is drawn on."""
     backend = split_threads(backend.split(DEVICE_SEP, 1)[0])[0]
     name = BACKEND_STYLE.get(backend, (None, None))[0]
-    if name is None:   # a plug-in's backend: a stable pick among the palette
-        name = list(OKABE_ITO)[_stable_pick(backend, len(OKABE_ITO))]
+    if name is None:   # a plug-in's backend: a stable pick among the palette, never NumPy's blue
+        name = PLUGIN_COLORS[_stable_pick(backend, len(PLUGIN_COLORS))]
     return ink if name == INK else OKABE_ITO[name]
 
 
