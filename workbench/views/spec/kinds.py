@@ -279,7 +279,8 @@ def speedup(c: Context, b: Baseline) -> ChartSpec:
     legend = c.identities(rows) + _key("compute", "end-to-end" if any_device else None)
     if ringed:
         legend.append(LegendEntry(WITHIN_NOISE, "ring", RING_COLOR, "", "o", filled=False))
-    empty = "No point to draw: no ok result" + (f" beside a {b.backend} baseline" if b.backend else "")
+    empty = ("No point to draw: no other backend's ok result to set against the "
+             f"{b.backend} baseline" if b.backend else "No point to draw: no ok result")
     reference = (Mark("reference", 1.0, "", INK, DOTTED, vertical=False),)
     return _finish(c, "speedup", title, y_label, "speedup", drawn, legend, empty, also=(1.0,),
                    extra_marks=reference)
