@@ -16,12 +16,10 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, 
                                QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget)
 
 from workbench.core import writable
-from workbench.views.presets import FORMATS, KINDS, PRESETS, output_paths
+from workbench.views import chart_kinds
+from workbench.views.presets import FORMATS, PRESETS, output_paths
 
 log = logging.getLogger(__name__)
-KIND_TITLES = {"all": "Every chart", "runtime": "Runtime", "speedup": "Speedup", "transfer": "Where GPU time goes",
-               "memory": "Peak memory", "first-call": "First call", "roofline": "Roofline",
-               "energy": "Energy per call"}
 PRESET_TITLES = {"slide": "Slide, 1920x1080", "4k": "4K slide, 3840x2160", "paper": "Paper, one column (3.5 in)"}
 FORMAT_TITLES = {".png": "PNG image", ".svg": "SVG (vector, text as text)", ".pdf": "PDF (vector; every chart: a page each)"}
 
@@ -44,8 +42,9 @@ class ChartExportDialog(QDialog):
         self.setWindowTitle("Export chart")
         self.settings = settings
         self.kindCombo = QComboBox(objectName="exportKind")
-        for k in ("all", *KINDS):
-            self.kindCombo.addItem(KIND_TITLES[k], k)
+        self.kindCombo.addItem("Every chart", "all")
+        for k in chart_kinds.declared():          # the title each kind declared, another package's too
+            self.kindCombo.addItem(k.short_title, k.name)
         self.formatCombo = QComboBox(objectName="exportFormat")
         for suffix in FORMATS:
             self.formatCombo.addItem(FORMAT_TITLES[suffix], suffix)

@@ -435,6 +435,10 @@ def chart_package(tmp_path):
         @chart_kind("runtime-again", short_title="Again", short_y="time", order=99)
         def again(c):
             return dataclasses.replace(kinds.runtime(c), kind="runtime-again", title="The runtime, once more")
+
+        @chart_kind("broken-kind", short_title="Broken", short_y="time", order=100)
+        def broken(c):
+            raise RuntimeError("this package's chart has a bug")
         '''))
     dist = tmp_path / "mycharts-1.0.dist-info"
     dist.mkdir()
@@ -453,7 +457,9 @@ def test_another_package_adds_a_chart_kind_through_its_entry_point(saved, tmp_pa
     proc = subprocess.run([*run, str(tmp_path / "every.png")], capture_output=True, text=True, env=chart_package,
                           timeout=300)
     assert proc.returncode == 0, proc.stderr
-    assert {p.name for p in tmp_path.glob("every-*.png")} == {f"every-{k}.png" for k in (*KINDS, "runtime-again")}
+    assert {p.name for p in tmp_path.glob("every-*.png")} == {f"every-{k}.png" for k in (*KINDS, "runtime-again",
+                                                                                       "broken-kind")}
+    assert "chart broken-kind (mycharts.broken) failed: RuntimeError" in proc.stderr
 
 
 WINDOW_WITH_ADDED_KIND = """
@@ -468,9 +474,15 @@ chart = next(c for c in w.plots.added if c.kind == "runtime-again")
 menus = [a.text() for m in w.menuBar().actions() if m.menu() for a in m.menu().actions()]
 w.files.open_results([sys.argv[1]])
 w.plots.alone[chart].setChecked(True)
+broken = next(c for c in w.plots.added if c.kind == "broken-kind")
+from panels.chart_export import ChartExportDialog
+combo = ChartExportDialog(w).kindCombo
+titles = [combo.itemText(i) for i in range(combo.count())]
 def look():
-    if chart.title_text == "The runtime, once more" and chart.isVisible() and chart.series:
-        print("drawn", len(chart.series), "series;", "menu:", [t for t in menus if "Again" in t])
+    if chart.title_text == "The runtime, once more" and chart.isVisible() and chart.series \
+            and w.plots.runtimePlot.series and broken.spec is not None:
+        print("drawn", len(chart.series), "series;", "menu:", [t for t in menus if "Again" in t],
+              "export:", titles[-2:], "broken:", broken.spec.empty)
         app.quit()
 poll = QTimer(interval=50)
 poll.timeout.connect(look)
@@ -487,3 +499,5 @@ def test_the_window_shows_a_kind_another_package_declares(saved, tmp_path, chart
                           capture_output=True, text=True, env=env, timeout=300, cwd=Path(__file__).parents[1])
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "drawn" in proc.stdout and "menu: ['Again chart']" in proc.stdout, proc.stdout + proc.stderr[-2000:]
+    assert "export: ['Again', 'Broken']" in proc.stdout
+    assert "broken: This chart could not be drawn: mycharts.broken raised RuntimeError" in proc.stdout

@@ -31,6 +31,15 @@ class ChartKind:
     order: float
     build: Callable
 
+    @property
+    def where(self) -> str:
+        """The module and name of its builder: who to ask when it fails."""
+        return _where(self.build)
+
+    @property
+    def shipped(self) -> bool:
+        return self.where.startswith(SHIPPED + ".")
+
 
 _declared: dict[str, ChartKind] = {}
 _found: tuple[ChartKind, ...] | None = None

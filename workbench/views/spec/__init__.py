@@ -12,6 +12,7 @@ No Qt and no matplotlib here: the window imports this at start-up.
 """
 from __future__ import annotations
 
+import logging
 from typing import Sequence
 
 from workbench.results.files import ResultSet
@@ -25,6 +26,8 @@ from workbench.views.spec.model import (DASHDOT, DASHED, DOTTED, INK, SOLID, Axi
                                         Label, LegendEntry, Mark, Series)
 from workbench.views.spec.ticks import AXIS_HI, AXIS_LO, log_ticks  # noqa: F401 - the API
 from workbench.views import chart_kinds
+
+log = logging.getLogger(__name__)
 
 
 def context(sets: Sequence[ResultSet], *, labels: Sequence[str] | None = None,
@@ -46,10 +49,18 @@ def build(kind: str, sets: Sequence[ResultSet] = (), *, labels: Sequence[str] | 
     and ``caption``: a lesson's; left out, those a single set's settings carry. ``shared``: a
     :func:`context` of the sets made once for several charts (the others are then not read).
     """
-    builder = chart_kinds.get(kind).build
+    declared = chart_kinds.get(kind)
     c = shared if shared is not None else context(sets, labels=labels, marks=marks, caption=caption)
     c.zeros = []
     if kind == "speedup":
         b = baseline if isinstance(baseline, Baseline) else find_baseline(c.sets, baseline, c.labels)
         return kinds.shortened(kinds.speedup(c, b))
-    return kinds.shortened(builder(c))
+    if declared.shipped:
+        return kinds.shortened(declared.build(c))
+    try:                # another package's kind: its failure empties its own chart, never the others
+        return kinds.shortened(declared.build(c))
+    except Exception as exc:  # noqa: BLE001
+        log.warning("chart %s (%s) failed: %s: %s", kind, declared.where, type(exc).__name__, exc)
+        return ChartSpec(kind, declared.short_title, Axis("", "count"), Axis("", "count"),
+                         short_title=declared.short_title,
+                         empty=f"This chart could not be drawn: {declared.where} raised {type(exc).__name__}: {exc}")
