@@ -60,7 +60,7 @@ class WorkloadFiles(QObject):
         self._queue: list[str] = []                # files waiting to be vetted
         self._vetting = ""
         self._changed: set[str] = set()            # changed on disk, loaded again once idle
-        self._fits: dict[str, plugins.Fits] = {}   # each file's footprints, as its vetting child made them
+        self._vetted_as: dict[str, plugins.Vetted] = {}    # each file as its vetting child saw it
         self._closed = False
         self.watcher = QFileSystemWatcher(self)
         self.watcher.fileChanged.connect(self._on_changed)
@@ -101,13 +101,16 @@ class WorkloadFiles(QObject):
         if self.job.running or not self._queue or self.window.busy or self._closed:
             return
         self._vetting = self._queue.pop(0)
-        self.job.start(partial(plugins.vet, self._vetting))
+        self.job.start(partial(plugins.vet_contents, self._vetting))
 
     @Slot(object)
-    def _vetted(self, fits: plugins.Fits) -> None:
+    def _vetted(self, vetted: plugins.Vetted) -> None:
         path, self._vetting = self._vetting, ""
-        self._fits[path] = fits        # its inputs' sizes, measured in the vetting child, not here
+        self._vetted_as[path] = vetted  # its contents, and its inputs' sizes measured in the child
         if self._closed:               # its end came after the window closed: nothing to show it in
+            return
+        if not vetted.digest:          # saved again while it was vetted: what loaded there is not known
+            self._again(path)
             return
         if self.window.busy:           # a sweep began meanwhile: load it once that ends
             self._changed.add(path)
@@ -123,11 +126,21 @@ class WorkloadFiles(QObject):
         self._fail(path, exc)
         self._next()
 
+    def _again(self, path: str) -> None:
+        """Vet ``path`` anew: it changed after its vetting began."""
+        if path not in self._queue:
+            self._queue.append(path)
+        self._next()
+
     def _load(self, path: str) -> None:
         """Load a vetted file here, show its workloads, and hand the files to the engines."""
         try:
+            vetted = self._vetted_as.get(path)
+            if vetted is None or plugins.digest(path) != vetted.digest:    # saved since: never load it unvetted
+                self._again(path)
+                return
             names = REGISTRY.load_file(path, exclusive=True)
-            plugins.seed(names, self._fits.get(path, {}))
+            plugins.seed(names, vetted.fits)
         except Exception as exc:  # noqa: BLE001 - a plug-in never takes the window down
             self._fail(path, exc)
             return

@@ -235,3 +235,21 @@ def test_the_runtimes_the_catalogue_names_are_the_ones_the_measuring_layer_opens
             workbench.backend("hostile-fields", like="numpy", **bad)
     assert workbench.backend("hostile-own", like="numpy", session="mypackage.timing:Session").session \
         == "mypackage.timing:Session"
+
+
+# A file that, once imported, saves a crashing version of itself: what loads in the caller must be
+# what the vetting child loaded, so the caller vets it again rather than import what is on disk now.
+REWRITES_ITSELF = """import numpy as np
+from workbench.api import Workload, register
+register(Workload("rewrites_itself", make_inputs=lambda n, dt, v, rng: np.ones(n, dt))).kernel("numpy")(abs)
+with open(__file__, "w") as f:
+    f.write("import ctypes\\nctypes.string_at(0)\\n")
+"""
+
+
+def test_a_file_saved_again_while_it_is_vetted_is_vetted_again_never_loaded_unvetted(tmp_path):
+    from workbench.measure import plugins
+    path = tmp_path / "rewrites_itself.py"
+    path.write_text(REWRITES_ITSELF)
+    with pytest.raises(workbench.PluginError, match="crashed the interpreter"):
+        plugins.load(path)

@@ -104,8 +104,16 @@ def test_the_window_opens_a_workload_file_sweeps_it_and_reloads_it_when_it_chang
     assert w.notice.isHidden()
 
 
+#: Once imported, it saves a crashing version of itself, as an editor's save during the vetting would.
+REWRITES_ITSELF = PLUGIN.read_text() + '''
+with open(__file__, "w") as f:
+    f.write("import ctypes\\nctypes.string_at(0)\\n")
+'''
+
+
 @pytest.mark.parametrize("body, why", [
     ("def broken(:\n", "SyntaxError"),
+    (REWRITES_ITSELF, "crashed the interpreter"),       # vetted again, never loaded as it is now
     ("raise RuntimeError('no licence server')\n", "RuntimeError while loading it: no licence server"),
     (PLUGIN.read_text().replace('name="double"', 'name="matmul"'), "'matmul' is built in"),
 ])

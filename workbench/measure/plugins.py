@@ -11,12 +11,14 @@ is the supervisor's business.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
 import secrets
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from workbench.catalog.defaults import PROBE_SIZES as _PROBE_SIZES
@@ -100,9 +102,36 @@ def seed(names: list[str], fits: Fits) -> None:
             footprint.vetted = True
 
 
-def load(path: str | Path, exclusive: bool = True) -> list[str]:
-    """Vet ``path`` in a child process, then load it here; returns the workload names it declares."""
-    fits = vet(path)
-    names = REGISTRY.load_file(path, exclusive=exclusive)
-    seed(names, fits)
-    return names
+def digest(path: str | Path) -> str:
+    """What the file holds now, as a hash ('' where it cannot be read)."""
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return ""
+
+
+@dataclass(frozen=True)
+class Vetted:
+    """A file vetted: the footprints its child fitted, and the contents it vetted ('' where the
+    file changed while it was vetted, so that what loaded there is not known: vet it again)."""
+
+    fits: Fits
+    digest: str
+
+
+def vet_contents(path: str | Path, timeout: float | None = None) -> Vetted:
+    before = digest(path)
+    fits = vet(path, timeout)
+    return Vetted(fits, before if before and digest(path) == before else "")
+
+
+def load(path: str | Path, exclusive: bool = True, tries: int = 3) -> list[str]:
+    """Vet ``path`` in a child process, then load it here, as it was vetted; returns the workload
+    names it declares. A file saved again meanwhile is vetted again: never loaded unvetted."""
+    for _ in range(tries):
+        vetted = vet_contents(path)
+        if vetted.digest and digest(path) == vetted.digest:
+            names = REGISTRY.load_file(path, exclusive=exclusive)
+            seed(names, vetted.fits)
+            return names
+    raise PluginError(f"{path}: it kept changing while it was checked; save it and load it again")
