@@ -253,3 +253,18 @@ def test_a_file_saved_again_while_it_is_vetted_is_vetted_again_never_loaded_unve
     path.write_text(REWRITES_ITSELF)
     with pytest.raises(workbench.PluginError, match="crashed the interpreter"):
         plugins.load(path)
+
+
+def test_a_backend_name_another_file_declared_is_refused_and_the_same_file_may_declare_it_again(tmp_path):
+    from workbench.catalog.workloads import REGISTRY
+    for name, like in (("a", "numpy"), ("b", "cupy")):
+        (tmp_path / f"{name}.py").write_text(
+            f"import numpy as np\nfrom workbench.api import Workload, backend, register\n"
+            f"backend('hostile-shared', like={like!r})\n"
+            f"register(Workload('hostile_{name}', make_inputs=lambda n, dt, v, rng: np.ones(n, dt)))"
+            f".kernel('hostile-shared')(abs)\n")
+    assert REGISTRY.load_file(tmp_path / "a.py") == ["hostile_a"]
+    assert REGISTRY.load_file(tmp_path / "a.py") == ["hostile_a"]         # the same file again: an edit
+    with pytest.raises(workbench.PluginError, match=f"'hostile-shared' is declared by {tmp_path / 'a.py'} already"):
+        REGISTRY.load_file(tmp_path / "b.py")
+    assert catalog.BACKENDS["hostile-shared"].device == "cpu"

@@ -105,18 +105,23 @@ BUILTIN_BACKENDS = frozenset(BACKENDS)
 #: engine preparations ``engine`` names; outside code may give a ``module:function`` instead.
 RUNTIMES = ("cpu", "cupy", "numba-cuda", "cudf", "cudf-pandas")
 PREPARATIONS = ("cudf-pandas",)
+_declared_by: dict[str, str] = {}       # a declared backend's name -> the file that declared it
 _MODULE_FUNCTION = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
 
 
 def declare(name: str, like: str = "numpy", **fields: str) -> Backend:
     """Add backend ``name``, a copy of ``like`` with ``fields`` changed (title, description, session,
     engine, ...): how a plug-in names a backend of its own. Declaring it again (the file loaded anew
-    in the engine, or after an edit) replaces it; a built-in name is refused."""
+    in the engine, or after an edit) replaces it; a built-in name, or one another file declared, is refused."""
     if not isinstance(name, str) or not name.strip() or name != name.strip() or split_threads(name)[1]:
         raise ValueError(f"a backend's name is a word or a few, not {name!r} (nor one ending ' x4', a "
                          "backend at 4 threads)")
     if name in BUILTIN_BACKENDS:
         raise ValueError(f"a backend named {name!r} is built in; give yours another name")
+    origin = sys._getframe(1).f_globals.get("__file__", "")        # the plug-in file declaring it
+    if name in BACKENDS and _declared_by.get(name, origin) != origin:
+        raise ValueError(f"a backend named {name!r} is declared by {_declared_by[name]} already; "
+                         "give yours another name")
     template = get_backend(like)
     known = {f.name for f in dataclasses.fields(Backend)} - {"name"}
     unknown = sorted(set(fields) - known)
@@ -134,6 +139,7 @@ def declare(name: str, like: str = "numpy", **fields: str) -> Backend:
                                             "description": f"{template.description} (as {name})", **fields})
     _probe_cached.cache_clear()         # a name declared again may be another library's now
     BACKENDS[name] = made
+    _declared_by[name] = origin
     return made
 
 
