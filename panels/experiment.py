@@ -174,7 +174,7 @@ class ExperimentPanel(QWidget):
             child = QTreeWidgetItem(kinds[w.kind], [w.title])
             child.setData(0, Qt.ItemDataRole.UserRole, w.name)
             origin = (origins or {}).get(w.name)
-            child.setToolTip(0, f"<b>{w.title}</b><br>{w.description}<br><br><i>{w.lesson}</i>"
+            child.setToolTip(0, f"<b>{escape(w.title)}</b><br>{escape(w.description)}<br><br><i>{escape(w.lesson)}</i>"
                              + (f"<br><br>from {escape(origin)}" if origin else ""))    # a file's name is no markup
         self.workloadList.expandAll()
         if current is None:
@@ -327,14 +327,14 @@ class ExperimentPanel(QWidget):
                 item.setIcon(style.icon(b))     # the backend's marker and colour, as in the charts
                 flags = Qt.ItemFlag.ItemIsUserCheckable | Qt.ItemFlag.ItemIsSelectable
                 if a is None:
-                    item.setToolTip(f"{BACKENDS[b].description}\n(checking whether it can run here...)")
+                    item.setToolTip(_tip(BACKENDS[b].description, "(checking whether it can run here...)"))
                     item.setFlags(flags)
                 elif a.usable:
                     item.setFlags(flags | Qt.ItemFlag.ItemIsEnabled)
-                    item.setToolTip(f"{BACKENDS[b].description}\nversion {a.version}")
+                    item.setToolTip(_tip(BACKENDS[b].description, f"version {a.version}"))
                 else:
                     item.setFlags(flags)
-                    item.setToolTip(f"Not usable here: {a.reason}")
+                    item.setToolTip(_tip(f"Not usable here: {a.reason}"))
                     unusable.append(f"{b}: {a.reason}")
                 item.setCheckState(Qt.CheckState.Checked if b in keep and a is not None and a.usable
                                    else Qt.CheckState.Unchecked)
@@ -362,7 +362,7 @@ class ExperimentPanel(QWidget):
 
     def _describe(self, name: str | None) -> None:
         w = REGISTRY.get(name) if name else None
-        self.description.setText(f"{w.description}<br><i>{w.lesson}</i>" if w else "")
+        self.description.setText(f"{escape(w.description)}<br><i>{escape(w.lesson)}</i>" if w else "")
 
     def validate(self, *_) -> bool:
         """Check every field (the workspace's one check); show each problem next to its field;
@@ -392,6 +392,11 @@ class ExperimentPanel(QWidget):
     @property
     def problem(self) -> str:
         return self._problem
+
+
+def _tip(*lines: str) -> str:
+    """A tooltip of plain lines, a plug-in's text among them: shown as text, whatever it holds."""
+    return "<p>" + "<br>".join(escape(line) for line in lines) + "</p>"
 
 
 def _demo() -> None:  # pragma: no cover - a panel on its own, for quick work on it

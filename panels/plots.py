@@ -113,7 +113,7 @@ class PlotsPanel(QWidget):
             if kind.name not in own:
                 chart = Chart(kind.name, f"{kind.name}Plot")
                 self.added.append(chart)
-                self.alone[chart] = self._alone_action(chart, f"{kind.short_title} chart", "",
+                self.alone[chart] = self._alone_action(chart, f"{kind.short_title.replace('&', '&&')} chart", "",
                                                        f"The {kind.name} chart alone, in the charts' place")
         for chart in self.plots():
             chart.describe = self.describe

@@ -205,3 +205,21 @@ def test_the_eight_line_plugin_sweeps_both_its_backends_in_the_window(qtbot, win
     assert done.args == [False]
     assert sorted((r["backend"], r["size"], r["status"]) for r in w.rows) == [
         ("numpy", 64, "ok"), ("numpy", 4096, "ok"), ("numpy-blas", 64, "ok"), ("numpy-blas", 4096, "ok")]
+
+
+def test_a_plugins_title_description_and_backend_are_shown_as_text_not_markup(qtbot, window, tmp_path, registry):
+    w = window
+    path = tmp_path / "markup.py"
+    path.write_text("import numpy as np\nfrom workbench.api import Workload, backend, register\n"
+                    "backend('<i>mine</i>', like='numpy', description='<img src=x> & <b>bold</b>')\n"
+                    "W = register(Workload('markup', title='<script>T</script>', description='<a href=x>d</a>',\n"
+                    "                      make_inputs=lambda n, dt, v, rng: np.ones(n, dt)))\n"
+                    "W.kernel('<i>mine</i>')(abs)\n")
+    open_file(qtbot, w, path)
+    assert w.experiment.select_workload("markup")
+    tip = tooltip(w, "markup")
+    assert "&lt;script&gt;T&lt;/script&gt;" in tip and "&lt;a href=x&gt;d&lt;/a&gt;" in tip, tip
+    assert "&lt;a href=x&gt;" in w.experiment.description.text()
+    item = next(w.experiment.backendList.item(i) for i in range(w.experiment.backendList.count())
+                if w.experiment.backendList.item(i).data(Qt.ItemDataRole.UserRole) == "<i>mine</i>")
+    assert "&lt;img src=x&gt; &amp; &lt;b&gt;bold&lt;/b&gt;" in item.toolTip(), item.toolTip()
