@@ -250,6 +250,10 @@ class MainWindow(WindowMenus, LessonView, SweepProgress, WindowSettings, Session
         spec = self.experiment.spec()
         if spec is None:
             return
+        why = self.workloadFiles.blocked(spec.workload)
+        if why:                         # said now, not as an engine's "unknown workload" after Run
+            self.files.say_problem(f"{spec.workload} cannot run: {why}")
+            return
         self.workspace.run(spec)
 
     def _start_engine(self, spec) -> None:

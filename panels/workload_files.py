@@ -61,9 +61,12 @@ class WorkloadFiles(QObject):
         self._vetting = ""
         self._changed: set[str] = set()            # changed on disk, loaded again once idle
         self._vetted_as: dict[str, plugins.Vetted] = {}    # each file as its vetting child saw it
+        #: A loaded file whose workloads cannot run now (deleted, or broken since): why, in a line.
+        self.broken: dict[str, str] = {}
         self._closed = False
         self.watcher = QFileSystemWatcher(self)
         self.watcher.fileChanged.connect(self._on_changed)
+        self.watcher.directoryChanged.connect(self._folder_changed)     # a deleted file coming back
         self.settle = QTimer(self, singleShot=True, interval=SETTLE_MS, objectName="workloadFileSettle")
         self.settle.timeout.connect(self._reload_changed)
         self.openAction = QAction("Open &workload file...", window, objectName="openWorkloadAction")
@@ -146,6 +149,7 @@ class WorkloadFiles(QObject):
             return
         before = self.names.get(path, [])
         self.names[path] = names
+        self.broken.pop(path, None)
         self.hidden = (self.hidden | set(before)) - {n for ns in self.names.values() for n in ns}
         self.window.controller.use_plugins(tuple(self.names))      # idle here: never refused
         self._show(path, names, again=bool(before))
@@ -171,7 +175,10 @@ class WorkloadFiles(QObject):
         text = " ".join(str(exc).split()) or type(exc).__name__     # one line, whatever the plug-in raised
         if not isinstance(exc, PluginError) or path not in text:
             text = f"{path}: {text}"
-        kept = " (its workloads as last loaded stay)" if self.names.get(path) else ""
+        kept = ""
+        if self.names.get(path):
+            self.broken[path] = text
+            kept = " (its workloads stay listed, and cannot run until it loads again)"
         self._say(path, f"Workload file not loaded: {text}{kept}")
 
     def _say(self, path: str, text: str) -> None:
@@ -185,6 +192,17 @@ class WorkloadFiles(QObject):
             self.watcher.addPath(path)
 
     @Slot(str)
+    def _folder_changed(self, folder: str) -> None:
+        for path in self.broken:
+            if Path(path).parent == Path(folder) and Path(path).exists():
+                self._watch(path)
+                self._on_changed(path)
+
+    def blocked(self, workload: str) -> str:
+        """Why ``workload`` cannot run now ('' where it can): its file was deleted or broken since."""
+        return next((why for path, why in self.broken.items() if workload in self.names.get(path, [])), "")
+
+    @Slot(str)
     def _on_changed(self, path: str) -> None:
         if not self._closed:
             self._changed.add(path)
@@ -196,7 +214,11 @@ class WorkloadFiles(QObject):
         for path in sorted(self._changed):
             self._watch(path)
             if not Path(path).exists():
-                self._changed.discard(path)     # deleted: its workloads stay as last loaded
+                self._changed.discard(path)     # deleted: its workloads stay listed, and cannot run
+                if self.names.get(path) and path not in self.broken:
+                    self.broken[path] = f"{path} was deleted"
+                    self.watcher.addPath(str(Path(path).parent))
+                    self._say(path, f"Workload file {path} was deleted: its workloads cannot run until it is back")
         if self.window.busy:
             return                              # never a workload swapped under a running sweep
         for path in sorted(self._changed):

@@ -223,3 +223,20 @@ def test_a_plugins_title_description_and_backend_are_shown_as_text_not_markup(qt
     item = next(w.experiment.backendList.item(i) for i in range(w.experiment.backendList.count())
                 if w.experiment.backendList.item(i).data(Qt.ItemDataRole.UserRole) == "<i>mine</i>")
     assert "&lt;img src=x&gt; &amp; &lt;b&gt;bold&lt;/b&gt;" in item.toolTip(), item.toolTip()
+
+
+def test_a_deleted_workload_file_is_said_its_workloads_refuse_to_run_and_it_loads_again_when_back(
+        qtbot, window, mine):
+    w = window
+    open_file(qtbot, w, mine)
+    text = mine.read_text()
+    with qtbot.waitSignal(w.workloadFiles.failed, timeout=TIMEOUT_MS) as got:
+        mine.unlink()
+    assert "was deleted" in got.args[1] and str(mine.resolve()) in got.args[1]
+    assert w.experiment.select_workload("double")
+    check_backends(w, ["numpy"])
+    w.run()                                      # refused at once, saying why, not sent to the engine
+    assert not w.busy and "double cannot run" in w.notice.label.text() and "was deleted" in w.notice.label.text()
+    with qtbot.waitSignal(w.workloadFiles.loaded, timeout=TIMEOUT_MS):
+        mine.write_text(text)                    # back: its folder was watched
+    assert [r["status"] for r in sweep(qtbot, w, "double")] == ["ok", "ok"]
