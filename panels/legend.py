@@ -20,6 +20,8 @@ from panels.style import Look
 from workbench.views import spec
 from workbench.views.presets import KINDS
 
+#: The most characters of a name the strip shows (a plug-in's backend may be named with a sentence).
+MOST_CHARACTERS = 48
 BAND_PREFIX = "runtime band: "      # before a band's label: only the runtime chart draws bands
 #: The entries a chart leaves to the strip.
 STRIP_ROLES = ("series", "phase", "band")
@@ -124,7 +126,11 @@ class LegendStrip(QWidget):
         font.setPointSize(self.look.font_pt)
         sign = QLabel()
         sign.setPixmap(pixmap)
-        label = QLabel(text, textFormat=Qt.TextFormat.PlainText)   # a name, never markup
+        # A name, never markup; a very long one elided to a line's share of the strip, whole in its tooltip.
+        shown = text if len(text) <= MOST_CHARACTERS else text[:MOST_CHARACTERS - 1] + "…"
+        label = QLabel(shown, textFormat=Qt.TextFormat.PlainText)
+        if shown != text:
+            label.setToolTip(text)
         label.setFont(font)
         label.setStyleSheet(f"color: {self.look.foreground};")
         entry = QWidget()

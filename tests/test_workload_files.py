@@ -240,3 +240,22 @@ def test_a_deleted_workload_file_is_said_its_workloads_refuse_to_run_and_it_load
     with qtbot.waitSignal(w.workloadFiles.loaded, timeout=TIMEOUT_MS):
         mine.write_text(text)                    # back: its folder was watched
     assert [r["status"] for r in sweep(qtbot, w, "double")] == ["ok", "ok"]
+
+
+def test_a_backend_named_with_a_sentence_leaves_the_window_its_size(qtbot, window, tmp_path, declared):
+    w = window
+    name = "a backend named with a whole sentence " * 8
+    path = tmp_path / "long.py"
+    path.write_text("import numpy as np\nfrom workbench.api import Workload, backend, register\n"
+                    f"backend({name.strip()!r}, like='numpy')\n"
+                    "W = register(Workload('long_names', make_inputs=lambda n, dt, v, rng: np.ones(n, dt)))\n"
+                    f"W.kernel({name.strip()!r})(abs)\nW.kernel('numpy')(abs)\n")
+    open_file(qtbot, w, path)
+    assert w.experiment.select_workload("long_names")
+    check_backends(w, ["numpy", name.strip()])
+    set_sizes(w, "64", "256", 2)
+    w.experiment.budgetSpin.setValue(0.0)
+    with qtbot.waitSignal(w.sweepCompleted, timeout=TIMEOUT_MS):
+        w.run()
+    qtbot.waitUntil(lambda: name.strip()[:20] in " ".join(w.plots.legendStrip.entries_of("runtime")), timeout=10_000)
+    assert w.minimumSizeHint().width() <= 1280, w.minimumSizeHint()
