@@ -268,3 +268,30 @@ def test_a_backend_name_another_file_declared_is_refused_and_the_same_file_may_d
     with pytest.raises(workbench.PluginError, match=f"'hostile-shared' is declared by {tmp_path / 'a.py'} already"):
         REGISTRY.load_file(tmp_path / "b.py")
     assert catalog.BACKENDS["hostile-shared"].device == "cpu"
+
+
+# Its kernel, at 1024, saves the file anew (the workload renamed) and takes its engine down.
+EDITED_UNDER_THE_SWEEP = """import ctypes
+import numpy as np
+from workbench.api import Workload, register
+
+def kernel(x):
+    if len(x) == 1024:
+        with open(__file__) as f:
+            text = f.read()
+        with open(__file__, "w") as f:
+            f.write(text.replace('"edited_under"', '"renamed_since"'))
+        ctypes.string_at(0)
+    return x * 2
+
+register(Workload("edited_under", make_inputs=lambda n, dt, v, rng: np.ones(n, dt))).kernel("numpy")(kernel)
+"""
+
+
+def test_a_file_changed_during_the_sweep_ends_it_when_an_engine_must_restart(tmp_path):
+    path = tmp_path / "edited_under.py"
+    path.write_text(EDITED_UNDER_THE_SWEEP)
+    frame = workbench.sweep("edited_under", plugin=path, sizes=[64, 1024, 4096], **QUICK)
+    assert frame["size"].tolist() == [64, 1024] and frame["status"].tolist() == ["ok", "error"]
+    assert any(f"{path} changed during the sweep: the points left were not measured" in t
+               for t in frame.attrs["troubles"]), frame.attrs["troubles"]

@@ -26,6 +26,7 @@ import psutil
 from workbench.measure import protocol
 from workbench.catalog.backends import engine_of, is_gpu
 from workbench.measure import engine
+from workbench.measure import plugins as plugin_files
 from workbench.measure.engine_process import GROUP_SIGNALS, SharedFlag, serve
 from workbench.results.rows import empty_row
 from workbench.measure.exits import describe_exit
@@ -228,6 +229,7 @@ class Supervisor:
             return
         points = engine.plan(spec, workload)
         kinds = [engine_of(backend) for _, _, backend in points]
+        files = {path: plugin_files.digest(path) for path in self.plugins}    # what a fresh engine must load
         first, delivered, cancelled, announced = 0, 0, False, False
         # Points that took an engine down: never run again. The points of one size run their rounds
         # interleaved (workbench.measure.point), so the engine can die in one point while others of its size
@@ -311,6 +313,13 @@ class Supervisor:
                 else:
                     self.restarts += 1
                     yield protocol.EngineDied(row["message"])
+                    changed = [path for path, was in files.items() if plugin_files.digest(path) != was]
+                    if changed:         # a fresh engine would load what the file holds now, not what ran
+                        yield protocol.SweepError(f"{changed[0]} changed during the sweep: the points left were "
+                                                  "not measured, as a fresh engine would run its new contents; "
+                                                  "run again to measure them")
+                        cancelled = True
+                        break
                 first = _next_unfinished(min(next_up, index + 1), finished | skip, len(points))
         yield protocol.SweepFinished(cancelled, time.monotonic() - t0, delivered)
 
