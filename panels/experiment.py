@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QDoubleSpinBo
 
 from panels import style
 from workbench.measure import engine
-from workbench.catalog.backends import BACKENDS, Availability, availability_among, probe_all
+from workbench.catalog.backends import BACKENDS, BUILTIN_BACKENDS, Availability, availability_among, probe_all
 from workbench.core import driver
 from workbench.catalog.workloads import KINDS, REGISTRY
 from workbench.core.sizes import fmt_size, parse_bytes, parse_int, steps
@@ -358,6 +358,8 @@ class ExperimentPanel(QWidget):
         # Keep the user's ticks where they apply; where none does (numpy/numba -> groupby), tick the
         # workload's usual backends rather than leave Run disabled with nothing ticked.
         keep = [b for b in self.checked_backends() if b in w.backends] or list(DEFAULT_BACKENDS)
+        # A plug-in's own backends are what its file is about: ticked with them.
+        keep += [b for b in w.backends if b not in BUILTIN_BACKENDS and b not in keep]
         self._fill_backends(keep=keep)
 
     def _describe(self, name: str | None) -> None:

@@ -197,6 +197,7 @@ def test_the_eight_line_plugin_sweeps_both_its_backends_in_the_window(qtbot, win
     eight = Path(shutil.copy(Path(__file__).parent / "plugins" / "eight_lines.py", tmp_path / "eight.py"))
     assert open_file(qtbot, w, eight)[1] == ["axpy"]
     assert w.experiment.select_workload("axpy")
+    assert "numpy-blas" in w.experiment.checked_backends()      # the file's own backend, ticked
     check_backends(w, ["numpy", "numpy-blas"])
     set_sizes(w, "64", "4096", 2)
     w.experiment.budgetSpin.setValue(0.0)
