@@ -460,3 +460,11 @@ def test_a_chart_kind_declared_again_by_another_function_is_refused():
     assert chart_kinds.chart_kind("runtime", short_title=runtime.short_title, short_y=runtime.short_y,
                                   order=runtime.order)(spec_kinds.runtime) is spec_kinds.runtime
     assert chart_kinds.get("runtime").build is spec_kinds.runtime
+
+
+def test_a_plugins_backend_is_never_drawn_in_numpys_blue_nor_near_it():
+    from workbench.views import palette
+    near = {palette.OKABE_ITO["blue"], palette.OKABE_ITO["sky"], palette.OKABE_ITO["yellow"]}
+    names = [f"plugin-{i}" for i in range(200)] + ["numpy-power", "numpy-blas", "twin-a", "twin-b"]
+    assert not {palette.color(n) for n in names} & near
+    assert len({palette.color(n) for n in names}) == len(palette.PLUGIN_COLORS)     # all of the others used

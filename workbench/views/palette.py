@@ -37,8 +37,9 @@ BACKEND_STYLE = {
     "gpu-zero-copy": ("green", "t1"),
     "gpu-round-trips": ("vermillion", "t"),
 }
-# A plug-in's backend is most often drawn beside NumPy, its reference: a colour other than NumPy's.
-PLUGIN_COLORS = tuple(name for name in OKABE_ITO if name not in ("blue", "yellow"))
+# A plug-in's backend is most often drawn beside NumPy, its reference: a colour apart from NumPy's
+# blue (sky is too near it) and from the yellow of host-to-device copies.
+PLUGIN_COLORS = tuple(name for name in OKABE_ITO if name not in ("blue", "sky", "yellow"))
 # A plug-in's backend: shapes no backend of the table has, in either renderer (pyqtgraph's arrows
 # are matplotlib's triangles, which cupy and numba-cuda have).
 FALLBACK_MARKERS = ("+", "x", "crosshair", "t3")
