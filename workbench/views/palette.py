@@ -42,7 +42,7 @@ BACKEND_STYLE = {
 PLUGIN_COLORS = tuple(name for name in OKABE_ITO if name not in ("blue", "sky", "yellow"))
 # A plug-in's backend: shapes no backend of the table has, in either renderer (pyqtgraph's arrows
 # are matplotlib's triangles, which cupy and numba-cuda have).
-FALLBACK_MARKERS = ("+", "x", "crosshair", "t3")
+FALLBACK_MARKERS = ("+", "x", "t3")     # not "crosshair": pyqtgraph fills it into a dot, matplotlib draws a plus
 # Yellow (unused by backends), a mid grey and Paul Tol's wine: apart from every backend colour,
 # and apart from each other in grey scale (light, middle, dark).
 PHASE_COLORS = {"h2d": "#F0E442", "compute": "#7A7A7A", "d2h": "#882255"}
