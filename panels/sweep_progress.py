@@ -2,6 +2,8 @@
 rows and the charts' refreshes, coalesced by timers so that fast points never flood the GUI thread."""
 from __future__ import annotations
 
+import html
+
 import logging
 import time
 
@@ -153,7 +155,9 @@ class SweepProgress:
         if self.rows:
             self.plots.updated.connect(self._plots_final, Qt.ConnectionType.SingleShotConnection)
             self._schedule()
-        else:
+        else:           # not "Measuring the first point..." over a sweep that ended without one
+            self.plots.say(html.escape(f"Nothing measured: the {what[0].lower() + what[1:]} "
+                                       f"{'was stopped' if cancelled else 'ended'} before its first point."))
             self._plots_final()
         failed = sum(r["status"] != "ok" for r in self.rows)
         troubles = e.troubles

@@ -104,6 +104,8 @@ class WorkloadFiles(QObject):
         if self.job.running or not self._queue or self.window.busy or self._closed:
             return
         self._vetting = self._queue.pop(0)
+        # Said while it lasts: a file whose inputs hang is checked for up to plugins.VET_TIMEOUT_S.
+        self.window.status.showMessage(f"Checking {Path(self._vetting).name} in a child process...")
         self.job.start(partial(plugins.vet_contents, self._vetting))
 
     @Slot(object)

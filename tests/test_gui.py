@@ -153,6 +153,18 @@ def test_stop_in_the_middle_keeps_the_points_measured(qtbot, window):
     qtbot.waitUntil(lambda: widget(w, QPushButton, "runButton").isEnabled(), timeout=5_000)
 
 
+def test_stop_before_the_first_point_says_nothing_was_measured_not_that_it_is_measuring(qtbot, window):
+    w = window
+    w.experiment.select_workload("matmul")
+    check_backends(w, ["numpy"])
+    set_sizes(w, "64", "2048", 6)
+    with qtbot.waitSignal(w.sweepCompleted, timeout=120_000) as blocker:
+        w.run()
+        w.stop()                                     # at once: before the engine sent a point
+    assert blocker.args == [True] and not w.rows
+    assert "Nothing measured: the sweep was stopped before its first point." in w.plots.summary.text()
+
+
 def test_an_unusable_backend_is_disabled_with_its_reason(qtbot, window):
     w = window
     w.experiment.select_workload("source_terms")
