@@ -14,6 +14,7 @@ import importlib.metadata
 import importlib.util
 import logging
 import pkgutil
+import threading
 import sys
 import warnings
 import zlib
@@ -255,13 +256,16 @@ class Registry:
         self._builtin: set[str] = set()
         self._origin: dict[str, str] = {}     # a plug-in workload's name -> the file or entry point declaring it
         self._loaded = False
-        self._walking = False           # importing the built-in modules, whose register() calls come here
+        # This thread imports the built-in modules, whose register() calls come here; another thread's
+        # wait for the walk (the lock), so that a clash with a built-in name is always seen.
+        self._walk = threading.local()
+        self._lock = threading.RLock()
         self.load_errors: list[str] = []
 
     def add(self, workload: Workload) -> Workload:
         if workload.kind not in KINDS:
             raise ValueError(f"workload {workload.name!r}: kind must be one of {KINDS}")
-        if not self._walking:
+        if not getattr(self._walk, "on", False):
             self._load()            # the built-in names first: a clash is refused now, not replaced later
         if workload.name in self._builtin:
             raise PluginError(f"a workload named {workload.name!r} is built in; give yours another name")
@@ -275,16 +279,21 @@ class Registry:
     def _load(self) -> None:
         if self._loaded:
             return
+        with self._lock:
+            if not self._loaded:
+                self._walk_and_load()
+
+    def _walk_and_load(self) -> None:
         # The built-in ones are this package's modules, found by walking it (no list to keep, and a
         # source tree that was never installed has them too), then sorted by their declared order.
-        self._walking = True
+        self._walk.on = True
         try:
             package = importlib.import_module(BUILTIN_PACKAGE)
             for info in pkgutil.iter_modules(package.__path__):
                 if not info.name.startswith("_"):
                     importlib.import_module(f"{BUILTIN_PACKAGE}.{info.name}")
         finally:
-            self._walking = False
+            self._walk.on = False
         self._workloads = dict(sorted(self._workloads.items(), key=lambda item: item[1].order))
         self._builtin = set(self._workloads)
         self._loaded = True
