@@ -21,7 +21,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from workbench.catalog.defaults import PROBE_SIZES as _PROBE_SIZES
+from workbench.catalog.defaults import PROBE_SIZES, InputsFootprint
 from workbench.catalog.workloads import REGISTRY, PluginError
 from workbench.measure.exits import describe_exit
 
@@ -76,7 +76,7 @@ def vet(path: str | Path, timeout: float | None = None) -> Fits:
             fits.setdefault(name, {})[itemsize] = tuple(fit) if fit else None
         if code is None:
             log.warning("%s: its inputs at sizes %s did not come in %.0f s: its footprint is not known",
-                        path, " and ".join(map(str, _PROBE_SIZES)), timeout)
+                        path, " and ".join(map(str, PROBE_SIZES)), timeout)
         return fits
     if code is None:
         raise PluginError(f"{path}: loading it did not finish in {timeout:.0f} s (does it wait for something?)")
@@ -97,8 +97,8 @@ def seed(names: list[str], fits: Fits) -> None:
     """Give the workloads loaded here the fits their vetting child made: none is made here."""
     for name in names:
         footprint = REGISTRY.get(name).footprint
-        if hasattr(footprint, "fits"):
-            footprint.fits.update({int(k): v for k, v in fits.get(name, {}).items()})
+        if isinstance(footprint, InputsFootprint):      # a footprint the workload gave is its own
+            footprint.fits.update(fits.get(name, {}))
             footprint.vetted = True
 
 
