@@ -35,7 +35,8 @@ class MemoryChart(Chart):
 
 
 class EnergyChart(Chart):
-    """Each series' energy per call above the idle draw, with the band of its readings."""
+    """Each series' energy per call above the idle draw: its compute with the band of its readings,
+    a GPU series' whole call dashed."""
 
     def __init__(self) -> None:
         super().__init__("energy", "energyPlot")

@@ -96,8 +96,9 @@ class ExperimentPanel(QWidget):
             "series: 1,4,all gives numba x1, numba x4 and one on every core (the command line's --threads)")
         self.energyCheck = QCheckBox("Energy per call", objectName="energyCheck")
         self.energyCheck.setToolTip(
-            "After each point, about a second of its calls read on the GPU's energy counter (and the CPU's, "
-            "where the machine exposes one), the idle draw taken off (the command line's --energy)")
+            "After each point, a few seconds of its calls read on the GPU's energy counter (and the CPU's, "
+            "where the machine exposes one), the idle draw taken off: a GPU's compute back to back, and its "
+            "whole call with the copies beside it (the command line's --energy)")
         self.deviceMemoryNote = QLabel(wordWrap=True, objectName="deviceMemoryNote", textFormat=Qt.TextFormat.PlainText)
         self.deviceMemoryNote.setStyleSheet(NOTE_STYLE)
         self.deviceMemoryNote.setVisible(False)

@@ -156,6 +156,8 @@ def energy_set() -> ResultSet:
             j = r["size"] * 1e-9 + 1e-6
             r = dict(r, energy_j=j, energy_lo_j=0.9 * j, energy_hi_j=1.2 * j, power_w=300.0, idle_w=70.0,
                      energy_source="GPU board (NVML)")
+            if r["host_memory"]:          # a GPU row: its whole call, copies and all, beside the compute
+                r.update(energy_e2e_j=1.5 * j, power_e2e_w=90.0)
         elif r["backend"] == "numpy":
             r = dict(r, energy_source="not measured here: no RAPL")
         rows.append(r)

@@ -703,14 +703,24 @@ def energy_rows(cpu_joules, gpu_joules, cpu_s=0.1, gpu_s=0.001):
 
 def test_energy_says_faster_and_cheaper_only_where_every_reading_is_below():
     st = say("energy", energy_rows((9.0, 10.0, 11.0), (0.3, 0.4, 0.5)))
-    assert st.holds is True and "cupy-fused is 100x faster than numba x16 end to end and spends 25x less energy" in st.text
+    assert st.holds is True and ("cupy-fused is 100x faster than numba x16 end to end, and its compute spends 25x "
+                                 "less energy a call" in st.text)
     assert "numba x16 at 2^26" in st.text
     st = say("energy", energy_rows((0.9, 1.0, 1.1), (1.0, 1.05, 1.2)))
     assert st.holds is None and "could not be told apart" in st.text
     st = say("energy", energy_rows((0.1, 0.1, 0.1), (0.3, 0.4, 0.5)))
-    assert st.holds is False and "spends 4.0x more energy a call" in st.text
+    assert st.holds is False and "its compute spends 4.0x more energy a call" in st.text
 
 
 def test_energy_makes_no_claim_where_the_cpus_energy_is_not_measured():
     st = say("energy", energy_rows(float("nan"), (0.3, 0.4, 0.5)))
     assert st.holds is None and "not measured here, and no figure is guessed" in st.text
+
+
+def test_energy_sets_the_computes_energy_against_the_cpus_and_says_the_whole_call_beside_it():
+    rows = energy_rows((9.0, 10.0, 11.0), (0.3, 0.4, 0.5))
+    rows[1] = dict(rows[1], energy_e2e_j=20.0, energy_e2e_lo_j=19.0, energy_e2e_hi_j=21.0, power_e2e_w=125.0)
+    st = say("energy", rows)
+    assert st.holds is True and "its compute spends 25x less energy a call than numba x16's" in st.text
+    assert "End to end, copies and all, cupy-fused spends 20 J a call, 2.0x more than numba x16" in st.text
+    assert "cupy-fused at 2^26: compute" in st.text and "its whole call, copies and all" in st.text

@@ -226,7 +226,7 @@ def test_files_of_schema_2_without_the_columns_types_and_units_open(tmp_path):
 def test_files_of_today_name_each_columns_type_and_unit_as_the_row_declares_them(tmp_path):
     """Since schema 3: the types and units in the header are the row's declaration, not a second list."""
     data = json.loads(result_files.save(sample_frame(), tmp_path / "r.json", ENV).read_text())
-    assert data["schema"] == 4 == result_files.SCHEMA
+    assert data["schema"] == 5 == result_files.SCHEMA
     assert data["types"] == {c.name: c.type_name for c in results.DECLARED}
     assert data["units"]["compute_median_s"] == "s" and data["units"]["peak_device_bytes"] == "B"
     assert data["units"]["gbps"] == "GB/s" and "status" not in data["units"]

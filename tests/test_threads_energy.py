@@ -192,6 +192,9 @@ def test_a_sweep_with_energy_gives_each_point_its_joules_between_its_lowest_and_
     for r in rows:
         assert 0 < r["energy_lo_j"] <= r["energy_j"] <= r["energy_hi_j"], r
         assert r["idle_w"] == pytest.approx(10.0, abs=5.0) and r["power_w"] > r["idle_w"]
-        assert r["energy_source"].startswith("synthetic package, a step every") and r["gflop_per_j"] > 0
+        assert r["energy_source"].startswith("synthetic package: updated every") and r["gflop_per_j"] > 0
+        # A CPU call has no copies: its whole call is its compute, one reading for both.
+        assert (r["energy_e2e_j"], r["power_e2e_w"]) == (r["energy_j"], r["power_w"])
+        assert r["energy_j"] == pytest.approx((r["power_w"] - r["idle_w"]) * r["energy_call_s"], rel=1e-9)
     small, large = rows
     assert large["energy_j"] > 4 * small["energy_j"]          # 16x the cells: more than 4x the joules

@@ -22,11 +22,13 @@ LESSON = Lesson(
     workload="source_terms", backends=("numpy", "numba", "cupy-fused"),
     sizes=pow2(20, 26, 3), chart="runtime", energy=True, needs_gpu=True,
     on_gpu="energy per call from the GPU board's counter (NVML) and the CPU packages' (RAPL), each above its "
-           "idle draw, set beside the time of the same calls.")
+           "idle draw: a GPU's compute alone, repeated back to back as its time is measured, with its whole call, "
+           "copies and all, beside it; a CPU's call, which is all compute.")
 
 
-def _joules(row: pd.Series) -> tuple[float, float, float]:
-    return tuple(float(row.get(k, math.nan)) for k in ("energy_j", "energy_lo_j", "energy_hi_j"))
+def _joules(row: pd.Series, key: str = "") -> tuple[float, float, float]:
+    """(median, lowest, highest) of a row's compute energy, or its whole call's with ``key='_e2e'``."""
+    return tuple(float(row.get(f"energy{key}{k}", math.nan)) for k in ("_j", "_lo_j", "_hi_j"))
 
 
 def _mj(j: float) -> str:
@@ -46,9 +48,14 @@ def explain(m: Measured, ls: Lesson, say: Say) -> None:
         j, lo, hi = _joules(r)
         name = names[b]
         if math.isfinite(j):
-            say.note(f"{name} at {fmt_size(s)}: {human_seconds(float(r['total_median_s']))} and {_mj(j)} a call "
-                     f"({_mj(lo)}-{_mj(hi)} over {3} readings; {float(r['power_w']):.0f} W while running, "
-                     f"{float(r['idle_w']):.0f} W idle taken off: {r['energy_source']}).")
+            said = (f"{name} at {fmt_size(s)}: compute {human_seconds(float(r['compute_median_s']))} and {_mj(j)} "
+                    f"a call ({_mj(lo)}-{_mj(hi)} over {3} readings; {float(r['power_w']):.0f} W while running, "
+                    f"{float(r['idle_w']):.0f} W idle taken off: {r['energy_source']})")
+            whole = _joules(r, "_e2e")[0]
+            if gpu(b) and math.isfinite(whole):
+                said += (f"; its whole call, copies and all, {human_seconds(float(r['total_median_s']))} and "
+                         f"{_mj(whole)} at {float(r['power_e2e_w']):.0f} W")
+            say.note(said + ".")
         else:
             say.note(f"{name}: energy {r.get('energy_source') or 'not measured'}.")
     gpus = [b for b in measured if gpu(b) and math.isfinite(_joules(rows[b])[0])]
@@ -64,16 +71,23 @@ def explain(m: Measured, ls: Lesson, say: Say) -> None:
                 continue
             gn, cn = names[g], names[c]
             faster = f"{times(1 / v.ratio)} faster" if v.verdict == "faster" else f"not faster ({v.verdict})"
+            # The compute's energy against the CPU's call (all compute): what the GPU's kernels cost.
             # Cheaper only where every reading of one lies below every reading of the other.
             if jg[2] < jc[1]:
                 say.claim(v.verdict == "faster",
-                          f"At {fmt_size(s)} {gn} is {faster} than {cn} end to end and spends {times(jc[0] / jg[0])} "
-                          "less energy a call.",
-                          f"At {fmt_size(s)} {gn} spends {times(jc[0] / jg[0])} less energy a call than {cn}, yet is "
-                          f"{faster}.")
+                          f"At {fmt_size(s)} {gn} is {faster} than {cn} end to end, and its compute spends "
+                          f"{times(jc[0] / jg[0])} less energy a call than {cn}'s.",
+                          f"At {fmt_size(s)} {gn}'s compute spends {times(jc[0] / jg[0])} less energy a call than "
+                          f"{cn}'s, yet {gn} is {faster} end to end.")
             elif jc[2] < jg[1]:
-                say.claim(False, "", f"At {fmt_size(s)} {gn} is {faster} than {cn} but spends "
-                                     f"{times(jg[0] / jc[0])} more energy a call.")
+                say.claim(False, "", f"At {fmt_size(s)} {gn} is {faster} than {cn} end to end, but its compute "
+                                     f"spends {times(jg[0] / jc[0])} more energy a call than {cn}'s.")
             else:
-                say.note(f"At {fmt_size(s)} the energy of {gn} and {cn} could not be told apart: their readings "
-                         "overlap.")
+                say.note(f"At {fmt_size(s)} the energy of {gn}'s compute and {cn}'s could not be told apart: their "
+                         "readings overlap.")
+            whole = _joules(rows[g], "_e2e")
+            if math.isfinite(whole[0]) and whole[0] != jg[0]:
+                more = "less" if whole[0] < jc[0] else "more"
+                ratio = jc[0] / whole[0] if whole[0] < jc[0] else whole[0] / jc[0]
+                say.note(f"End to end, copies and all, {gn} spends {_mj(whole[0])} a call, {times(ratio)} {more} than "
+                         f"{cn}: the board draws near its idle power while the host copies.")

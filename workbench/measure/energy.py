@@ -9,8 +9,10 @@ A counter moves in steps, tens of milliseconds apart on a GPU: one call of a few
 cannot be read. So a point's calls are repeated over a window many steps long, read from one
 step of the counter to another (the span between two steps holds exactly the energy between
 them), and the board's idle draw over the same span, measured once per sweep with nothing
-running, is taken off: what remains is what the calls cost. The pass runs after the point's
-rounds and is untimed: no timed call waits on a counter.
+running, is taken off: what remains is what the calls cost. A GPU point is read twice: its
+compute alone, back to back as its timing bursts run it (the figure), and its whole call with
+the copies, during which the board mostly idles (``workbench.measure.untimed``). The pass runs
+after the point's rounds and is untimed: no timed call waits on a counter.
 """
 from __future__ import annotations
 
@@ -32,8 +34,11 @@ POLL_S = 0.0005
 
 
 class Counter:
-    """An energy counter: ``read()`` in joules (None where it cannot be read), and what it covers."""
+    """An energy counter: ``read()`` in joules (None where it cannot be read), what it covers, and
+    the smallest change it counts (``unit_j``; 0 where it is not known). How often it is updated is
+    another thing, measured (:func:`resolution`)."""
     source = ""
+    unit_j = 0.0
 
     def read(self) -> float | None:
         raise NotImplementedError
@@ -41,6 +46,7 @@ class Counter:
 
 class NvmlCounter(Counter):
     source = "GPU board (NVML)"
+    unit_j = 1e-3          # nvmlDeviceGetTotalEnergyConsumption counts millijoules
 
     def __init__(self, clocks: Any) -> None:
         self.clocks = clocks
@@ -52,6 +58,7 @@ class NvmlCounter(Counter):
 class RaplCounter(Counter):
     """The sum of the CPU packages' RAPL counters (``energy_uj``), unwrapped across their range."""
     source = "CPU packages (RAPL)"
+    unit_j = 1e-6          # energy_uj counts microjoules (the hardware's own unit may be coarser)
 
     def __init__(self, domains: list[str]) -> None:
         self.domains = domains
@@ -89,8 +96,8 @@ def cpu_counter(root: str = "/sys/class/powercap") -> tuple[RaplCounter | None, 
 
 @dataclass(frozen=True)
 class Resolution:
-    step_s: float        # median time between two steps of the counter
-    step_j: float        # median size of a step
+    step_s: float        # median time between two steps of the counter: its update period
+    step_j: float        # median size of a step: the draw times the period, not what it counts in
 
 
 def _step(counter: Counter, work: Callable[[], Any] | None = None,
@@ -136,6 +143,14 @@ def watts(counter: Counter, seconds: float) -> float:
     return (e1 - e0) / (t1 - t0)
 
 
+def describe(counter: Counter, res: Resolution, idle_w: float) -> str:
+    """'GPU board (NVML): updated every 100 ms, counts in 1 mJ; idle 120 W taken off': the update
+    period and the resolution apart (a step's size is the draw over a period, neither of them)."""
+    from workbench.core.units import joules
+    counts = f", counts in {joules(counter.unit_j)}" if counter.unit_j > 0 else ""
+    return f"{counter.source}: updated every {res.step_s * 1e3:.0f} ms{counts}; idle {idle_w:.0f} W taken off"
+
+
 @dataclass(frozen=True)
 class Reading:
     joules: float        # per call, above the idle draw
@@ -144,32 +159,38 @@ class Reading:
     calls: int
     seconds: float
 
+    @property
+    def call_s(self) -> float:
+        """The time of one call in the window read: ``joules`` is (watts - idle) times this."""
+        return self.seconds / self.calls
+
 
 def per_call(counter: Counter, call: Callable[[], Any], seconds: float, idle_watts: float,
-             stop: Any = None) -> Reading:
-    """Energy of one ``call`` (which returns when its work is complete): the calls are repeated from
-    one step of the counter until ``seconds`` have passed and the counter has stepped again, so the
-    span read holds nothing but calls; the idle draw over the span is taken off."""
+             stop: Any = None, calls_per: int = 1) -> Reading:
+    """Energy of one call: ``call()`` runs ``calls_per`` calls and returns when their work is
+    complete. It is repeated from one step of the counter until ``seconds`` have passed and the
+    counter has stepped again, so the span read holds nothing but calls; the idle draw over the
+    span is taken off."""
     t0, e0 = _step(counter)
     calls = 0
     while time.perf_counter() - t0 < seconds and not (stop is not None and stop.is_set()):
         call()
-        calls += 1
+        calls += calls_per
 
     def more() -> None:
         nonlocal calls
         call()
-        calls += 1
+        calls += calls_per
     t1, e1 = _step(counter, more)
     span = t1 - t0
     gross = e1 - e0
     return Reading((gross - idle_watts * span) / calls, gross / span, idle_watts, calls, span)
 
 
-def text(joules: float, watts: float, idle: float) -> str:
+def text(joules: float, watts: float, idle: float, what: str = "a call") -> str:
     """'1.9 mJ a call (412 W while running, 74 W idle taken off)'; '' where not measured."""
     from workbench.core.units import joules as in_joules
     if not isinstance(joules, (int, float)) or not math.isfinite(joules):
         return ""
-    return (f"{in_joules(joules)} a call ({watts:.0f} W while running, "
+    return (f"{in_joules(joules)} {what} ({watts:.0f} W while running, "
             f"{idle:.0f} W idle taken off)")

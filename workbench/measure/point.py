@@ -328,8 +328,12 @@ class Point:
             return
         flops = self.workload.flops_and_bytes(self.base["size"], self.dtype.itemsize, self.base["variant"])[0]
 
+        t = self.timings
+        compute_s = float(np.median(t.compute)) if t is not None and t.compute else math.nan
+        total_s = float(np.median(t.total)) if t is not None and t.total else math.nan
+
         def run(phases: Phases) -> None:
-            self.extra.update(untimed.energy_of(phases, self.session, meter, flops, stop))
+            self.extra.update(untimed.energy_of(phases, self.session, meter, flops, stop, compute_s, total_s))
         self._untimed("energy", run)
 
     def row(self) -> dict:

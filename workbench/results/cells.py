@@ -22,6 +22,8 @@ _RANGES = {"peak_host_bytes": (0.0, 2.0 ** 63), "peak_device_bytes": (0.0, 2.0 *
            "gflops": (0.0, _MAX_FIGURE), "gbps": (0.0, _MAX_FIGURE), "gbps_limit": (0.0, _MAX_FIGURE),
            "gflops_limit": (0.0, _MAX_FIGURE), "max_rel_error": (0.0, _MAX_FIGURE), "noise": (0.0, _MAX_FIGURE),
            "energy_j": (0.0, _MAX_FIGURE), "energy_lo_j": (0.0, _MAX_FIGURE), "energy_hi_j": (0.0, _MAX_FIGURE),
+           "energy_e2e_j": (0.0, _MAX_FIGURE), "energy_e2e_lo_j": (0.0, _MAX_FIGURE),
+           "energy_e2e_hi_j": (0.0, _MAX_FIGURE), "power_e2e_w": (0.0, 1e6),
            "power_w": (0.0, 1e6), "idle_w": (0.0, 1e6), "gflop_per_j": (0.0, _MAX_FIGURE),
            "others_cores": (0.0, 1e6), "sm_clock_mhz": (0.0, 1e6), "mem_clock_mhz": (0.0, 1e6)}
 #: Where an infinity is a value the engine writes: an interval too wide to decide anything from

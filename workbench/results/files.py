@@ -1,4 +1,4 @@
-"""Result files: what is written (schema 4), and everything that may be handed back to be read.
+"""Result files: what is written (schema 5), and everything that may be handed back to be read.
 
 Written: ``NAME.csv`` (one header line, one row per point, so that any spreadsheet opens it; a text
 cell a spreadsheet would run as a formula carries a ``'`` in front, taken off again on reading) with
@@ -7,7 +7,8 @@ the columns' types and units), or ``NAME.json``: the same header with the rows, 
 (samples, rounds, stages, kernels) are nested values, not text.
 
 Read by :func:`open_results`: those, a CSV without its sidecar, and every older schema (1: no
-format marker; 2: no types and units; 3: JSON columns as text). Anything else raises
+format marker; 2: no types and units; 3: JSON columns as text; 4: a GPU row's energy is its whole
+call's). Anything else raises
 :class:`ResultsFileError`, one line naming the file and the reason.
 """
 from __future__ import annotations
@@ -28,7 +29,7 @@ from typing import Any, Mapping
 
 from workbench.core import atomic
 from workbench.core.lazy import lazy_module
-from workbench.results import cells
+from workbench.results import cells, older
 from workbench.results import rows as row_schema
 from workbench.results.cells import MAX_SECONDS, MIN_SECONDS  # noqa: F401 - read from here by tests
 from workbench.results.rows import (COLUMNS, JSON_COLUMNS, JSON_ONLY, TEXT_COLUMNS,
@@ -39,9 +40,10 @@ pd = lazy_module("pandas")      # imported at first use: not needed to show the 
 log = logging.getLogger(__name__)
 
 FORMAT = "gpu-workbench-results"
+#: 5: a GPU row's ``energy_j`` is its compute's, its whole call's beside it (``energy_e2e_j``);
 #: 4: a JSON file's JSON columns are nested values; 3: they are text, and the header names each
 #: column's type and unit; 2: without those; 1: no format marker. Every one of them is read.
-SCHEMA = 4
+SCHEMA = 5
 SIDECAR_SUFFIX = ".meta.json"
 #: Each cell is checked by its column's kind and bounds (``workbench.results.cells``).
 #: Without these a table is not a result table; any other column may be missing (a file
@@ -271,8 +273,8 @@ def _from_rows(path: Path, data: dict, meta: tuple[int, dict[str, Any]]) -> Resu
     rows = data.get("rows" if schema >= 2 else "results")
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
         raise ResultsFileError(path, "not a GPU Workbench results file (no list of rows)")
-    return ResultSet(_table(path, pd.DataFrame.from_records(rows) if rows else pd.DataFrame()),
-                     source=str(path), schema=schema, **header)
+    frame = _table(path, pd.DataFrame.from_records(rows) if rows else pd.DataFrame())
+    return ResultSet(older.read_as_today(frame, schema), source=str(path), schema=schema, **header)
 
 
 def read_bytes(path: str | Path, follow_links: bool = True) -> bytes:
@@ -433,7 +435,7 @@ def _from_csv(path: Path, meta: tuple[int, dict[str, Any]] | None, cut_row: bool
     frame = pd.DataFrame(rows, columns=names, dtype=object) if rows else pd.DataFrame(columns=names)
     for column in TEXT_COLUMNS & set(frame.columns):       # the quote write() put before a formula
         frame[column] = [_formula_restored(v) for v in frame[column]]
-    return ResultSet(_table(path, frame), source=str(path), schema=schema, **header)
+    return ResultSet(older.read_as_today(_table(path, frame), schema), source=str(path), schema=schema, **header)
 
 
 def _split_comments(text: str) -> tuple[list[str], str]:

@@ -113,14 +113,22 @@ class Row(Mapping):
     # and each kernel, copy and memset with its GPU time as JSON [[kind, name, seconds], ...].
     kernel_count: int = _column(0, int, "count", "kernels")
     kernels: str = _column("", str, "json", csv=False)
-    # Energy of one call above the idle draw, the draw while the calls ran and the idle draw taken
-    # off (workbench.measure.energy, with --energy); ``energy_source`` says which counter, or why none.
+    # Energy of one call above the idle draw, the draw while the calls ran, the time of a call while
+    # they did, and the idle draw taken off (workbench.measure.energy, with --energy): of the compute
+    # alone (on a GPU, back to back as its timing runs it; a CPU call is all compute), and of the
+    # whole call with its copies (_e2e). ``energy_source`` says which counter, or why none.
     energy_j: float = _number("energy", "J")            # the median of WINDOWS readings, lowest and highest beside
     energy_lo_j: float = _number("energy", "J")
     energy_hi_j: float = _number("energy", "J")
     power_w: float = _number("rate", "W")
+    energy_call_s: float = _seconds()
+    energy_e2e_j: float = _number("energy", "J")
+    energy_e2e_lo_j: float = _number("energy", "J")
+    energy_e2e_hi_j: float = _number("energy", "J")
+    power_e2e_w: float = _number("rate", "W")
+    energy_e2e_call_s: float = _seconds()
     idle_w: float = _number("rate", "W")
-    gflop_per_j: float = _number("rate", "GFLOP/J")
+    gflop_per_j: float = _number("rate", "GFLOP/J")     # of the compute
     energy_source: str = _text()
     max_rel_error: float = _number("ratio")
     verified: bool = _column(False, bool, "flag")

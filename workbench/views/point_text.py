@@ -58,13 +58,19 @@ def kernels_text(row: Mapping[str, Any]) -> str:
 
 
 def energy_text(row: Mapping[str, Any]) -> str:
-    """'energy: 1.9 mJ a call (412 W while running, 74 W idle taken off); 8.1 GFLOP/J', or why not."""
+    """'energy of the compute: 1.9 mJ a call (412 W while running, 74 W idle taken off); 8.1 GFLOP/J',
+    with a GPU row's whole call beside it, or why not."""
     from workbench.measure.energy import text
-    joules = row.get("energy_j")
+    joules, whole, idle = row.get("energy_j"), row.get("energy_e2e_j"), row.get("idle_w", math.nan)
+    if not _known(joules) and row.get("host_memory") and _known(whole):      # a file of before: that alone
+        return ("energy end to end, copies and all: " + text(whole, row.get("power_e2e_w", math.nan), idle)
+                + " (the compute's was not read apart)")
     if not _known(joules):
         source = row.get("energy_source")
         return f"energy {source}" if isinstance(source, str) and source.startswith("not measured") else ""
-    said = "energy: " + text(joules, row.get("power_w", math.nan), row.get("idle_w", math.nan))
+    said = "energy of the compute: " + text(joules, row.get("power_w", math.nan), idle)
+    if row.get("host_memory") and _known(whole) and whole != joules:     # a GPU row: its whole call too
+        said += "; end to end, copies and all: " + text(whole, row.get("power_e2e_w", math.nan), idle)
     if _known(row.get("gflop_per_j")):
         said += f"; {row['gflop_per_j']:.3g} GFLOP/J"
     elif joules > 0 and _known(row.get("size")):

@@ -80,7 +80,10 @@ def readable_table(frame: pd.DataFrame) -> pd.DataFrame:
         "host mem": frame["peak_host_bytes"].map(human_bytes),
         "dev mem": frame["peak_device_bytes"].map(human_bytes),
         "kernels": frame["kernel_count"].map(lambda n: str(n) if n else "-"),
+        # The compute's energy a call; a GPU row's whole call, copies and all, beside it.
         "energy/call": frame["energy_j"].map(lambda v: "-" if pd.isna(v) else units.significant(v) + " J"),
+        "e2e energy": [units.significant(v) + " J" if hm and not pd.isna(v) else "-"
+                       for v, hm in zip(frame["energy_e2e_j"], frame["host_memory"])],
         "rel err": frame["max_rel_error"].map(lambda v: "-" if pd.isna(v) else f"{v:.1e}"),
         "status": frame["status"],
     })
@@ -88,6 +91,8 @@ def readable_table(frame: pd.DataFrame) -> pd.DataFrame:
         show = show.drop(columns="kernels")
     if not frame["energy_j"].notna().any():           # energy not asked for, or not measurable here
         show = show.drop(columns="energy/call")
+    if (show["e2e energy"] == "-").all():              # no GPU row's whole call read
+        show = show.drop(columns="e2e energy")
     if not (frame["variant"] != "").any():
         show = show.drop(columns="variant")
     where = frame["place"].fillna("").astype(str)

@@ -309,13 +309,15 @@ NO_ENERGY = "No energy measured: run with --energy (in the window: Energy per ca
 
 @chart_kind("energy", short_title="Energy", short_y="J a call", order=7)
 def energy(c: Context) -> ChartSpec:
-    """Each series' energy per call above the idle draw (``workbench.measure.energy``), with the
-    band of its readings (lowest to highest); a series whose energy could not be read here is
-    named in a note, never drawn from a guess."""
-    drawn, rows, unread = [], [], []
+    """Each series' energy per call above the idle draw (``workbench.measure.energy``): its compute
+    solid, with the band of its readings (lowest to highest), and a GPU series' whole call with its
+    copies dashed, as the runtime chart draws their times. A series whose energy could not be read
+    here is named in a note, never drawn from a guess."""
+    drawn, rows, unread, any_device = [], [], [], False
     for s in c.series:
         r = s.rows
-        if not r["energy_j"].notna().any():
+        whole = r["energy_e2e_j"] if c.moves(s) else r["energy_e2e_j"].iloc[:0]
+        if not (r["energy_j"].notna().any() or whole.notna().any()):
             said = r["energy_source"].astype(str)
             if said.str.startswith("not measured").any():
                 unread.append(s.label)
@@ -327,11 +329,14 @@ def energy(c: Context) -> ChartSpec:
         band = Band(tuple(x[has].tolist()), tuple(lo[has].tolist()), tuple(hi[has].tolist()),
                     "lowest to highest reading") if has.any() else None
         drawn.append(c.line(s, "compute", x, r["energy_j"], band=band))
-    legend = c.identities(rows)
+        if whole.notna().any():
+            any_device = True
+            drawn.append(c.line(s, "total", x, whole, dashed=True))
+    legend = c.identities(rows) + _key("compute", "end-to-end, copies and all" if any_device else None)
     empty = (f"Energy not measured here for {', '.join(unread[:3])}{' and more' if len(unread) > 3 else ''}: "
              "no energy counter this machine exposes" if unread else NO_ENERGY)
-    spec = _finish(c, "energy", "Energy per call, above the idle draw", "energy per call", "joules", drawn,
-                   legend, empty)
+    spec = _finish(c, "energy", "Energy per call of the compute, above the idle draw", "energy per call", "joules",
+                   drawn, legend, empty)
     if unread and drawn:
         note = f"energy not measured here for {', '.join(unread)} (no counter this machine exposes)"
         spec = replace(spec, notes=(*spec.notes, note))
