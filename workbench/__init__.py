@@ -8,7 +8,8 @@ import importlib
 
 __version__ = "0.1.0"
 
-_API = ("Backend", "Context", "Phases", "PluginError", "Workload", "backend", "compare", "plot", "register", "sweep")
+_API = ("Backend", "Context", "Phases", "PluginError", "Workload", "backend", "compare", "plot", "register", "sweep",
+        "try_on_gpu")
 
 
 def __getattr__(name: str):

@@ -12,6 +12,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
+from workbench.catalog import dropin
 from workbench.catalog.backends import Backend
 from workbench.catalog.backends import declare as backend
 from workbench.catalog.workloads import REGISTRY, Context, Phases, PluginError, Workload, register
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from workbench.measure.runner import Runner
 
 __all__ = ["Backend", "Context", "Phases", "PluginError", "Workload", "backend", "compare", "plot", "register",
-           "sweep"]
+           "sweep", "try_on_gpu"]
 
 log = logging.getLogger(__name__)
 #: Held while a sweep registers and plans its workload.
@@ -35,14 +36,16 @@ def sweep(workload: str | Workload | None = None, *, setup: Callable[[int], Any]
           kernels: Mapping[str, Callable[[Any], Any]] | None = None, backends: Iterable[str] | None = None,
           sizes: str | Iterable[int] | None = None, dtype: str = "float32", noise: float | None = None,
           budget: float | None = None, repeats: int | None = None, plugin: str | Path | None = None,
-          point_timeout: float | None = None, progress: bool = True) -> "pd.DataFrame":
+          point_timeout: float | None = None, progress: bool = True, drop_in: bool = False) -> "pd.DataFrame":
     """Measure ``workload`` (a registered name, or the workload ``plugin``, a file, declares), or
     plain callables (``setup(n)`` makes the inputs, ``kernels`` maps a backend name to ``f(inputs)``;
     ``workload`` then names them), in the supervised engine process the command line uses.
 
     Returns the rows ``--out`` writes, one per point, the environment and settings in ``.attrs``.
     A kernel that raises or crashes is an error row; Ctrl-C returns the points measured so far.
-    ``sizes``: an expression (``"2^10:2^16:x4"``) or sizes; ``noise``: the target, a fraction."""
+    ``sizes``: an expression (``"2^10:2^16:x4"``) or sizes; ``noise``: the target, a fraction.
+    ``drop_in``: the NumPy kernel, unchanged, on every drop-in that can run here too (Numba's
+    ``njit``, CuPy through NumPy's dispatch); each that cannot is said in one line."""
     from workbench.measure.supervisor import DEFAULT_POINT_TIMEOUT_S, Supervisor
     from workbench.workspace import arguments, plan
 
@@ -53,22 +56,33 @@ def sweep(workload: str | Workload | None = None, *, setup: Callable[[int], Any]
 
     with tempfile.TemporaryDirectory(prefix="workbench-sweep-") as folder:
         with _registering:          # sweeps from several threads share the registry
-            name, files = _registered(workload, setup, kernels, plugin, Path(folder))
+            name, files = _registered(workload, setup, kernels, plugin, Path(folder), drop_in)
             if kernels is not None and backends is None:
-                backends = _runnable(kernels)
+                backends = _runnable([*kernels, *(dropin.NAMES if drop_in else ())])
             spec = plan(arguments.experiment(name, backends, sizes, dtype, noise, budget, repeats))
         runner = Supervisor(plugins=tuple(files),
                             point_timeout_s=arguments.timeout(point_timeout, DEFAULT_POINT_TIMEOUT_S))
         return _measure(spec, runner, progress)
 
 
+def try_on_gpu(f: Callable[[Any], Any], *, setup: Callable[[int], Any], sizes: str | Iterable[int] | None = None,
+               dtype: str = "float32", name: str | None = None, **options: Any) -> "pd.DataFrame":
+    """Will ``f`` get faster, and with which library? ``f``, your NumPy function of ``setup(n)``'s
+    inputs, unchanged, measured as NumPy and on every drop-in that can run here (:func:`sweep`
+    with ``drop_in=True``; ``options`` are sweep's)."""
+    return sweep(name or getattr(f, "__name__", None) or "f", setup=setup, kernels={"numpy": f}, sizes=sizes,
+                 dtype=dtype, drop_in=True, **options)
+
+
 def _registered(workload: Any, setup: Callable | None, kernels: Mapping | None, plugin: str | Path | None,
-                folder: Path) -> tuple[str, list[str]]:
+                folder: Path, drop_in: bool = False) -> tuple[str, list[str]]:
     """The workload's name, registered here, and the files the engine process loads to know it."""
     from workbench.measure import plugins
     files: list[str] = []
+    if drop_in and kernels is None:
+        raise ValueError("drop_in=True runs your own function: give it as kernels={'numpy': f}, with setup=")
     if kernels is not None:
-        files.append(_callables_plugin(workload, setup, kernels, folder))
+        files.append(_callables_plugin(workload, setup, kernels, folder, drop_in))
     elif plugin is not None:
         files.append(str(Path(plugin).resolve()))
     for path in files:              # vetted first: the user's code runs here only once it loaded cleanly
@@ -89,7 +103,7 @@ def _registered(workload: Any, setup: Callable | None, kernels: Mapping | None, 
     return name, files + ([origin] if origin.endswith(".py") and origin not in files else [])
 
 
-def _runnable(kernels: Mapping[str, Any]) -> list[str]:
+def _runnable(kernels: Iterable[str]) -> list[str]:
     """The callables' backends that can run here; each that cannot is said, not dropped unseen."""
     from workbench.catalog.backends import probe
     found = {name: probe(name) for name in kernels}
@@ -114,7 +128,8 @@ def _named_in(workload: Any, names: list[str], path: str | None) -> Any:
                      + (f", not {workload!r}" if workload is not None else ""))
 
 
-def _callables_plugin(name: Any, setup: Callable | None, kernels: Mapping[str, Callable], folder: Path) -> str:
+def _callables_plugin(name: Any, setup: Callable | None, kernels: Mapping[str, Callable], folder: Path,
+                      drop_in: bool = False) -> str:
     from workbench.catalog import shipped
     if kernels is not None and not isinstance(kernels, Mapping):
         raise ValueError(f"kernels= maps a backend's name to a function of the inputs: give a dict, "
@@ -129,7 +144,7 @@ def _callables_plugin(name: Any, setup: Callable | None, kernels: Mapping[str, C
     name = "kernels" if name is None else name
     if REGISTRY.builtin(name):
         raise ValueError(f"{name!r} is a built-in workload; name your callables otherwise")
-    return str(shipped.ship(name, setup, kernels, folder))
+    return str(shipped.ship(name, setup, kernels, folder, drop_in))
 
 
 def _measure(spec: "SweepSpec", runner: "Runner", progress: bool) -> "pd.DataFrame":

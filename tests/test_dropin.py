@@ -1,0 +1,118 @@
+"""Your own function, unchanged, on the drop-ins (issue 36): what runs here, what is refused and why.
+
+The Numba drop-ins run on this machine; the CuPy drop-in's handling of a function that leaves the
+device is held to a stand-in for CuPy whose arrays refuse NumPy's conversion, as CuPy's do."""
+from __future__ import annotations
+
+import logging
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import workbench.api as wb
+from workbench.catalog import dropin
+from workbench.catalog.workloads import Context
+
+
+def setup(n):
+    return np.random.default_rng(0).random(n)
+
+
+def axpy64(x):
+    """Compiles under Numba; float64 in, float64 out, as NumPy gives."""
+    return 2.0 * x + 1.0
+
+
+def spectrum(x):
+    """NumPy's FFT: Numba has none."""
+    return np.abs(np.fft.rfft(x))
+
+
+def test_a_function_that_compiles_runs_on_both_numba_drop_ins_verified_its_compilation_in_the_first_call(caplog):
+    with caplog.at_level(logging.WARNING):
+        df = wb.try_on_gpu(axpy64, setup=setup, sizes=[2 ** 12], dtype="float64", progress=False, budget=0.05)
+    rows = df.set_index("backend")
+    assert set(rows.index) == {"numpy", "numba.njit (drop-in)", "numba.njit parallel (drop-in)"}
+    for name in ("numba.njit (drop-in)", "numba.njit parallel (drop-in)"):
+        r = rows.loc[name]
+        assert r["status"] == "ok" and r["verified"], r["message"]
+        assert r["first_call_s"] > 10 * r["compute_median_s"]          # Numba compiles at the first call
+    # The GPU drop-in that cannot run here is said, in one line, with why.
+    said = [rec.getMessage() for rec in caplog.records if "cupy (drop-in)" in rec.getMessage()]
+    assert len(said) == 1 and "not usable here" in said[0] and "\n" not in said[0]
+
+
+def test_a_function_numba_cannot_compile_is_an_error_row_giving_the_compilers_reason_in_one_line():
+    df = wb.sweep("spectrum", setup=setup, kernels={"numpy": spectrum}, drop_in=True, sizes=[256],
+                  dtype="float64", progress=False, budget=0.02)
+    rows = df.set_index("backend")
+    assert rows.loc["numpy", "status"] == "ok"
+    for name in ("numba.njit (drop-in)", "numba.njit parallel (drop-in)"):
+        message = rows.loc[name, "message"]
+        assert rows.loc[name, "status"] == "error"
+        assert "does not compile under Numba: Unknown attribute 'rfft' of type Module(numpy.fft)" in message, message
+        assert "\n" not in message and "\x1b" not in message
+
+
+def test_a_float32_point_of_a_function_numba_computes_in_float64_is_wrong_never_fast():
+    df = wb.sweep("axpy", setup=setup, kernels={"numpy": axpy64}, drop_in=True, sizes=[256], dtype="float32",
+                  progress=False, budget=0.02)
+    rows = df.set_index("backend")
+    assert rows.loc["numpy", "status"] == "ok"          # NumPy keeps float32 (NEP 50); Numba's literal is float64
+    assert rows.loc["numba.njit (drop-in)", "status"] == "wrong"
+    assert "float64" in rows.loc["numba.njit (drop-in)", "message"]
+
+
+def test_drop_in_needs_one_function_to_run_unchanged():
+    with pytest.raises(ValueError, match="kernels=\\{'numpy': f\\}"):
+        wb.sweep("two", setup=setup, kernels={"mine": axpy64, "other": spectrum}, drop_in=True, sizes=[8])
+    with pytest.raises(ValueError, match="drop_in=True runs your own function"):
+        wb.sweep("source_terms", drop_in=True, sizes=[8])
+
+
+class DeviceArray:
+    """A stand-in for a CuPy array: NumPy's ufuncs and functions dispatch to it; a conversion to a
+    NumPy array is refused with CuPy's own words."""
+
+    def __init__(self, a):
+        self.a = np.asarray(a)
+
+    def __array__(self, *args, **kwargs):
+        raise TypeError("Implicit conversion to a NumPy array is not allowed. Please use `.get()` to construct a "
+                        "NumPy array explicitly.")
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        plain = [i.a if isinstance(i, DeviceArray) else i for i in inputs]
+        return DeviceArray(getattr(ufunc, method)(*plain, **kwargs))
+
+    def __add__(self, other):
+        return np.add(self, other)
+
+    def __array_function__(self, func, types, args, kwargs):
+        plain = [a.a if isinstance(a, DeviceArray) else a for a in args]
+        return DeviceArray(func(*plain, **kwargs))
+
+
+def fake_cupy_phases(f, x):
+    cp = SimpleNamespace(asarray=DeviceArray, asnumpy=lambda d: d.a)
+    ctx = Context(size=x.size, dtype=x.dtype, session=SimpleNamespace(cp=cp))
+    return dropin._cupy(f, (x,), ctx)
+
+
+@pytest.mark.parametrize("f, said", [
+    (lambda inp: np.asarray(inp[0]) * 2, "falls back to the host: it converts a CuPy array to NumPy"),
+    (lambda inp: np.zeros(3), "falls back to the host: given CuPy arrays, it returned a NumPy array"),
+])
+def test_a_function_that_leaves_the_device_is_said_as_such_never_timed_as_a_gpu_point(f, said):
+    phases = fake_cupy_phases(f, np.arange(3.0))
+    phases.h2d()
+    with pytest.raises(dropin.DropInError, match=said):
+        phases.compute()
+
+
+def test_a_function_that_stays_on_the_device_runs_through_numpys_dispatch_and_comes_back():
+    phases = fake_cupy_phases(lambda inp: np.sqrt(inp[0]) + np.sum(inp[0]), np.arange(4.0))
+    phases.h2d()
+    phases.compute()
+    assert np.allclose(phases.d2h(), np.sqrt(np.arange(4.0)) + 6.0)
