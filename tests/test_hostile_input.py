@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 from helpers import result_set
 
+from workbench.core import regular_file
 from workbench.results import files as result_files
 from workbench.results import session_file
 from workbench.results.files import ResultsFileError, open_results
@@ -88,7 +89,7 @@ def test_a_fifo_named_by_a_sidecar_is_refused(tmp_path):
 def test_a_fifo_swapped_in_after_the_check_does_not_block(fifo, monkeypatch):
     """The stat saw a regular file; the FIFO opened in its place is refused from the opened descriptor."""
     real = os.stat
-    monkeypatch.setattr(result_files.os, "stat", lambda p, *a, **k: real(__file__))
+    monkeypatch.setattr(regular_file.os, "stat", lambda p, *a, **k: real(__file__))
     with pytest.raises(ResultsFileError, match="is a FIFO"):
         in_time(open_results, fifo)
 

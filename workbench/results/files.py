@@ -18,16 +18,14 @@ import io
 import json
 import logging
 import math
-import os
 import re
 import socket
-import stat
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Mapping
 
-from workbench.core import atomic
+from workbench.core import atomic, regular_file
 from workbench.core.lazy import lazy_module
 from workbench.results import cells, older
 from workbench.results import rows as row_schema
@@ -281,25 +279,12 @@ def read_bytes(path: str | Path, follow_links: bool = True) -> bytes:
     """The bytes of a regular file of at most MAX_FILE_BYTES: a FIFO, a device (/dev/zero), a
     socket or a huge file is refused in one line (ResultsFileError), never read (it would hang, or
     end in MemoryError). ``follow_links=False``: a symbolic link is refused too (a journal)."""
-    path = Path(path)
-    _check_regular(path, _stat(path, os.stat if follow_links else os.lstat, path))
-    nofollow = 0 if follow_links else getattr(os, "O_NOFOLLOW", 0)
     try:
-        # O_NONBLOCK: a FIFO swapped in between the stat and the open cannot block the open.
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | nofollow)
+        return regular_file.read_bytes(path, MAX_FILE_BYTES, "a results file", follow_links)
+    except regular_file.Refused as exc:
+        raise ResultsFileError(path, exc.reason) from None
     except OSError as exc:
-        raise _os_error(path, exc) from None
-    try:
-        _check_regular(path, _stat(path, os.fstat, fd))     # what was opened, not what was looked at
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            raw = f.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        raise _os_error(path, exc) from None
-    finally:
-        os.close(fd)
-    if len(raw) > MAX_FILE_BYTES:          # it grew after the check
-        raise ResultsFileError(path, f"too large for a results file (at most {MAX_FILE_BYTES // 2 ** 20} MiB)")
-    return raw
+        raise _os_error(Path(path), exc) from None
 
 
 def _read_text(path: Path) -> str:
@@ -322,27 +307,6 @@ def _os_error(path: Path, exc: OSError) -> ResultsFileError:
     if isinstance(exc, IsADirectoryError):
         return ResultsFileError(path, "is a directory, not a results file")
     return ResultsFileError(path, exc.strerror or str(exc))
-
-
-def _stat(path: Path, how, target) -> os.stat_result:
-    try:
-        return how(target)
-    except OSError as exc:
-        raise _os_error(path, exc) from None
-
-
-def _check_regular(path: Path, st: os.stat_result) -> None:
-    mode = st.st_mode
-    if stat.S_ISDIR(mode):
-        raise ResultsFileError(path, "is a directory, not a results file")
-    if not stat.S_ISREG(mode):
-        kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
-                else "a socket" if stat.S_ISSOCK(mode) else "a symbolic link" if stat.S_ISLNK(mode)
-                else "not a regular file")
-        raise ResultsFileError(path, f"is {kind}, not a results file (only regular files are read)")
-    if st.st_size > MAX_FILE_BYTES:
-        raise ResultsFileError(path, f"too large for a results file ({st.st_size / 2 ** 30:.1f} GiB; "
-                                     f"at most {MAX_FILE_BYTES // 2 ** 20} MiB)")
 
 
 #: What JSON (and the NaN this reader reads as text) writes without quotes: a file cut inside one
