@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import importlib
 import reprlib
+import importlib.machinery
 import importlib.metadata
 import importlib.util
 import logging
@@ -26,6 +27,7 @@ import numpy as np
 
 from workbench.catalog import defaults, result_dtype
 from workbench.catalog.backends import BACKENDS
+from workbench.core import regular_file
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +35,8 @@ log = logging.getLogger(__name__)
 BUILTIN_PACKAGE = "workloads"
 #: Where other packages declare theirs: name = "package.module" (importing it registers them).
 ENTRY_POINT_GROUP = "gpu_workbench.workloads"
+#: The largest workload file read: far beyond a hand-written one, far below what would exhaust memory.
+MAX_FILE_BYTES = 64 * 2 ** 20
 KINDS = ("array math", "kernels", "data movement", "dataframes")
 
 
@@ -248,6 +252,39 @@ class PluginError(ValueError):
     """A workload file that cannot be used; the message is one line for the user."""
 
 
+def check_file(path: str | Path) -> None:
+    """PluginError, in one line, unless ``path`` is a regular file of at most MAX_FILE_BYTES: a
+    FIFO, a device (``/dev/zero``) or a file that grows without end is refused, never read."""
+    try:
+        regular_file.checked(path, MAX_FILE_BYTES, "a workload file")
+    except OSError as exc:
+        raise _unreadable(path, exc) from None
+
+
+def read_file(path: str | Path) -> bytes:
+    """The bytes of the workload file ``path``, refused as :func:`check_file` says, never read past its limit."""
+    try:
+        return regular_file.read_bytes(path, MAX_FILE_BYTES, "a workload file")
+    except OSError as exc:
+        raise _unreadable(path, exc) from None
+
+
+def _unreadable(path: str | Path, exc: OSError) -> PluginError:
+    if isinstance(exc, regular_file.Refused):
+        return PluginError(str(exc))
+    if isinstance(exc, FileNotFoundError):
+        return PluginError(f"no such workload file: {path}")
+    return PluginError(f"{path}: cannot read it: {exc.strerror or exc}")
+
+
+class _RegularSource(importlib.machinery.SourceFileLoader):
+    """Python's own loader, reading as :func:`read_file` does: a file swapped for a FIFO or a device
+    after the check cannot block the import (a cached .pyc refused so is only not used)."""
+
+    def get_data(self, path: str) -> bytes:
+        return regular_file.read_bytes(path, MAX_FILE_BYTES, "a workload file")
+
+
 class Registry:
     """Workloads by name, loaded on first use."""
 
@@ -338,8 +375,7 @@ class Registry:
         sweep and keeps an earlier sweep's plug-ins, which the new sweep never asked for)."""
         self._load()
         path = Path(path)
-        if not path.is_file():
-            raise PluginError(f"no such workload file: {path}")
+        check_file(path)
         if path.suffix != ".py":
             raise PluginError(f"{path}: not a Python file (a workload plug-in is a .py file)")
         before = dict(self._workloads)
@@ -347,7 +383,7 @@ class Registry:
         # second replaced the first in sys.modules, even where it was then refused).
         name = f"gpu_workbench_external_{path.stem}_{zlib.crc32(str(path.resolve()).encode()):08x}"
         try:
-            spec = importlib.util.spec_from_file_location(name, path)
+            spec = importlib.util.spec_from_file_location(name, path, loader=_RegularSource(name, str(path)))
             module = importlib.util.module_from_spec(spec)
             sys.modules[name] = module
             with warnings.catch_warnings(record=True) as said:
@@ -359,6 +395,8 @@ class Registry:
                 raise
             self._workloads = before
             sys.modules.pop(name, None)
+            if isinstance(exc, regular_file.Refused) and exc.path == str(path):    # swapped after the check
+                raise PluginError(str(exc)) from None
             if isinstance(exc, PluginError):
                 raise PluginError(f"{path}: {exc}") from None
             raise PluginError(f"{path}: {type(exc).__name__} while loading it: {exc}") from None

@@ -13,13 +13,11 @@ would locally, within its grace time.
 """
 from __future__ import annotations
 
-import hashlib
 import logging
 import multiprocessing
 import multiprocessing.util
 import os
 import threading
-from pathlib import Path
 from typing import Any
 
 from workbench.cluster import places
@@ -35,11 +33,10 @@ _exit_hook = False
 
 
 def digest(path: str) -> str:
-    """The SHA-256 of a plug-in file's content ('' where it cannot be read)."""
-    try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError:
-        return ""
+    """The SHA-256 of a plug-in file's content ('' where it cannot be read, or is a FIFO or a device:
+    never read, as everywhere a workload file is)."""
+    from workbench.measure import plugins
+    return plugins.digest(path)
 
 
 def _load_plugins(plugins: tuple[str, ...], expected: dict[str, str] | None = None) -> list[str]:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from workbench.catalog.defaults import PROBE_SIZES, InputsFootprint
-from workbench.catalog.workloads import REGISTRY, PluginError
+from workbench.catalog.workloads import REGISTRY, PluginError, check_file, read_file
 from workbench.measure.exits import describe_exit
 
 log = logging.getLogger(__name__)
@@ -58,8 +58,7 @@ def vet(path: str | Path, timeout: float | None = None) -> Fits:
     footprint fits it made; one whose inputs crashed or hung the child after the import is missing."""
     timeout = VET_TIMEOUT_S if timeout is None else timeout     # read now, so a test can shorten it
     path = Path(path)
-    if not path.is_file():
-        raise PluginError(f"no such workload file: {path}")
+    check_file(path)            # a FIFO or a device: refused here, never opened by the child
     mark = f"@@gpu-workbench-{secrets.token_hex(8)} "
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p or os.getcwd() for p in sys.path),
                GPU_WORKBENCH_VET_MARK=mark)
@@ -103,10 +102,11 @@ def seed(names: list[str], fits: Fits) -> None:
 
 
 def digest(path: str | Path) -> str:
-    """What the file holds now, as a hash ('' where it cannot be read)."""
+    """What the file holds now, as a hash ('' where it cannot be read, or is no regular file of a
+    workload file's size: a FIFO or a device is never read)."""
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError:
+        return hashlib.sha256(read_file(path)).hexdigest()
+    except PluginError:
         return ""
 
 
