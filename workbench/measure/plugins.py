@@ -15,9 +15,9 @@ import hashlib
 import json
 import logging
 import os
-import secrets
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,15 +28,19 @@ from workbench.measure.exits import describe_exit
 log = logging.getLogger(__name__)
 
 VET_TIMEOUT_S = 60.0
-# The child's own lines start with a mark made anew for each child, which a plug-in's prints do not.
+#: How much of the child's stderr is kept: its last lines say why it failed; a plug-in may write gigabytes.
+STDERR_TAIL_BYTES = 64 * 1024
+# The child tells its findings on a file of their own (argv[2], a descriptor it inherits), never on
+# stdout: what a plug-in prints there at import, by print() or by C code, is the user's business
+# (it goes to /dev/null: the file is imported again, in the caller, where its prints show).
 _VET = """import json, os, sys
 from workbench.catalog.workloads import REGISTRY, PluginError
-mark = os.environ.pop("GPU_WORKBENCH_VET_MARK")
+said = os.fdopen(int(sys.argv[2]), "w")
 try:
     names = REGISTRY.load_file(sys.argv[1])
 except PluginError as exc:
     print(exc, file=sys.stderr); sys.exit(3)
-print(mark + json.dumps(["loaded", names]), flush=True)
+print(json.dumps(["loaded", names]), file=said, flush=True)
 for name in names:          # the default footprints' fits, made here rather than in the caller
     footprint = REGISTRY.get(name).footprint
     for itemsize in (4, 8) if hasattr(footprint, "fits") else ():
@@ -44,7 +48,7 @@ for name in names:          # the default footprints' fits, made here rather tha
             fit = footprint.fit(itemsize)
         except Exception:
             fit = None
-        print(mark + json.dumps(["fit", name, itemsize, fit]), flush=True)
+        print(json.dumps(["fit", name, itemsize, fit]), file=said, flush=True)
 """
 
 #: What a vetting child found of each workload's footprint: {name: {itemsize: (bytes, power) or None}}.
@@ -59,16 +63,19 @@ def vet(path: str | Path, timeout: float | None = None) -> Fits:
     timeout = VET_TIMEOUT_S if timeout is None else timeout     # read now, so a test can shorten it
     path = Path(path)
     check_file(path)            # a FIFO or a device: refused here, never opened by the child
-    mark = f"@@gpu-workbench-{secrets.token_hex(8)} "
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p or os.getcwd() for p in sys.path),
-               GPU_WORKBENCH_VET_MARK=mark)
-    try:
-        proc = subprocess.run([sys.executable, "-P", "-c", _VET, str(path.resolve())], capture_output=True,
-                              text=True, timeout=timeout, env=env)
-        out, code, stderr = proc.stdout, proc.returncode, proc.stderr
-    except subprocess.TimeoutExpired as exc:
-        out, code, stderr = _text(exc.stdout), None, _text(exc.stderr)
-    said = [json.loads(line[len(mark):]) for line in out.splitlines() if line.startswith(mark)]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p or os.getcwd() for p in sys.path))
+    # Files, not pipes: nothing to drain while the child runs, and no plug-in's output fills memory.
+    with tempfile.TemporaryFile() as findings, tempfile.TemporaryFile() as errors:
+        try:
+            code: int | None = subprocess.run(
+                [sys.executable, "-P", "-c", _VET, str(path.resolve()), str(findings.fileno())],
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors,
+                pass_fds=(findings.fileno(),), timeout=timeout, env=env).returncode
+        except subprocess.TimeoutExpired:
+            code = None
+        said = _findings(findings)
+        errors.seek(max(0, os.fstat(errors.fileno()).st_size - STDERR_TAIL_BYTES))
+        stderr = errors.read().decode(errors="replace")
     if said and said[0][0] == "loaded":         # imported cleanly: what came after is the fits'
         fits: Fits = {}
         for _, name, itemsize, fit in said[1:]:
@@ -79,7 +86,7 @@ def vet(path: str | Path, timeout: float | None = None) -> Fits:
         return fits
     if code is None:
         raise PluginError(f"{path}: loading it did not finish in {timeout:.0f} s (does it wait for something?)")
-    lines = [ln for ln in stderr.strip().splitlines() if ln.strip()]
+    lines = [_printable(ln) for ln in stderr.strip().splitlines() if ln.strip()]
     if code == 3 and lines:
         raise PluginError(lines[-1])
     if code < 0:
@@ -88,8 +95,21 @@ def vet(path: str | Path, timeout: float | None = None) -> Fits:
                       + (f": {lines[-1]}" if lines else ""))
 
 
-def _text(data: bytes | str | None) -> str:
-    return data.decode(errors="replace") if isinstance(data, bytes) else (data or "")
+def _findings(file) -> list:
+    """The child's lines, each a JSON list; a line a killed child left unfinished is not one."""
+    file.seek(0)
+    said = []
+    for line in file.read().decode(errors="replace").splitlines():
+        try:
+            said.append(json.loads(line))
+        except ValueError:
+            break
+    return said
+
+
+def _printable(text: str) -> str:
+    """A line the child wrote, as plain text: a plug-in's escape sequences must not reach a terminal."""
+    return "".join(c if c.isprintable() else "?" for c in text)
 
 
 def seed(names: list[str], fits: Fits) -> None:
