@@ -23,6 +23,7 @@ from typing import Any, Iterable, Iterator
 
 import psutil
 
+from workbench.core import spawned
 from workbench.measure import protocol
 from workbench.catalog.backends import engine_of, is_gpu
 from workbench.measure import engine
@@ -101,7 +102,7 @@ class Supervisor:
                                             args=(child, self.flag.raw, self.plugins, self._memory_limit(), kind,
                                                   os.getpid(), main))
             try:
-                with _group_signals_blocked():
+                with _group_signals_blocked(), spawned.main_without_a_file():
                     self.process.start()
             except BaseException:
                 self.process = None              # never started: nothing to end or join later

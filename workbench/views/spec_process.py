@@ -20,6 +20,7 @@ import os
 import threading
 from typing import Any, Sequence
 
+from workbench.core import spawned
 from workbench.core.lazy import lazy_module
 
 from workbench.results.rows import Row
@@ -144,7 +145,8 @@ class _Channel:
             parent, child = ctx.Pipe()
             process = ctx.Process(target=serve, args=(child,), name="gpu-workbench-specs", daemon=True)
             try:
-                process.start()
+                with spawned.main_without_a_file():
+                    process.start()
             except Exception as e:             # noqa: BLE001 - no process here: the caller makes them
                 raise Unavailable(f"the spec process could not start: {e}") from e
             finally:
