@@ -242,8 +242,9 @@ def _deep_probe(module: str, timeout: float = 120.0) -> str:
 @functools.cache
 def _deep_probe_once(module: str, timeout: float) -> str:
     try:
-        proc = subprocess.run([sys.executable, "-c", _PROBES[module]], capture_output=True,
-                              text=True, timeout=timeout)
+        # errors="replace": a library that writes bytes that are no UTF-8 is still probed, not a traceback.
+        proc = subprocess.run([sys.executable, "-c", _PROBES[module]], capture_output=True, text=True,
+                              errors="replace", stdin=subprocess.DEVNULL, timeout=timeout)
     except subprocess.TimeoutExpired:
         return f"installed, but a tiny {module} computation did not finish in {timeout:.0f} s"
     if proc.returncode == 0:

@@ -94,8 +94,8 @@ def ask() -> DriverInfo:
     code = ("import dataclasses, json; from workbench.core.driver import query; "
             "print(json.dumps(dataclasses.asdict(query())))")
     try:
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             timeout=ASK_TIMEOUT_S, check=True).stdout
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, errors="replace",
+                             stdin=subprocess.DEVNULL, timeout=ASK_TIMEOUT_S, check=True).stdout
         got = json.loads(out.strip().splitlines()[-1])
         return DriverInfo(error=got["error"], device_count=got["device_count"],
                           cuda_version=tuple(got["cuda_version"]), pci_bus_ids=tuple(got["pci_bus_ids"]))
