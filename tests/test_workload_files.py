@@ -260,3 +260,48 @@ def test_a_backend_named_with_a_sentence_leaves_the_window_its_size(qtbot, windo
         w.run()
     qtbot.waitUntil(lambda: name.strip()[:20] in " ".join(w.plots.legendStrip.entries_of("runtime")), timeout=10_000)
     assert w.minimumSizeHint().width() <= 1280, w.minimumSizeHint()
+
+
+#: Written at import (issue 35): NUL, a byte that is no UTF-8, a terminal's "clear screen", no newline;
+#: by Python's stdout and under it, on fd 1, as C code writes.
+PRINTS_GARBAGE = ("import os, sys\nsys.stdout.write('\\x00\\xff\\x1b[2J garbage ' * 2000)\n"
+                  "os.write(1, b'\\xff garbage ' * 2000)\n")
+
+
+def test_a_workload_file_that_prints_garbage_at_import_opens_and_sweeps(qtbot, window, tmp_path, registry):
+    w = window
+    noisy = tmp_path / "noisy.py"
+    noisy.write_text(PRINTS_GARBAGE + PLUGIN.read_text())
+    assert open_file(qtbot, w, noisy)[1] == ["double"]
+    assert [r["status"] for r in sweep(qtbot, w, "double")] == ["ok", "ok"]
+
+
+def _release(fifo: Path) -> None:
+    """A reader blocked on the FIFO (as before issue 35) gets its end of file: the window can close."""
+    try:
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    except OSError:             # nobody reads it
+        pass
+
+
+def test_a_fifo_opened_or_saved_over_a_watched_file_is_refused_at_once(qtbot, window, mine, tmp_path):
+    """Never read: one line within 2 s, opened by the user or found by the watch on a file it opened."""
+    w = window
+    fifo = tmp_path / "fifo.py"
+    os.mkfifo(fifo)
+    try:
+        with qtbot.waitSignal(w.workloadFiles.failed, timeout=2000) as got:
+            assert w.workloadFiles.open(fifo)
+        assert "is a FIFO" in got.args[1] and str(fifo) in got.args[1] and "\n" not in got.args[1]
+    finally:
+        _release(fifo)
+    open_file(qtbot, w, mine)
+    swapped = tmp_path / "swapped.py"
+    os.mkfifo(swapped)
+    try:
+        with qtbot.waitSignal(w.workloadFiles.failed, timeout=2000) as got:
+            os.replace(swapped, mine)
+        assert "is a FIFO" in got.args[1] and str(mine.resolve()) in got.args[1], got.args[1]
+        assert "its workloads stay listed" in got.args[1]
+    finally:
+        _release(mine)
