@@ -191,7 +191,7 @@ def test_a_window_started_with_a_plugin_loads_it_and_the_next_start_opens_it_aga
         w.close()
 
 
-def test_the_eight_line_plugin_sweeps_both_its_backends_in_the_window(qtbot, window, tmp_path, registry):
+def test_the_eight_line_plugin_sweeps_both_its_backends_in_the_window(qtbot, window, tmp_path, declared):
     """docs/API.md's plug-in, opened as a user opens it: its own backend is offered beside NumPy's."""
     w = window
     eight = Path(shutil.copy(Path(__file__).parent / "plugins" / "eight_lines.py", tmp_path / "eight.py"))
