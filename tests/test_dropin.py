@@ -116,3 +116,45 @@ def test_a_function_that_stays_on_the_device_runs_through_numpys_dispatch_and_co
     phases.h2d()
     phases.compute()
     assert np.allclose(phases.d2h(), np.sqrt(np.arange(4.0)) + 6.0)
+
+
+MINE = '''
+import numpy as np
+from workbench.api import Workload, register
+
+W = register(Workload("mine", make_inputs=lambda n, dt, v, rng: (rng.random(n).astype(dt),)))
+
+
+@W.kernel("numpy")
+def square(inputs):
+    (x,) = inputs
+    return x * x
+'''
+
+
+def test_the_command_lines_drop_in_runs_a_plug_ins_numpy_kernel_on_each_drop_in(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+    from workbench.results.files import open_results
+    (tmp_path / "mine.py").write_text(MINE)
+    out = tmp_path / "out.csv"
+    proc = subprocess.run([sys.executable, "-m", "workbench", "--plugin", "mine.py", "run", "-w", "mine", "--drop-in",
+                           "-s", "2^10", "--budget", "0.02", "-q", "--out", str(out)], capture_output=True, text=True,
+                          timeout=300, cwd=tmp_path, env={**__import__("os").environ,
+                                                          "PYTHONPATH": str(Path(__file__).parents[1])})
+    assert proc.returncode == 0, proc.stderr
+    rows = open_results(out).frame.set_index("backend")
+    assert set(rows.index) == {"numpy", "numba.njit (drop-in)", "numba.njit parallel (drop-in)"}
+    assert (rows["status"] == "ok").all() and rows["verified"].all(), rows["message"].tolist()
+    assert "did not load" not in proc.stderr
+    assert proc.stderr.count("cupy (drop-in) not measured:") == 1
+
+
+def test_the_command_lines_drop_in_refuses_a_workload_without_a_numpy_kernel_in_one_line():
+    import subprocess
+    import sys
+    proc = subprocess.run([sys.executable, "-m", "workbench", "run", "-w", "source_terms", "--drop-in", "-s", "2^10"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stderr.strip().count("\n") == 0
+    assert "--drop-in: source_terms: drop-ins run the NumPy backend's own function" in proc.stderr

@@ -15,6 +15,7 @@ The factories are module-level functions: a workload made of them pickles, as a 
 """
 from __future__ import annotations
 
+import copy
 import functools
 import re
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from workbench.catalog.workloads import Context, Phases, Workload
+from workbench.catalog.workloads import REGISTRY, Context, Phases, Workload, _kernel_factory
 
 
 class DropInError(RuntimeError):
@@ -46,7 +47,10 @@ def _one_line(exc: BaseException, most: int = 200) -> str:
     """What an exception says, in one line: the first line that says what went wrong (Numba's
     first says which pipeline step failed, in colour), a module's file left out."""
     lines = [ln.strip() for ln in _ANSI.sub("", str(exc)).splitlines() if ln.strip()]
-    said = next((ln for ln in lines if not ln.startswith(_WHERE)), lines[0] if lines else type(exc).__name__)
+    at = next((i for i, ln in enumerate(lines) if not ln.startswith(_WHERE)), 0)
+    said = lines[at] if lines else type(exc).__name__
+    if said.endswith(":") and at + 1 < len(lines):       # 'found for signature:' and the signature below
+        said += " " + lines[at + 1]
     said = _MODULE.sub(r"\1", said)
     return said if len(said) <= most else said[:most - 3] + "..."
 
@@ -119,3 +123,23 @@ def add(workload: Workload, f: Callable[[Any], Any]) -> None:
 
 def _factory(make: Callable[..., Any], f: Callable, inputs: Any, ctx: Context) -> Any:
     return make(f, inputs, ctx)
+
+
+def function_of(workload: Workload) -> Callable[[Any], Any]:
+    """The function a workload's NumPy backend runs, where it was declared as a kernel ``f(inputs)``
+    (``Workload.kernel``, the callables of ``workbench.sweep``); ValueError where it has none."""
+    impl = workload.implementations.get("numpy")
+    factory = getattr(impl, "factory", None)
+    if isinstance(factory, functools.partial) and factory.func is _kernel_factory:
+        return factory.args[0]
+    raise ValueError(f"{workload.name}: drop-ins run the NumPy backend's own function, unchanged: declare it as "
+                     "@workload.kernel('numpy') def f(inputs): ... (a factory's set-up cannot be carried over)")
+
+
+def land(name: str) -> None:
+    """In a process that loaded the workload's file (the engine, the command line): the workload
+    declared again with its drop-ins, so that the file saying this declares it, as a loaded file must."""
+    workload = copy.copy(REGISTRY.get(name))
+    workload.implementations = dict(workload.implementations)
+    add(workload, function_of(workload))
+    REGISTRY.add(workload)

@@ -35,6 +35,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--threads", metavar="COUNTS",
                      help="run each CPU backend whose threads can be set (Numba's loops, BLAS) once per count, "
                           "as its own series: 1,4,all gives numba x1, numba x4 and numba xN (N: the cores here)")
+    run.add_argument("--drop-in", action="store_true",
+                     help="your workload's NumPy kernel, unchanged, also as each drop-in that can run here "
+                          "(numba.njit, njit parallel, CuPy through NumPy's dispatch); each that cannot is said")
     run.add_argument("--resume", action="store_true",
                      help="add to the --out file: its points measured ok are kept and not run again")
     run.add_argument("--in-process", action="store_true",

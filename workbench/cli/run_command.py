@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from workbench.cli.charts import chart_plan, write_charts
 from workbench.cli.progress import Progress
@@ -46,6 +47,39 @@ def _plan(args: argparse.Namespace):
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    if not getattr(args, "drop_in", False):
+        return _cmd_run(args)
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix="workbench-dropin-") as folder:
+        _drop_ins(args, Path(folder))
+        return _cmd_run(args)
+
+
+def _drop_ins(args: argparse.Namespace, folder: Path) -> None:
+    """``--drop-in``: the workload's drop-ins added here, and a file that adds them in the engine
+    after the workload's own file; with no --backends, the drop-ins that cannot run here are said."""
+    from workbench.catalog import dropin
+    from workbench.catalog.backends import probe
+    from workbench.catalog.workloads import REGISTRY
+    if cluster_target(args) is not None:
+        raise UsageError("--drop-in runs on this machine's engine, not on a cluster")
+    try:
+        dropin.land(args.workload)
+        workload = REGISTRY.get(args.workload)
+    except (KeyError, ValueError) as exc:
+        raise UsageError(f"--drop-in: {exc.args[0] if exc.args else exc}") from None
+    plugin = folder / "drop_ins.py"
+    plugin.write_text(f"from workbench.catalog.dropin import land\nland({args.workload!r})\n")
+    args.plugin = [*args.plugin, str(plugin)]
+    if args.backends is None:
+        found = {name: probe(name) for name in workload.backends}
+        for name, a in found.items():
+            if not a.usable and name in dropin.NAMES:
+                print(f"gpu-workbench: note: {name} not measured: {a.reason}", file=sys.stderr)
+        args.backends = ",".join(name for name, a in found.items() if a.usable)
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
     from workbench.workspace.experiment import memory_notes
     spec = _plan(args)
     chart = chart_plan(args) if args.chart else None
