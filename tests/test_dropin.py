@@ -38,6 +38,7 @@ def test_a_function_that_compiles_runs_on_both_numba_drop_ins_verified_its_compi
         r = rows.loc[name]
         assert r["status"] == "ok" and r["verified"], r["message"]
         assert r["first_call_s"] > 10 * r["compute_median_s"]          # Numba compiles at the first call
+        assert r["answer"].startswith(f"axpy64 runs unchanged as {name}: ") and r["answer"].endswith(".")
     # The GPU drop-in that cannot run here is said, in one line, with why.
     said = [rec.getMessage() for rec in caplog.records if "cupy (drop-in)" in rec.getMessage()]
     assert len(said) == 1 and "not usable here" in said[0] and "\n" not in said[0]
@@ -158,3 +159,17 @@ def test_the_command_lines_drop_in_refuses_a_workload_without_a_numpy_kernel_in_
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and proc.stderr.strip().count("\n") == 0
     assert "--drop-in: source_terms: drop-ins run the NumPy backend's own function" in proc.stderr
+
+
+def test_each_drop_in_answers_in_one_sentence_in_the_frame_and_the_summary():
+    from workbench.views import summary
+    df = wb.sweep("spectrum", setup=setup, kernels={"numpy": spectrum}, drop_in=True, sizes=[256, 1024],
+                  dtype="float64", progress=False, budget=0.02)
+    answer = df.groupby("backend")["answer"].agg(lambda said: "|".join(sorted(set(said))))
+    assert answer["numpy"] == ""
+    assert answer["numba.njit (drop-in)"] == ("spectrum does not run unchanged as numba.njit (drop-in): does not "
+                                              "compile under Numba: Unknown attribute 'rfft' of type Module(numpy.fft).")
+    lines = summary.sentences(df, "numpy")
+    assert answer["numba.njit parallel (drop-in)"] in lines
+    fig = wb.plot(df, "runtime")            # the extra column is no obstacle to a chart
+    assert fig.axes

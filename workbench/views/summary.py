@@ -251,6 +251,8 @@ def sentences(frame: pd.DataFrame, baseline: str, strong: Callable[[str], str] =
         if ranges:
             lines.append("Size by size: " + c.sentence())
     lines += accelerator_sentences(ok)
+    from workbench.views import dropin_answer        # it reads this module's comparisons
+    lines += dropin_answer.answers(frame, baseline).values()
     dev = ok[ok["host_memory"] != ""]
     if not dev.empty:
         share = _finite((dev["h2d_s"] + dev["d2h_s"]) / dev["total_median_s"])
