@@ -81,6 +81,9 @@ def _cupy(f: Callable, inputs: Any, ctx: Context) -> Phases:
     held: dict[str, Any] = {}
 
     def h2d() -> None:
+        if not any(isinstance(a, np.ndarray) for a in items):
+            raise DropInError("takes no NumPy array: nothing to move to CuPy (a pandas frame's place is "
+                              "cudf.pandas)")
         held["in"] = rebuild([cp.asarray(a) if isinstance(a, np.ndarray) else a for a in items])
 
     def compute() -> None:
