@@ -5,6 +5,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMessageBox
 
 from panels.files import FileActions
+from panels.try_drop_ins import DropInChoice
 from panels.workload_files import WorkloadFiles
 from workbench import lessons
 
@@ -46,8 +47,11 @@ class WindowMenus:
             file_menu.addActions(group)
             file_menu.addSeparator()
         file_menu.addAction(quit_action)
+        self.dropIns = DropInChoice(self, self.workloadFiles)
         run_menu = self.menuBar().addMenu("&Run")
         run_menu.addActions([self.runAction, self.stopAction])
+        run_menu.addSeparator()
+        run_menu.addAction(self.dropIns.action)
         view = self.menuBar().addMenu("&View")
         view.addActions([self.experimentDock.toggleViewAction(), self.resultsDock.toggleViewAction()])
         view.addSeparator()
