@@ -173,3 +173,9 @@ def test_each_drop_in_answers_in_one_sentence_in_the_frame_and_the_summary():
     assert answer["numba.njit parallel (drop-in)"] in lines
     fig = wb.plot(df, "runtime")            # the extra column is no obstacle to a chart
     assert fig.axes
+
+
+def test_the_drop_ins_are_told_apart_from_each_other_and_from_numpy_in_colour_and_shape():
+    from workbench.views import palette
+    styles = [(palette.color(b), palette.marker(b)) for b in ("numpy", *dropin.NAMES)]
+    assert len({c for c, _ in styles}) == len(styles) and len({m for _, m in styles}) == len(styles)

@@ -44,7 +44,9 @@ def answers(frame: "pd.DataFrame", baseline: str = "numpy") -> dict[str, str]:
 def _unnamed(c: Comparison) -> str:
     """The headline without the drop-in's name in front, which the sentence has said already."""
     headline, me = c.headline(), named(c.label, c.last[0])
-    return headline[len(me) + 4:] if headline.startswith(me + " is ") else headline
+    if headline.startswith(me + " is "):
+        return headline[len(me) + 4:]
+    return "it" + headline[len(me):] if headline.startswith(me + " and ") else headline
 
 
 def _reason(rows: "pd.DataFrame") -> str:

@@ -36,6 +36,12 @@ BACKEND_STYLE = {
     "cpu-stack": ("blue", "o"),                  # the pipeline's three stacks
     "gpu-zero-copy": ("green", "t1"),
     "gpu-round-trips": ("vermillion", "t"),
+    # The drop-ins (workbench.catalog.dropin), drawn beside NumPy: their library's colour where it
+    # has one apart from NumPy's, and shapes no built-in backend has (a crc pick gave both Numba
+    # drop-ins orange crosses).
+    "numba.njit (drop-in)": ("orange", "x"),
+    "numba.njit parallel (drop-in)": ("vermillion", "+"),
+    "cupy (drop-in)": ("green", "t3"),
 }
 # A plug-in's backend is most often drawn beside NumPy, its reference: a colour apart from NumPy's
 # blue (sky is too near it) and from the yellow of host-to-device copies.

@@ -246,13 +246,15 @@ def sentences(frame: pd.DataFrame, baseline: str, strong: Callable[[str], str] =
                         f"{second['backend']} ({human_seconds(second['total_median_s'])}"
                         + (f"; {v.why}" if v.why else "") + ")")
     lines.append(fastest + ".")
+    from workbench.views import dropin_answer        # it reads this module's comparisons
+    answered = dropin_answer.answers(frame, baseline)
     for c in comparisons(ok, baseline):
-        lines.append(c.headline())
+        if c.backend not in answered:                # a drop-in's headline is in its answer, below
+            lines.append(c.headline())
         if ranges:
             lines.append("Size by size: " + c.sentence())
     lines += accelerator_sentences(ok)
-    from workbench.views import dropin_answer        # it reads this module's comparisons
-    lines += dropin_answer.answers(frame, baseline).values()
+    lines += answered.values()
     dev = ok[ok["host_memory"] != ""]
     if not dev.empty:
         share = _finite((dev["h2d_s"] + dev["d2h_s"]) / dev["total_median_s"])
