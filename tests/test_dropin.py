@@ -29,7 +29,7 @@ def spectrum(x):
     return np.abs(np.fft.rfft(x))
 
 
-def test_a_function_that_compiles_runs_on_both_numba_drop_ins_verified_its_compilation_in_the_first_call(caplog):
+def test_a_function_that_compiles_runs_on_both_numba_drop_ins_verified_its_compilation_in_the_first_call(caplog, declared):
     with caplog.at_level(logging.WARNING):
         df = wb.try_on_gpu(axpy64, setup=setup, sizes=[2 ** 12], dtype="float64", progress=False, budget=0.05)
     rows = df.set_index("backend")
@@ -44,7 +44,7 @@ def test_a_function_that_compiles_runs_on_both_numba_drop_ins_verified_its_compi
     assert len(said) == 1 and "not usable here" in said[0] and "\n" not in said[0]
 
 
-def test_a_function_numba_cannot_compile_is_an_error_row_giving_the_compilers_reason_in_one_line():
+def test_a_function_numba_cannot_compile_is_an_error_row_giving_the_compilers_reason_in_one_line(declared):
     df = wb.sweep("spectrum", setup=setup, kernels={"numpy": spectrum}, drop_in=True, sizes=[256],
                   dtype="float64", progress=False, budget=0.02)
     rows = df.set_index("backend")
@@ -56,7 +56,7 @@ def test_a_function_numba_cannot_compile_is_an_error_row_giving_the_compilers_re
         assert "\n" not in message and "\x1b" not in message
 
 
-def test_a_float32_point_of_a_function_numba_computes_in_float64_is_wrong_never_fast():
+def test_a_float32_point_of_a_function_numba_computes_in_float64_is_wrong_never_fast(declared):
     df = wb.sweep("axpy", setup=setup, kernels={"numpy": axpy64}, drop_in=True, sizes=[256], dtype="float32",
                   progress=False, budget=0.02)
     rows = df.set_index("backend")
@@ -65,7 +65,7 @@ def test_a_float32_point_of_a_function_numba_computes_in_float64_is_wrong_never_
     assert "float64" in rows.loc["numba.njit (drop-in)", "message"]
 
 
-def test_drop_in_needs_one_function_to_run_unchanged():
+def test_drop_in_needs_one_function_to_run_unchanged(declared):
     with pytest.raises(ValueError, match="kernels=\\{'numpy': f\\}"):
         wb.sweep("two", setup=setup, kernels={"mine": axpy64, "other": spectrum}, drop_in=True, sizes=[8])
     with pytest.raises(ValueError, match="drop_in=True runs your own function"):
@@ -161,7 +161,7 @@ def test_the_command_lines_drop_in_refuses_a_workload_without_a_numpy_kernel_in_
     assert "--drop-in: source_terms: drop-ins run the NumPy backend's own function" in proc.stderr
 
 
-def test_each_drop_in_answers_in_one_sentence_in_the_frame_and_the_summary():
+def test_each_drop_in_answers_in_one_sentence_in_the_frame_and_the_summary(declared):
     from workbench.views import summary
     df = wb.sweep("spectrum", setup=setup, kernels={"numpy": spectrum}, drop_in=True, sizes=[256, 1024],
                   dtype="float64", progress=False, budget=0.02)

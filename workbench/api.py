@@ -192,7 +192,7 @@ def _frame(ws: Any) -> "pd.DataFrame":
     frame = ws.table.frame()
     frame.attrs.update(environment=dict(ws.environment), settings=dict(ws.settings), troubles=troubles)
     if not frame.empty and frame["backend"].isin(dropin.NAMES).any():
-        from workbench.views.dropin_answer import answers
+        from workbench.views.summary import answers
         said = answers(frame)          # each drop-in's answer in one sentence, on each of its rows
         frame["answer"] = frame["backend"].map(lambda b: said.get(b, ""))
     return frame

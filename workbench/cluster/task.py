@@ -222,7 +222,8 @@ def run_point(spec: Any, index: int, gpu_backend: bool, plugins: tuple[str, ...]
                 sup.stop()
             try:
                 for message in sup.run(spec, skip=_all_but(spec, index)):
-                    if not isinstance(message, (protocol.SweepStarted, protocol.SweepFinished, protocol.MakingInputs)):
+                    if not isinstance(message, (protocol.SweepStarted, protocol.SweepFinished, protocol.MakingInputs,
+                                                protocol.MeasuringLimits)):
                         messages.append(message)
             finally:
                 state["sup"] = None

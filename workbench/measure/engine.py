@@ -29,10 +29,10 @@ import psutil
 from workbench.catalog import backends as backends_mod
 from workbench.core import driver, units
 from workbench.core.sizes import fmt_size
-from workbench.measure import threads
+from workbench.measure import limits, threads
 from workbench.measure.host_memory import HostPeak
 from workbench.measure.point import NoReference, Point
-from workbench.measure.protocol import (MakingInputs, PointFinished, PointStarted, SweepError, SweepFinished,
+from workbench.measure.protocol import (MakingInputs, MeasuringLimits, PointFinished, PointStarted, SweepError, SweepFinished,
                                        SweepStarted)
 from workbench.catalog.workloads import REGISTRY, Workload, shown
 from workbench.results.rows import empty_row, human_bytes
@@ -305,6 +305,12 @@ def run_sweep(spec: SweepSpec, stop: StopFlag | None = None, first: int = 0, las
                     p.measure_memory()
                     p.measure_kernels()
                     p.measure_energy(stop)
+                if p.error is None and p.session is not None and not limits.known(p.session.device_id):
+                    yield MeasuringLimits(p.session.device)      # the row checks the point against them
+                    try:
+                        limits.limits_for(p.session)
+                    except Exception:  # noqa: BLE001 - the row says what its check met
+                        log.exception("measuring the limits of %s", p.session.device)
                 row = p.row()
                 yield PointFinished(p.index, total, row)
                 done += 1

@@ -162,6 +162,12 @@ def limits_for(session: Any) -> DeviceLimits:
         return found
 
 
+def known(device_id: str) -> bool:
+    """Whether this process has the limits of ``device_id`` already (measured, or remembered)."""
+    with _LOCK:
+        return device_id in _CACHE
+
+
 def remember(limits: DeviceLimits) -> None:
     """Put limits in the cache as if measured (tests use it for a device of known limits)."""
     with _LOCK:

@@ -24,7 +24,7 @@ from workbench.catalog import backends as backends_mod
 from workbench.measure import limits
 from workbench.core import bounds, stats, verdicts
 from workbench.measure import load as load_mod
-from workbench.measure import sampling, threads, untimed
+from workbench.measure import checks, sampling, threads, untimed
 from workbench.measure.sessions import open_session
 from workbench.measure.gpu import cap, kernels, memory
 from workbench.core import driver
@@ -170,7 +170,7 @@ class Point:
                 # into pinned memory returns before its copy has landed.
                 session.synchronize()
                 if r == 0 and not t.cancelled:
-                    self.note = _diagnose(session, phases, t)
+                    self.note = checks.diagnose(session, phases, t)
             after = canary.read()
             self.speeds += [before, after]
             self.round_canary[r] = [before, after]
@@ -392,7 +392,7 @@ class Point:
         if complete == 0:       # stopped before one round was complete: nothing verified
             row.update(status="cancelled", message=f"stopped after {len(t.compute)} repeat(s); not verified")
             return row
-        _verify(row, self.workload, self.base["dtype"], self.max_error, self.dtype_problem)
+        checks.verify(row, self.workload, self.base["dtype"], self.max_error, self.dtype_problem)
         notes = [n for n in (self.note, state_note) if n]
         if isinstance(self.reference, NoReference):
             row.update(verified=False, max_rel_error=float("nan"))
@@ -425,44 +425,9 @@ def _close(phases: Phases, workload: Workload, backend: str) -> None:
             log.exception("closing %s on %s failed", workload.name, backend)
 
 
-def _diagnose(session: Any, phases: Phases, timings: Timings) -> str:
-    """A session's note on the point it just measured (``Session.diagnose``), '' if it has none."""
-    diagnose = getattr(session, "diagnose", None)
-    if diagnose is None or timings.cancelled:
-        return ""
-    try:
-        return str(diagnose(phases.compute))
-    except Exception as exc:  # noqa: BLE001 - a note is never worth the point
-        log.warning("diagnosing the point failed: %s", exc)
-        return ""
-
-
-def _within(lo: float, hi: float, median: float, target: float) -> bool:
-    """The interval meets the noise target (a target of 0 asks for none)."""
-    return target <= 0 or (median > 0 and math.isfinite(lo) and math.isfinite(hi) and (hi - lo) / 2 / median <= target)
-
-
-def _verify(row: dict, workload: Workload, dtype: str, err: float, dtype_problem: str = "") -> None:
-    """Status from every round's result against the float64 reference and the point's dtype, and
-    from the limits check."""
-    tol = workload.tolerance[dtype]
-    row.update(max_rel_error=err, verified=bool(err <= tol and not dtype_problem))
-    wrong = "; ".join(m for m in (dtype_problem, "" if err <= tol else (
-        f"result differs from the float64 reference: max relative error {err:.3g} exceeds the {dtype} "
-        f"tolerance {tol:.1g}")) if m)
-    problem = row.pop("_problem", "")
-    if problem:
-        # A timing the hardware cannot produce is no result, whatever the verification says.
-        row.update(status="implausible", message=problem + (f"; the {wrong}" if wrong else ""))
-    elif wrong:
-        row.update(status="wrong", message=wrong)
-    else:
-        row.update(status="ok")
-
-
 def _row(workload: Workload, base: dict, session: Any, timings: Timings, peak_host: float, peak_device: float,
          machine: load_mod.Load, speeds: list[float], noise_target: float, cpu_threads: int | None = None) -> dict:
-    """The row's figures from the pooled samples; its status is set by ``_verify`` (the limits
+    """The row's figures from the pooled samples; its status is set by ``checks.verify`` (the limits
     check's problem, if any, waits under ``_problem``). ``cpu_threads``: the threads a CPU point
     ran on; its compute ceiling is theirs, not every core's (``limits.threads_flops_limit``)."""
     comp = timings.compute
@@ -495,7 +460,7 @@ def _row(workload: Workload, base: dict, session: Any, timings: Timings, peak_ho
         total_median_s=t["median"], total_q1_s=t["q1"], total_q3_s=t["q3"],
         compute_ci_lo_s=c_lo, compute_ci_hi_s=c_hi, total_ci_lo_s=t_lo, total_ci_hi_s=t_hi,
         noise=stats.rel_noise(comp),
-        converged=bool(timings.converged) and _within(c_lo, c_hi, c["median"], noise_target),
+        converged=bool(timings.converged) and checks.within(c_lo, c_hi, c["median"], noise_target),
         cold_median_s=summarize(timings.cold)["median"], call_median_s=summarize(timings.call)["median"],
         others_cores=machine.others_cores,
         canary_s=float(np.median(speeds)) if speeds else math.nan,

@@ -19,6 +19,15 @@ class SweepStarted:
 
 
 @dataclass(frozen=True)
+class MeasuringLimits:
+    """Between a point's passes and its row: the device's limits (its bandwidth ladder, its peak)
+    are measured, once per engine and device. It takes as long as the machine's caches are large
+    (12 s on a VM showing a 300 MiB L3): it has a time limit of its own, not a point's."""
+
+    device: str
+
+
+@dataclass(frozen=True)
 class MakingInputs:
     """Between points: the inputs and the float64 reference of a size are being made, which every
     point of that size shares (an engine that ends now ended before any of them ran)."""

@@ -47,6 +47,11 @@ POLL_S = 0.05
 EXITING_GRACE_S = 1.0       # how long an engine whose pipe closed may take to finish exiting before it is killed
 
 
+#: The most a device's limits may take to measure (the bandwidth ladder up past the last cache):
+#: far beyond the 12 s seen, short of a hang.
+LIMITS_TIMEOUT_S = 300.0
+
+
 class Supervisor:
     """Runs sweeps in a supervised engine process (a ``workbench.measure.runner.Runner``). See the
     module docstring."""
@@ -160,7 +165,8 @@ class Supervisor:
             if self._stop_at is not None and now - self._stop_at > self.stop_grace_s:
                 raise _Ended("stopped", self._end())
             started = point_clock.get("t")
-            if started is not None and self.point_timeout_s and now - started > self.point_timeout_s:
+            limit = point_clock.get("limit", self.point_timeout_s)
+            if started is not None and limit and now - started > limit:
                 raise _Ended("timeout", self._end(), "" if point_clock.get("point") else "inputs")
             conn, proc = self.conn, self.process
             try:
@@ -250,6 +256,10 @@ class Supervisor:
                 self._ensure(kinds[first])
                 self._send(("run", spec, first, last, tuple(sorted(skip))))
                 for message in self._replies(clock):
+                    clock.pop("limit", None)            # a point's own limit again, whatever came next
+                    if isinstance(message, protocol.MeasuringLimits):
+                        clock.update(t=time.monotonic(), limit=LIMITS_TIMEOUT_S)
+                        continue                # the engine's own business, with a limit of its own
                     if isinstance(message, protocol.SweepStarted):
                         clock.update(t=time.monotonic(), point=False)    # the first inputs are being made
                         if announced:
