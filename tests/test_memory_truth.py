@@ -138,20 +138,6 @@ def test_a_scope_gives_back_what_the_allocator_kept():
     assert abs(got - 2 ** 24) <= 0.1 * 2 ** 24 + PAGE, got
 
 
-def test_a_scope_says_what_is_held_apart_from_what_was_freed():
-    """What a factory holds once made is not its scratch: the memory pass adds the second call's
-    peak to it (issue 35), and a freed temporary that glibc kept resident would count twice."""
-    peak = HostPeak()
-    with peak.scope() as read:
-        scratch = np.ones(2 ** 21)    # 16 MiB, freed: it stays in glibc's heap, resident
-        kept = np.ones(2 ** 19)       # 4 MiB, held
-        del scratch
-        top, held = read(), read.resident()
-    assert kept.nbytes
-    assert abs(top - 20 * 2 ** 20) <= 0.1 * 20 * 2 ** 20 + 2 * PAGE, top
-    assert abs(held - 4 * 2 ** 20) <= 0.1 * 4 * 2 ** 20 + PAGE, held
-
-
 def test_the_hover_says_a_calls_memory_and_the_first_calls_apart():
     from workbench.views.point_text import memory_text
     row = {"peak_host_bytes": 2.0 ** 24, "first_call_host_bytes": 187.5 * 2 ** 20,

@@ -202,10 +202,7 @@ class HostPeak:
                 return max(0, rss - start, hwm - start if hwm > mark else 0) * 1024.0
 
             def resident() -> float:
-                """What is resident now above the start, the allocators' free pages given back
-                first: what the scope's code still holds, not the temporaries it freed, which
-                glibc keeps resident in its heap (a factory's 16 MiB scratch read as held)."""
-                release_free_memory()
+                """What is resident now above the start: what the scope's code still holds."""
                 now = self._status.kib(b"VmRSS:")
                 return max(0, now[0] - start) * 1024.0 if now else NAN
             try:
