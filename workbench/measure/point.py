@@ -219,11 +219,10 @@ class Point:
 
     def measure_memory(self) -> None:
         """The point's memory, in an untimed pass of its own after its rounds: the implementation made
-        anew and called twice (with its transfers), counted from before it was made (``_memory_pass``).
-        A first call's compilation and setup are the first call's (``first_host``), the allocators'
-        free pages were given back (``HostPeak``), and no hook slows a timed call. A small host
-        reading is read again and the smaller kept: a page another thread of the process touched
-        meanwhile is not the call's.
+        anew and called once (with its transfers), counted from before it was made. Its first call's
+        compilation and setup are behind it (``first_host``), the allocators' free pages were given
+        back (``HostPeak``), and no hook slows a timed call. A small host reading is read again and
+        the smaller kept: a page another thread of the process touched meanwhile is not the call's.
         Nothing when the point failed or nothing of it was kept; a pass that fails leaves the
         figures unmeasured and says why."""
         if self.error is not None or self.session is None or not any(self.round_medians["compute"]):
@@ -238,38 +237,22 @@ class Point:
                 return
 
     def _memory_pass(self) -> tuple[float, float]:
-        """One pass of ``measure_memory``: (host bytes, device bytes), NaN where not measured.
-
-        The implementation is made and called twice. The device figure is the peak over the
-        making and the first call, as before: an implementation that keeps its last result (a
-        ``held`` buffer its ``d2h`` reads) would hold the first call's result through the second.
-        The host figure is the larger of the making's peak and what the made implementation holds
-        plus the second call's peak above what the first left: a first call's compilation and the
-        caches it fills are the first call's (``first_host``), not a steady call's. A Numba kernel
-        made in the factory compiles at the first call of every implementation made: counted, it
-        read 1.7 MiB over the 1 MiB array a call allocates (issue 35)."""
+        """One pass of ``measure_memory``: (host bytes, device bytes), NaN where not measured."""
         workload, backend, session = self.workload, self.backend, self.session
         limit = self.spec.device_memory_limit if backends_mod.is_gpu(backend) else 0
         phases = None
         found = (math.nan, math.nan)
         try:
-            with cap.capped(limit), session.activate(), threads.limited(self.impl, self.thread_count):
-                with session.device_memory() as device_bytes:
-                    with self.host_peak.scope(collect=False) as making:
-                        ctx = Context(size=self.base["size"], dtype=self.dtype, variant=self.base["variant"],
-                                      host_memory=self.spec.host_memory, session=session)
-                        made = self.impl.factory(self.inputs, ctx)
-                        phases = made if isinstance(made, Phases) else Phases(compute=made)
-                        made_peak, held = making(), making.resident()
-                    out = sampling.execute(phases, session.timed)[3]
-                    session.synchronize()
-                    device = device_bytes()
-                    out = None
-                with self.host_peak.scope(collect=False) as calling:
-                    out = sampling.execute(phases, session.timed)[3]
-                    session.synchronize()
-                    found = (_nan_or_max(made_peak, held + calling()), device)
-                    out = None  # noqa: F841 - held to the reading: the result is the call's memory too
+            with cap.capped(limit), session.activate(), threads.limited(self.impl, self.thread_count), \
+                    self.host_peak.scope(collect=False) as host_bytes, session.device_memory() as device_bytes:
+                ctx = Context(size=self.base["size"], dtype=self.dtype, variant=self.base["variant"],
+                              host_memory=self.spec.host_memory, session=session)
+                made = self.impl.factory(self.inputs, ctx)
+                phases = made if isinstance(made, Phases) else Phases(compute=made)
+                out = sampling.execute(phases, session.timed)[3]
+                session.synchronize()
+                found = (host_bytes(), device_bytes())
+                out = None  # noqa: F841 - held to the reading: the result is the call's memory too
         except Exception as exc:  # noqa: BLE001 - the figures stay unmeasured, the point stands
             log.warning("measuring the memory of %s on %s failed: %s", workload.name, backend, exc)
             self.note = "; ".join(n for n in (self.note, f"memory not measured: {type(exc).__name__}: {exc}") if n)
@@ -402,11 +385,6 @@ class Point:
         if notes:      # what the session saw beside the figures (cudf.pandas: calls that fell back to the CPU)
             row["message"] = "; ".join(m for m in (row["message"], *notes) if m)
         return row
-
-
-def _nan_or_max(*values: float) -> float:
-    """The largest, or NaN where any is unknown (Python's max keeps or drops a NaN by its place)."""
-    return math.nan if any(math.isnan(v) for v in values) else max(values)
 
 
 def _pooled(rounds: list, every: Timings) -> Timings:
