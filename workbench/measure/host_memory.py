@@ -137,18 +137,6 @@ def _no_huge_pages() -> Iterator[None]:
             _LIBC.prctl(_PR_SET_THP_DISABLE, 0, 0, 0, 0)
 
 
-class Reading:
-    """What a scope yields: called, the peak since the scope began; ``resident()``, what is held now.
-    The two differ where the scope's code freed what it touched: the memory pass takes what the
-    implementation holds once made (``resident``) apart from what its calls allocate at their peak."""
-
-    def __init__(self, peak: Callable[[], float], resident: Callable[[], float]) -> None:
-        self._peak, self.resident = peak, resident
-
-    def __call__(self) -> float:
-        return self._peak()
-
-
 class HostPeak:
     """Peak resident memory of this process during a scope, above its start, history set aside."""
 
@@ -168,16 +156,15 @@ class HostPeak:
             return False
 
     @contextmanager
-    def scope(self, collect: bool = True, alone: bool = True) -> Iterator[Reading]:
-        """Yield a ``Reading``: called, the peak in bytes since the scope began; its ``resident()``,
-        what is resident now above the start (NaN where unknown).
+    def scope(self, collect: bool = True, alone: bool = True) -> Iterator[Callable[[], float]]:
+        """Yield a function that returns the peak in bytes since the scope began (NaN if unknown).
 
         The allocators' free pages are given back first, whatever the arguments. ``collect``:
         collect garbage first. ``alone``: the scope is a measuring pass of its own (no timed call
         inside): huge pages stay off inside it, and the pages it touched are given back after it,
         so that the timed calls after it find the memory as they would have without it."""
         if not self.supported:
-            yield Reading(lambda: NAN, lambda: NAN)
+            yield lambda: NAN
             return
         if collect:
             gc.collect()
@@ -200,13 +187,8 @@ class HostPeak:
                     return NAN
                 rss, hwm = now
                 return max(0, rss - start, hwm - start if hwm > mark else 0) * 1024.0
-
-            def resident() -> float:
-                """What is resident now above the start: what the scope's code still holds."""
-                now = self._status.kib(b"VmRSS:")
-                return max(0, now[0] - start) * 1024.0 if now else NAN
             try:
-                yield Reading(peak, resident)
+                yield peak
             finally:
                 if alone:
                     release_free_memory()
