@@ -24,7 +24,6 @@ from workbench.results.files import open_results
 
 ROOT = Path(__file__).resolve().parents[1]
 PLUGIN = ROOT / "tests" / "plugins" / "allocating.py"
-FRESH = ROOT / "tests" / "plugins" / "fresh_dispatcher.py"
 PAGE = 4096
 VARIANTS = {"one": 1, "two": 2, "nothing": 0, "freed": 1}     # arrays of n elements at the call's peak
 SIZES = [2 ** k for k in (18, 20, 21, 22)]
@@ -77,31 +76,6 @@ def test_float64_is_twice_float32_at_every_size(tmp_path):
     for (backend, size, dtype), value in by.items():
         if dtype == "float32":
             assert 1.9 <= by[(backend, size, "float64")] / value <= 2.1, (backend, size)
-
-
-def test_a_kernel_compiled_by_each_implementation_made_reads_its_array_alone(registry):
-    """Issue 35: a Numba kernel made in the factory compiles at the first call of every implementation
-    made, the memory pass's too, and the figure read that compilation (1.7 MiB more at 2^18 float32,
-    2.7x the array; 3.6 MiB with prange). Each point reads its one array, at every thread count
-    (numba x1 and xN, N the cores here), in any order of sizes, every run; NumPy is the control.
-    In this process, as the window runs a sweep: the command line's would measure the machine's
-    limits again for each run, 13 s on the 2-core VM."""
-    from workbench.measure import threads
-    (name,) = registry.load_file(FRESH)
-    series = threads.series(("numpy", "numba"), threads.counts("1,all"), registry.get(name).implementations)
-    wrong = []
-    for run, order in enumerate(([2 ** 20, 2 ** 18], [2 ** 18, 2 ** 20])):    # each size after the other once
-        spec = SweepSpec(name, series, tuple(order), "float32", min_repeats=1, budget_s=0.0, rounds=1)
-        rows = protocol.rows(run_sweep(spec))
-        assert {r["backend"] for r in rows} == set(series) and len(rows) == 2 * len(order) * len(series)
-        for r in rows:
-            assert r["status"] == "ok", r["message"]
-            known = r["size"] * 4
-            got = r["peak_host_bytes"]
-            if not abs(got - known) <= 0.10 * known + PAGE:
-                wrong.append(f"run {run} {order}: {r['backend']} {r['variant']} {r['size']}: {got:,.0f} B, "
-                             f"known {known:,} B")
-    assert not wrong, "\n".join(wrong)
 
 
 def test_the_first_call_is_reported_apart_from_the_points_memory(registry):
