@@ -12,6 +12,7 @@ from workbench.cluster import places
 from workbench.cluster.assign import Task
 from workbench.cluster.connect import one_line
 from workbench.measure import protocol
+from workbench.measure.supervisor import LIMITS_TIMEOUT_S
 from workbench.results.rows import empty_row
 
 if TYPE_CHECKING:
@@ -79,6 +80,8 @@ class SweepStream:
                     event = None
                 if isinstance(event, dict) and event.get("state") == "started":
                     yield from self._started(event)
+                elif isinstance(event, dict) and event.get("state") == "limits":
+                    self._measuring_limits(event)
                 if waiting.has_ready():
                     yield from self._answered_batch(waiting.next_batch(block=False))
                     if self.lost:
@@ -120,6 +123,14 @@ class SweepStream:
             if t.index not in self.announced:
                 self.announced.add(t.index)
                 yield protocol.PointStarted(t.index, self.total, t.name, t.size, t.variant)
+
+    def _measuring_limits(self, event: dict) -> None:
+        """A worker measures its device's limits before the point's row: under their own time limit
+        (the supervisor's), not a point's."""
+        where = self.running.get(event.get("task"))
+        if where is not None and where["worker"] == event.get("worker") and self.hung_after is not None:
+            where["since"] = time.monotonic()
+            where["allow"] = LIMITS_TIMEOUT_S + self.runner.hung_grace_s
 
     def _answered_batch(self, batch: Any) -> Iterator[Any]:
         """Tasks that ended; one cancelled by nobody here may mean the scheduler is gone (``lost``)."""
@@ -176,9 +187,9 @@ class SweepStream:
             if i in self.open and where["worker"] not in alive:
                 self.ours.add(i)
                 yield from self._lost_worker(self.open[i], where)
-            elif i in self.open and self.hung_after is not None and now - where["since"] > self.hung_after:
+            elif i in self.open and self.hung_after is not None and now - where["since"] > where.get("allow", self.hung_after):
                 self.ours.add(i)
-                yield from self._lost_worker(self.open[i], where, self.hung_after)
+                yield from self._lost_worker(self.open[i], where, where.get("allow", self.hung_after))
         for i, t in list(self.open.items()):
             if i not in self.running and t.workers is not None and not set(t.workers) & alive:
                 self.ours.add(i)

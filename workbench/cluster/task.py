@@ -222,8 +222,11 @@ def run_point(spec: Any, index: int, gpu_backend: bool, plugins: tuple[str, ...]
                 sup.stop()
             try:
                 for message in sup.run(spec, skip=_all_but(spec, index)):
-                    if not isinstance(message, (protocol.SweepStarted, protocol.SweepFinished, protocol.MakingInputs,
-                                                protocol.MeasuringLimits)):
+                    if isinstance(message, protocol.MeasuringLimits):
+                        # The device's limits take their own time (12 s of a VM's 1 GiB ladder), longer
+                        # than a point can last: the client must not take the worker for hung.
+                        worker.log_event(topic, {"task": ident, "state": "limits", **where})
+                    elif not isinstance(message, (protocol.SweepStarted, protocol.SweepFinished, protocol.MakingInputs)):
                         messages.append(message)
             finally:
                 state["sup"] = None

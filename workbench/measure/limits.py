@@ -256,24 +256,26 @@ def check(session: Any, bytes_moved: float, flops: float, seconds: float, dtype:
     for _ in range(SECOND_OPINIONS):
         if not (problem and bytes_moved / seconds > limits.margin(bytes_moved, ws) * limits.bandwidth_limit(bytes_moved, ws)):
             break
-        _second_opinion(session, limits, held_bytes(bytes_moved, ws))
+        _second_opinion(session, limits, held_bytes(bytes_moved, ws), limits._rung(bytes_moved, ws))
         problem = _problem(limits, bytes_moved, flops, seconds, dtype, ws)
     level = limits.level(held_bytes(bytes_moved, ws) / SLACK) if limits.caches else ""
     return Verdict(limits.bandwidth_limit(bytes_moved, ws) / 1e9, limits.flops_limit(dtype) / 1e9, problem, level)
 
 
-def _second_opinion(session: Any, limits: DeviceLimits, bytes_moved: float) -> None:
-    """The rungs around the point's size again, thoroughly, and a rung at its very size: between two
-    rungs, the one below pays a call's fixed cost over fewer bytes and the one above may have left a
-    cache (on the H200 machine's 16 cores an honest Numba triad of 12.6 MB ran at 614 GB/s, 1.2x the
-    best the 8.4 and 16.8 MB rungs had shown)."""
+def _second_opinion(session: Any, limits: DeviceLimits, bytes_moved: float, ceiling: int | None) -> None:
+    """The rungs around the point's size again, thoroughly, a rung at its very size, and the rung
+    whose bandwidth is the point's ceiling now: between two rungs, the one below pays a call's fixed
+    cost over fewer bytes and the one above may have left a cache (on the H200 machine's 16 cores an
+    honest Numba triad of 12.6 MB ran at 614 GB/s, 1.2x the best the 8.4 and 16.8 MB rungs had
+    shown). Not the ladder's top for every point: on a VM showing a 300 MiB L3 that rung is 1 GiB,
+    and a 100 MiB point's check peaked at 1 GiB and ran for seconds inside the point."""
     with _LOCK:
         rungs = sorted(limits.bandwidth)
         own = int(bytes_moved)
         if rungs and rungs[0] <= own <= rungs[-1] and own not in limits.bandwidth:
             rungs = sorted(rungs + [own])
         for nbytes in rungs:
-            if bytes_moved / 2 <= nbytes <= 4 * bytes_moved or nbytes == max(limits.bandwidth):
+            if bytes_moved / 2 <= nbytes <= 4 * bytes_moved or nbytes == ceiling:
                 try:
                     _measure_rung(session, limits, nbytes, thorough=True)
                 except Exception as exc:  # noqa: BLE001

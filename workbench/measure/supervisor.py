@@ -259,7 +259,7 @@ class Supervisor:
                     clock.pop("limit", None)            # a point's own limit again, whatever came next
                     if isinstance(message, protocol.MeasuringLimits):
                         clock.update(t=time.monotonic(), limit=LIMITS_TIMEOUT_S)
-                        continue                # the engine's own business, with a limit of its own
+                        yield message           # with a limit of its own: a cluster's client must know
                     if isinstance(message, protocol.SweepStarted):
                         clock.update(t=time.monotonic(), point=False)    # the first inputs are being made
                         if announced:
