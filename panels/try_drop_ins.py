@@ -18,6 +18,7 @@ from PySide6.QtGui import QAction
 
 from workbench.catalog import dropin
 from workbench.catalog.backends import availability_among
+from workbench.catalog.workloads import REGISTRY
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +50,7 @@ class DropInChoice(QObject):
             return False
         try:
             dropin.land(name)
-        except ValueError as exc:          # a built-in workload, or a NumPy backend made by a factory
+        except (KeyError, ValueError) as exc:   # a built-in workload, a NumPy backend made by a factory, gone
             self.window.files.say_problem(f"Try it on every backend: {exc}")
             return False
         if name not in self.names:
@@ -64,21 +65,29 @@ class DropInChoice(QObject):
         return True
 
     def _tell_engines(self) -> None:
+        # A workload whose file no longer declares it is forgotten here, and passed over in an
+        # engine that loads a file edited since: either way not a failure to load every file.
+        self.names = [n for n in self.names if n in self._declared()]
         self.path.write_text("from workbench.catalog.dropin import land\n"
-                             + "".join(f"land({n!r})\n" for n in self.names))
+                             + "".join(f"land({n!r}, missing_ok=True)\n" for n in self.names), encoding="utf-8")
         self.window.controller.use_plugins((*self.files.names, str(self.path)))
+
+    def _declared(self) -> set[str]:
+        """The workloads the loaded files declare now (the registry keeps one a file no longer declares)."""
+        return {n for names in self.files.names.values() for n in names} & set(REGISTRY.names())
 
     @Slot(str, list)
     def _loaded(self, path: str, names: list) -> None:
         """A workload file loaded again declares its workloads anew, without their drop-ins."""
         again = [n for n in names if n in self.names]
+        gone = [n for n in self.names if n not in self._declared()]     # edited out of its file
         for n in again:
             try:
                 dropin.land(n)
             except ValueError as exc:      # its NumPy function is no kernel any more
                 self.names.remove(n)
                 self.window.files.say_problem(f"Try it on every backend: {exc}")
-        if self.names:
+        if self.names or gone:
             self._tell_engines()
         if again:
             self.window.experiment.set_availability(self.window.experiment.availability)

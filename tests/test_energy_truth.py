@@ -148,6 +148,14 @@ def test_a_file_of_before_reads_its_gpu_rows_energy_as_the_whole_calls(tmp_path)
     assert math.isnan(gpu["energy_j"]) and math.isnan(gpu["power_w"]) and math.isnan(gpu["gflop_per_j"])
     assert "the whole call's energy only" in gpu["energy_source"]
     assert cpu["energy_j"] == 0.5 and cpu["power_w"] == 90.0        # a CPU call was all compute then too
+    assert cpu["energy_e2e_j"] == 0.5 and cpu["power_e2e_w"] == 90.0  # and its whole call, as today's say
+    # The same rows as a CSV of then whose sidecar was lost: its columns say it is of before.
+    import pandas as pd
+    old = [{k: v for k, v in r.items() if "_e2e" not in k} for r in rows]
+    pd.DataFrame(old).to_csv(tmp_path / "old.csv", index=False)
+    got = result_files.open_results(tmp_path / "old.csv")
+    gpu = got.frame.set_index("backend").loc["cupy"]
+    assert got.schema == 4 and gpu["energy_e2e_j"] == 0.0134 and math.isnan(gpu["energy_j"])
 
 
 def test_a_points_hover_says_whose_energy_each_figure_is():
@@ -158,8 +166,16 @@ def test_a_points_hover_says_whose_energy_each_figure_is():
     said = point_text.energy_text(gpu)
     assert said.startswith("energy of the compute: 5 mJ a call (400 W while running, 120 W idle taken off)")
     assert "end to end, copies and all: 7 mJ a call (122 W while running" in said and "30 GFLOP/J" in said
-    old = dict(gpu, energy_j=math.nan, power_w=math.nan, gflop_per_j=math.nan)
-    assert point_text.energy_text(old).startswith("energy end to end, copies and all: 7 mJ")
+    old = dict(gpu, energy_j=math.nan, power_w=math.nan, gflop_per_j=math.nan,
+               energy_source="GPU board (NVML); a file of schema 4: the whole call's energy only, the compute's "
+                             "was not read apart")
+    said = point_text.energy_text(old)
+    assert said.startswith("energy end to end, copies and all: 7 mJ") and said.endswith("was not read apart)")
+    # Today's row whose compute the counter could not resolve says that, not that it was never read.
+    faint = dict(old, energy_source="GPU board (NVML); the compute's energy is below what the counter resolves "
+                                    "over 1.2 s")
+    said = point_text.energy_text(faint)
+    assert said.endswith("(the compute's energy is below what the counter resolves over 1.2 s)"), said
 
 
 @pytest.mark.gpu

@@ -724,3 +724,8 @@ def test_energy_sets_the_computes_energy_against_the_cpus_and_says_the_whole_cal
     assert st.holds is True and "its compute spends 25x less energy a call than numba x16's" in st.text
     assert "End to end, copies and all, cupy-fused spends 20 J a call, 2.0x more than numba x16" in st.text
     assert "cupy-fused at 2^26: compute" in st.text and "its whole call, copies and all" in st.text
+    # Readings of the whole call that overlap the CPU's: neither more nor less, whatever the medians.
+    rows[1] = dict(rows[1], energy_e2e_j=10.5, energy_e2e_lo_j=8.0, energy_e2e_hi_j=12.0)
+    st = say("energy", rows)
+    assert "cupy-fused spends 10.5 J a call, not told apart from numba x16's 10 J (their readings overlap)" in st.text
+    assert "more than numba" not in st.text and "less than numba" not in st.text

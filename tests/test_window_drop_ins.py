@@ -57,6 +57,17 @@ def test_try_it_on_every_backend_ticks_the_drop_ins_that_run_here_sweeps_them_an
     with qtbot.waitSignal(w.workloadFiles.loaded, timeout=TIMEOUT_MS):
         replace(path, MINE.format(more=" + 0.0"))
     assert "numba.njit (drop-in)" in items(w)
+    # Renamed in its file, the workload tried is gone: the engines still load every file and the
+    # workload under its new name sweeps (the drop-ins' file named one that no file declared).
+    with qtbot.waitSignal(w.workloadFiles.loaded, timeout=TIMEOUT_MS):
+        replace(path, MINE.format(more="").replace('"mine"', '"yours"'))
+    assert w.dropIns.names == []
+    assert w.experiment.select_workload("yours")
+    w.experiment.set_checked_backends(["numpy"])
+    with qtbot.waitSignal(w.sweepCompleted, timeout=TIMEOUT_MS) as done:
+        w.run()
+    assert done.args == [False]
+    assert [(r["workload"], r["status"]) for r in w.rows][-2:] == [("yours", "ok")] * 2
 
 
 def test_a_workload_without_a_numpy_kernel_is_said_in_one_line_and_nothing_changes(qtbot, window):

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from workbench.catalog import dropin
 from workbench.catalog.backends import Backend
+from workbench.catalog.backends import base_name as _base_name
 from workbench.catalog.backends import declare as backend
 from workbench.catalog.workloads import REGISTRY, Context, Phases, PluginError, Workload, register
 
@@ -59,6 +60,9 @@ def sweep(workload: str | Workload | None = None, *, setup: Callable[[int], Any]
             name, files = _registered(workload, setup, kernels, plugin, Path(folder), drop_in)
             if kernels is not None and backends is None:
                 backends = _runnable([*kernels, *(dropin.NAMES if drop_in else ())])
+            elif drop_in and not set(backends) & set(dropin.NAMES):
+                # backends=["numpy"] with drop_in=True: those, and the drop-ins (naming one picks it)
+                backends = [*backends, *_runnable(dropin.NAMES, must=False)]
             spec = plan(arguments.experiment(name, backends, sizes, dtype, noise, budget, repeats))
         runner = Supervisor(plugins=tuple(files),
                             point_timeout_s=arguments.timeout(point_timeout, DEFAULT_POINT_TIMEOUT_S))
@@ -103,15 +107,16 @@ def _registered(workload: Any, setup: Callable | None, kernels: Mapping | None, 
     return name, files + ([origin] if origin.endswith(".py") and origin not in files else [])
 
 
-def _runnable(kernels: Iterable[str]) -> list[str]:
-    """The callables' backends that can run here; each that cannot is said, not dropped unseen."""
+def _runnable(kernels: Iterable[str], must: bool = True) -> list[str]:
+    """The callables' backends that can run here; each that cannot is said, not dropped unseen
+    (``must``: none at all is an error)."""
     from workbench.catalog.backends import probe
     found = {name: probe(name) for name in kernels}
     for name, a in found.items():
         if not a.usable:
             log.warning("%s not measured: not usable here: %s", name, a.reason)
     usable = [name for name, a in found.items() if a.usable]
-    if not usable:
+    if not usable and must:
         raise ValueError("none of the kernels can run here: "
                          + "; ".join(f"{n}: {a.reason}" for n, a in found.items()))
     return usable
@@ -191,7 +196,7 @@ def _frame(ws: Any) -> "pd.DataFrame":
         log.warning("%s", trouble)
     frame = ws.table.frame()
     frame.attrs.update(environment=dict(ws.environment), settings=dict(ws.settings), troubles=troubles)
-    if not frame.empty and frame["backend"].isin(dropin.NAMES).any():
+    if not frame.empty and frame["backend"].map(lambda b: _base_name(str(b)) in dropin.NAMES).any():
         from workbench.views.summary import answers
         said = answers(frame)          # each drop-in's answer in one sentence, on each of its rows
         frame["answer"] = frame["backend"].map(lambda b: said.get(b, ""))

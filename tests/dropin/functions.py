@@ -115,7 +115,7 @@ def _frame(n):
 #: name: (function, setup, Numba: True or words of its reason, CuPy: True or words of its reason)
 FUNCTIONS = {
     "softmax": (softmax, _vector, True, True),
-    "go_fast": (go_fast, _square, True, True),
+    "go_fast": (go_fast, _square, True, "loops in Python over the elements"),
     "rescale": (rescale, _square, True, True),
     "histogram_counts": (histogram_counts, _vector, True, True),
     "power_spectrum": (power_spectrum, _vector, "Unknown attribute 'rfft'", True),

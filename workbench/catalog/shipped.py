@@ -68,7 +68,7 @@ def ship(name: str, setup: Callable[[int], Any], kernels: Mapping[str, Callable[
     stem = "shipped_" + hashlib.sha1(name.encode()).hexdigest()[:16]
     data_path, plugin = folder / f"{stem}.pkl", folder / f"{stem}.py"
     data_path.write_bytes(data)
-    plugin.write_text(f"from workbench.catalog.shipped import land\nland({str(data_path)!r})\n")
+    plugin.write_text(f"from workbench.catalog.shipped import land\nland({str(data_path)!r})\n", encoding="utf-8")
     return plugin
 
 

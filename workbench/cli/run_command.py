@@ -69,14 +69,17 @@ def _drop_ins(args: argparse.Namespace, folder: Path) -> None:
     except (KeyError, ValueError) as exc:
         raise UsageError(f"--drop-in: {exc.args[0] if exc.args else exc}") from None
     plugin = folder / "drop_ins.py"
-    plugin.write_text(f"from workbench.catalog.dropin import land\nland({args.workload!r})\n")
+    plugin.write_text(f"from workbench.catalog.dropin import land\nland({args.workload!r})\n", encoding="utf-8")
     args.plugin = [*args.plugin, str(plugin)]
-    if args.backends is None:
-        found = {name: probe(name) for name in workload.backends}
-        for name, a in found.items():
-            if not a.usable and name in dropin.NAMES:
-                print(f"gpu-workbench: note: {name} not measured: {a.reason}", file=sys.stderr)
-        args.backends = ",".join(name for name, a in found.items() if a.usable)
+    named = [b.strip() for b in args.backends.split(",")] if args.backends else None
+    if named is not None and set(named) & set(dropin.NAMES):
+        return                  # a drop-in named among --backends: those, as named
+    # With no --backends, every backend; with some, those and every drop-in.
+    found = {name: probe(name) for name in workload.backends if named is None or name in dropin.NAMES}
+    for name, a in found.items():
+        if not a.usable and name in dropin.NAMES:
+            print(f"gpu-workbench: note: {name} not measured: {a.reason}", file=sys.stderr)
+    args.backends = ",".join([*(named or ()), *(name for name, a in found.items() if a.usable)])
 
 
 def _cmd_run(args: argparse.Namespace) -> int:

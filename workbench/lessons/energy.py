@@ -87,7 +87,12 @@ def explain(m: Measured, ls: Lesson, say: Say) -> None:
                          "readings overlap.")
             whole = _joules(rows[g], "_e2e")
             if math.isfinite(whole[0]) and whole[0] != jg[0]:
-                more = "less" if whole[0] < jc[0] else "more"
-                ratio = jc[0] / whole[0] if whole[0] < jc[0] else whole[0] / jc[0]
-                say.note(f"End to end, copies and all, {gn} spends {_mj(whole[0])} a call, {times(ratio)} {more} than "
-                         f"{cn}: the board draws near its idle power while the host copies.")
+                # As for the compute: less or more only where the readings do not overlap.
+                if whole[2] < jc[1] or jc[2] < whole[1]:
+                    more = "less" if whole[2] < jc[1] else "more"
+                    ratio = jc[0] / whole[0] if more == "less" else whole[0] / jc[0]
+                    compared = f"{times(ratio)} {more} than {cn}"
+                else:
+                    compared = f"not told apart from {cn}'s {_mj(jc[0])} (their readings overlap)"
+                say.note(f"End to end, copies and all, {gn} spends {_mj(whole[0])} a call, {compared}: the board "
+                         "draws near its idle power while the host copies.")

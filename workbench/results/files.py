@@ -396,6 +396,10 @@ def _from_csv(path: Path, meta: tuple[int, dict[str, Any]] | None, cut_row: bool
             where = "its last row" if number == len(rows) + 1 else f"row {number}"
             what = "is truncated" if number == len(rows) + 1 and len(row) < len(names) else "is malformed"
             raise ResultsFileError(path, f"the CSV {what}: {where} has {len(row)} fields, the header {len(names)}")
+    if meta is None and schema == SCHEMA and "energy_j" in names and "energy_e2e_j" not in names:
+        # Without its sidecar a CSV's columns tell its schema: every file since the compute's
+        # energy was read apart has the whole call's beside it.
+        schema = older.COMPUTE_ENERGY_SCHEMA - 1
     frame = pd.DataFrame(rows, columns=names, dtype=object) if rows else pd.DataFrame(columns=names)
     for column in TEXT_COLUMNS & set(frame.columns):       # the quote write() put before a formula
         frame[column] = [_formula_restored(v) for v in frame[column]]

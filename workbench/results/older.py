@@ -22,13 +22,15 @@ def whole_call_energy(frame: "pd.DataFrame", schema: int) -> "pd.DataFrame":
     their energy is their whole call's. It is read as that, and no compute figure is made up."""
     if schema >= COMPUTE_ENERGY_SCHEMA or frame.empty or "energy_j" not in frame:
         return frame
-    old = (frame["host_memory"] != "") & frame["energy_j"].notna()
-    if not old.any():
+    measured = frame["energy_j"].notna()
+    old = (frame["host_memory"] != "") & measured
+    cpu = (frame["host_memory"] == "") & measured       # a CPU call, all compute: its whole call is that
+    if not measured.any():
         return frame
     frame = frame.copy()
     for compute, whole in (("energy_j", "energy_e2e_j"), ("energy_lo_j", "energy_e2e_lo_j"),
                            ("energy_hi_j", "energy_e2e_hi_j"), ("power_w", "power_e2e_w")):
-        frame.loc[old, whole] = frame.loc[old, compute]
+        frame.loc[old | cpu, whole] = frame.loc[old | cpu, compute]
         frame.loc[old, compute] = math.nan
     frame.loc[old, "gflop_per_j"] = math.nan
     frame.loc[old, "energy_source"] = frame.loc[old, "energy_source"] + (

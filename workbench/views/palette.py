@@ -42,6 +42,7 @@ BACKEND_STYLE = {
     "numba.njit (drop-in)": ("orange", "x"),
     "numba.njit parallel (drop-in)": ("vermillion", "+"),
     "cupy (drop-in)": ("green", "t3"),
+    "cudf.pandas (drop-in)": ("purple", "star"),   # beside pandas (blue pentagons) or numpy
 }
 # A plug-in's backend is most often drawn beside NumPy, its reference: a colour apart from NumPy's
 # blue (sky is too near it) and from the yellow of host-to-device copies.

@@ -62,9 +62,13 @@ def energy_text(row: Mapping[str, Any]) -> str:
     with a GPU row's whole call beside it, or why not."""
     from workbench.measure.energy import text
     joules, whole, idle = row.get("energy_j"), row.get("energy_e2e_j"), row.get("idle_w", math.nan)
-    if not _known(joules) and row.get("host_memory") and _known(whole):      # a file of before: that alone
+    if not _known(joules) and row.get("host_memory") and _known(whole):
+        # The whole call alone: the compute's was below the counter's resolution, or a file of
+        # before did not read it apart; its energy_source says which.
+        source = row.get("energy_source") if isinstance(row.get("energy_source"), str) else ""
+        why = next((part for part in source.split("; ") if "compute's" in part), "the compute's was not read")
         return ("energy end to end, copies and all: " + text(whole, row.get("power_e2e_w", math.nan), idle)
-                + " (the compute's was not read apart)")
+                + f" ({why})")
     if not _known(joules):
         source = row.get("energy_source")
         return f"energy {source}" if isinstance(source, str) and source.startswith("not measured") else ""

@@ -333,25 +333,39 @@ def _finite(values: pd.Series) -> pd.Series:
 _RAISED = "DropInError: "
 
 
-def answers(frame: "pd.DataFrame", baseline: str = "numpy") -> dict[str, str]:
-    """{drop-in: its sentence} for each drop-in in ``frame``, set against ``baseline``."""
-    if frame.empty or baseline not in set(frame["backend"]):
+def answers(frame: "pd.DataFrame", baseline: str | None = None) -> dict[str, str]:
+    """{drop-in series: its sentence} for each drop-in in ``frame`` (a ``numba.njit parallel
+    (drop-in) x4`` series too), set against ``baseline``: by default the function as written, its
+    NumPy (or pandas, or only other) series."""
+    if frame.empty:
+        return {}
+    from workbench.catalog.backends import base_name
+    series = [b for b in dict.fromkeys(frame["backend"]) if base_name(str(b)) in NAMES]
+    written = [b for b in dict.fromkeys(frame["backend"]) if b not in series]
+    if baseline is None:
+        baseline = next((b for b in ("numpy", "pandas") if b in written), written[0] if written else "")
+    if baseline not in written:
         return {}
     said: dict[str, str] = {}
-    against = {c.backend: c for c in comparisons(frame[frame["backend"].isin([baseline, *NAMES])], baseline)}
-    for name in NAMES:
+    against = {c.backend: c for c in comparisons(frame[frame["backend"].isin([baseline, *series])], baseline)}
+    for name in series:
         rows = frame[frame["backend"] == name]
-        if rows.empty:
-            continue
         f = str(rows["workload"].iloc[0])
-        ok, wrong = rows[rows["status"] == "ok"], rows[rows["status"] == "wrong"]
+        status = rows["status"]
+        ok, wrong, failed = rows[status == "ok"], rows[status == "wrong"], rows[status == "error"]
         if not wrong.empty:
             said[name] = (f"{f} runs as {name} but gives wrong results: {_reason(wrong)}; "
                           "no figure of it counts.")
-        elif ok.empty:
-            said[name] = f"{f} does not run unchanged as {name}: {_reason(rows)}."
+        elif not failed.empty and ok.empty:
+            said[name] = f"{f} does not run unchanged as {name}: {_reason(failed)}."
         elif name in against:
             said[name] = f"{f} runs unchanged as {name}: {_unnamed(against[name])}"
+        elif ok.empty and (status == "implausible").any():
+            # It ran, and its timings cannot be true: no answer rests on them.
+            said[name] = (f"{f} runs as {name}, but its timings are not believed: "
+                          f"{_reason(rows[status == 'implausible'])}.")
+        elif ok.empty:
+            said[name] = f"{f} as {name}: not answered, no point of it was measured ({_reason(rows)})."
         else:
             said[name] = f"{f} runs unchanged as {name}, at no size {baseline} also measured."
     return said

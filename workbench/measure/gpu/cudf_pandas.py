@@ -14,6 +14,7 @@ import logging
 import sys
 from typing import Any, Callable, Mapping
 
+from workbench.catalog.accelerated import real_pandas
 from workbench.measure.gpu.cudf_session import CudfSession
 
 log = logging.getLogger(__name__)
@@ -27,14 +28,6 @@ def install() -> Callable[[Any], Any]:
     import cudf.pandas
     cudf.pandas.install()
     return real_pandas
-
-
-def real_pandas(inputs: Any) -> Any:
-    """The inputs with every cudf.pandas proxy replaced by the pandas object it stands for (a host copy)."""
-    from cudf.pandas import is_proxy_object
-    if isinstance(inputs, tuple):
-        return tuple(real_pandas(x) for x in inputs)
-    return inputs._fsproxy_slow if is_proxy_object(inputs) else inputs
 
 
 class CudfPandasSession(CudfSession):
