@@ -97,7 +97,7 @@ def test_cudf_pandas_moves_its_frames_in_h2d_and_its_result_back_in_d2h(name, mo
     object. Here plain pandas stands in for the accelerator; the host copy is taken once, untimed."""
     import numpy as np
     import pandas as pd
-    from workbench.measure.gpu import cudf_pandas
+    from workbench.catalog import accelerated as cudf_pandas      # where the factory looks real_pandas up
     from workbench.catalog.workloads import REGISTRY
     copies = []
 
