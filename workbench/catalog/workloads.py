@@ -71,6 +71,7 @@ class Phases:
     d2h: Callable[[], Any] | None = None
     close: Callable[[], None] | None = None
     stages: Callable[[], Mapping[str, float]] | None = None
+    whole: Callable[[], Any] | None = None
 
 
 @dataclass(frozen=True)

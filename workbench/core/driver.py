@@ -18,6 +18,7 @@ from dataclasses import dataclass
 _CLOCK_RATE_KHZ = 13
 _SM_COUNT = 16
 _L2_BYTES = 38
+_ASYNC_ENGINES = 40        # CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT
 _CC_MAJOR = 75
 _CC_MINOR = 76
 
@@ -41,6 +42,7 @@ class DeviceProperties:
     clock_khz: int                       # the highest SM clock the device runs at
     compute_capability: tuple[int, int]
     l2_bytes: int
+    copy_engines: int = 0                # CUDA's async engine count: 2 copy in and out at once
 
     @property
     def identity(self) -> str:
@@ -127,7 +129,8 @@ def properties(ordinal: int = 0) -> DeviceProperties | None:
         return DeviceProperties(
             name=name.value.decode(errors="replace"), pci_bus_id=bus.value.decode(errors="replace"),
             memory_bytes=int(mem.value), sm_count=attr(_SM_COUNT), clock_khz=attr(_CLOCK_RATE_KHZ),
-            compute_capability=(attr(_CC_MAJOR), attr(_CC_MINOR)), l2_bytes=attr(_L2_BYTES))
+            compute_capability=(attr(_CC_MAJOR), attr(_CC_MINOR)), l2_bytes=attr(_L2_BYTES),
+            copy_engines=attr(_ASYNC_ENGINES))
     except (AttributeError, OSError):
         return None
 

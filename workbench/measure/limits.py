@@ -68,6 +68,7 @@ class DeviceLimits:
     flops_basis: str = ""                    # how the peak was counted, for the record
     caches: dict[str, int] = field(default_factory=dict)        # "L1d", "L2", "L3" -> bytes, all instances
     busy: bool = False                       # other processes kept the machine busy during the ladder
+    copy_engines: int = 0                    # a GPU's copy engines (0: not known, or a CPU)
     _quick: dict[int, list] = field(default_factory=dict, repr=False)   # the quick way's measurements
 
     def level(self, nbytes: float) -> str:
@@ -141,7 +142,8 @@ class DeviceLimits:
                 "peak_gflops": {k: round(v / 1e9, 1) for k, v in self.peak_flops.items()},
                 "peak_basis": self.flops_basis, "margin": MARGIN, "max_spread": MAX_SPREAD, "slack": SLACK,
                 "caches": dict(self.caches), "levels": self.levels(),
-                "measured_busy": self.busy, "busy_margin": BUSY_MARGIN}
+                "measured_busy": self.busy, "busy_margin": BUSY_MARGIN,
+                **({"copy_engines": self.copy_engines} if self.copy_engines else {})}
 
 
 def held_bytes(nbytes: float, working_set: float | None) -> float:
@@ -188,6 +190,9 @@ def recorded() -> list[dict[str, Any]]:
 def measure(session: Any) -> DeviceLimits:
     kind = session.device_kind
     limits = DeviceLimits(session.device, session.device_id, kind, caches=cache_levels.levels(kind))
+    if kind == "gpu":
+        p = driver.properties(0)
+        limits.copy_engines = p.copy_engines if p is not None else 0
     rungs = [2 ** k for k in ladder(kind, limits.caches)]
     meter = load_mod.LoadMeter()
     for walk in range(LADDER_PASSES):

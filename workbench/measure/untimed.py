@@ -53,17 +53,24 @@ def energy_meter(sessions: dict, gpu: bool, clocks: Callable[[dict], Any]) -> "E
 
 def _call(phases: Phases, session: Any) -> Callable[[], None]:
     def call() -> None:
-        sampling.execute(phases, session.timed)
+        sampling.one_call(phases, session.timed)
         session.synchronize()
     return call
 
 
 def kernels_of(phases: Phases, session: Any) -> dict:
-    """The columns of one call's kernels: a call to warm the implementation made anew, one recorded."""
-    call = _call(phases, session)
-    call()
-    with kernels.recording() as found:
-        call()
+    """The columns of one call's kernels and its timeline: a call to warm the implementation made
+    anew, one recorded, each phase a span of the host's lane (the overlapped call one span)."""
+    _call(phases, session)()
+    with kernels.recording() as rec:
+        rec.begin()
+        steps = [("call", phases.whole)] if phases.whole is not None else [
+            (name, fn) for name, fn in (("h2d", phases.h2d), ("compute", phases.compute), ("d2h", phases.d2h))
+            if fn is not None]
+        for name, fn in steps:
+            rec.phase(name, lambda fn=fn: session.timed(fn))
+        rec.phase("synchronize", session.synchronize)
+    found = rec.activities
     return dict(kernel_count=sum(a.kind == "kernel" for a in found), kernels=kernels.encode(found))
 
 
