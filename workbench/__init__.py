@@ -9,7 +9,7 @@ import importlib
 __version__ = "0.1.0"
 
 _API = ("Backend", "Context", "Phases", "PluginError", "Workload", "backend", "compare", "plot", "register", "sweep",
-        "try_on_gpu")
+        "timeline_trace", "try_on_gpu")
 
 
 def __getattr__(name: str):

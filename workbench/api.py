@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from workbench.measure.runner import Runner
 
 __all__ = ["Backend", "Context", "Phases", "PluginError", "Workload", "backend", "compare", "plot", "register",
-           "sweep", "try_on_gpu"]
+           "sweep", "timeline_trace", "try_on_gpu"]
 
 log = logging.getLogger(__name__)
 #: Held while a sweep registers and plans its workload.
@@ -244,10 +244,13 @@ def _result_set(frame: "pd.DataFrame"):
     return live(frame, frame.attrs.get("environment", {}), frame.attrs.get("settings", {}))
 
 
-def plot(df: "pd.DataFrame", kind: str = "runtime", *, baseline: str | None = None) -> "Figure":
+def plot(df: "pd.DataFrame", kind: str = "runtime", *, baseline: str | None = None,
+         point: tuple | None = None) -> "Figure":
     """One chart of a sweep's rows as a matplotlib Figure (shown inline in Jupyter): the chart spec
     the window and ``--chart`` draw. ``kind``: one of ``workbench.views.presets.KINDS`` (runtime,
-    speedup, transfer, memory, first-call, roofline, energy), as ``plot --kind`` takes them."""
+    speedup, transfer, memory, first-call, roofline, energy, timeline), as ``plot --kind`` takes
+    them. ``point``: the timeline's (backend, size) or (backend, size, variant); None, the largest
+    size's GPU point with the most records."""
     import pandas as pd
 
     from workbench.results import rows
@@ -261,7 +264,19 @@ def plot(df: "pd.DataFrame", kind: str = "runtime", *, baseline: str | None = No
         df = pd.DataFrame(columns=list(rows.COLUMNS))
     preset = presets.preset("slide", (1280, 720))
     with charts.style(preset):
-        return charts.figure(kind, [_result_set(df)], preset, stamp=False, baseline_name=baseline)
+        return charts.figure(kind, [_result_set(df)], preset, stamp=False, baseline_name=baseline,
+                             point=None if point is None else tuple(point))
+
+
+def timeline_trace(df: "pd.DataFrame", path: str, point: tuple | None = None) -> str:
+    """Write the timeline of one point of a sweep's rows as a Chrome trace (JSON) that Perfetto and
+    chrome://tracing open; ``point`` as for :func:`plot`. Returns the path written."""
+    import pandas as pd
+
+    from workbench.views import matplotlib_charts as charts
+    if not isinstance(df, pd.DataFrame):
+        raise ValueError(f"timeline_trace takes the DataFrame sweep() returned, not a {type(df).__name__}")
+    return str(charts.export([_result_set(df)], path, "timeline", point=None if point is None else tuple(point))[0])
 
 
 def compare(base: "pd.DataFrame", new: "pd.DataFrame", *, figure: str = "end-to-end",

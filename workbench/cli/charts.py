@@ -18,6 +18,7 @@ def chart_plan(args: argparse.Namespace):
         raise UsageError(f"--chart: {exc}") from None
     for path in paths:
         check_writable(path, "--chart")
+    point_of(getattr(args, "point", None))       # refused before a sweep runs, not after
     return preset
 
 
@@ -27,6 +28,23 @@ def open_sets(paths: Sequence[str]):
         return [open_results(p) for p in paths]
     except ResultsFileError as exc:
         raise UsageError(str(exc)) from None
+
+
+def point_of(text: str | None) -> tuple | None:
+    """``--point``: 'cupy@2^26' or 'cupy@2^26:pinned 4 streams' as (backend, size, variant);
+    UsageError where it does not read."""
+    if not text:
+        return None
+    from workbench.core.sizes import parse_sizes
+    backend, at, rest = text.partition("@")
+    size_text, _, variant = rest.partition(":")
+    try:
+        sizes = parse_sizes(size_text) if at else []
+    except ValueError as exc:
+        raise UsageError(f"--point: {exc}") from None
+    if not backend.strip() or len(sizes) != 1:
+        raise UsageError(f"--point {text!r}: write BACKEND@SIZE or BACKEND@SIZE:VARIANT, e.g. cupy@2^26")
+    return backend.strip(), sizes[0], variant or None
 
 
 def check_baseline(sets, name: str | None) -> None:
@@ -45,7 +63,10 @@ def write_charts(args: argparse.Namespace, preset, sets) -> bool:
     check_baseline(sets, args.baseline)
     try:
         paths = charts.export(sets, args.chart, args.kind, preset, stamp=not args.no_stamp,
-                              baseline_name=args.baseline)
+                              baseline_name=args.baseline, point=point_of(getattr(args, "point", None)))
+    except ValueError as exc:    # a --point no row fits, for a trace
+        print(f"gpu-workbench: error: --point: {exc}", file=sys.stderr)
+        return False
     except OSError as exc:       # a full disk, a file-size limit: the old chart is left as it was
         print(f"gpu-workbench: error: {atomic.why(exc)}", file=sys.stderr)
         return False

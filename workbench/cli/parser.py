@@ -124,7 +124,8 @@ def cluster_options(p: argparse.ArgumentParser) -> None:
 def chart_options(p: argparse.ArgumentParser, required: bool) -> None:
     from workbench.views import chart_kinds, presets     # loaded by every parser, but not by each engine process
     p.add_argument("--chart", required=required, metavar="FILE",
-                   help="write charts to FILE.png, .svg or .pdf (every chart: one file each, or one PDF page each)")
+                   help="write charts to FILE.png, .svg or .pdf (every chart: one file each, or one PDF page each); "
+                        "with --kind timeline also FILE.json, a Chrome trace for Perfetto or chrome://tracing")
     p.add_argument("--kind", choices=chart_kinds.Names(extra=("all",)), metavar="KIND", default="all",
                    help="which chart: %(choices)s (default: all)")
     p.add_argument("--preset", choices=presets.PRESETS, default="slide",
@@ -132,3 +133,6 @@ def chart_options(p: argparse.ArgumentParser, required: bool) -> None:
     p.add_argument("--size", metavar="WxH", help="a slide of this many pixels, e.g. 1280x720")
     p.add_argument("--no-stamp", action="store_true", help="no line saying where and when it was measured")
     p.add_argument("--baseline", help="speedup baseline: BACKEND, or BACKEND@N for the N-th result set")
+    p.add_argument("--point", metavar="BACKEND@SIZE[:VARIANT]",
+                   help="the point --kind timeline lays out, e.g. cupy@2^26 (default: the largest size's "
+                        "GPU point with the most records)")

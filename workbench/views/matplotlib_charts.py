@@ -33,6 +33,7 @@ from workbench.core import atomic
 from workbench.views import bands, palette, provenance, spec
 from workbench.views.compare import (DEFAULT_BASELINES, WITHIN_NOISE, Baseline, Series, baseline,  # noqa: F401 - the API
                                      is_baseline, series, speedups, within_noise)
+from workbench.views import presets
 from workbench.views.presets import FORMATS, KINDS, PAPER, Preset, output_paths, parse_size, preset  # noqa: F401 - the API
 from workbench.views.spec import (AXIS_HI, AXIS_LO, RING_COLOR, SIZE_KINDS, WALL_KINDS, ChartSpec,  # noqa: F401 - the API
                                   LegendEntry, lesson_caption, lesson_of, log_ticks, merge_labels)
@@ -135,6 +136,16 @@ def _bars(ax: Axes, kind: str, b: spec.Bars, p: Preset) -> None:
         bottom = bottom + np.asarray(heights, dtype=float)
 
 
+def _spans(ax: Axes, kind: str, spans: Sequence[spec.Span]) -> None:
+    """A timeline's bars, one ``barh`` per colour (thousands of kernels stay one artist each)."""
+    by: dict[str, list] = {}
+    for s in spans:
+        by.setdefault(s.color, []).append(s)
+    for color, group in by.items():
+        ax.barh([s.lane for s in group], [max(s.end - s.start, 0.0) for s in group], height=spec.SPAN_HEIGHT,
+                left=[s.start for s in group], color=_ink(color), edgecolor="none", gid=_gid(kind, "span", group[0].group))
+
+
 def _mark(ax: Axes, kind: str, m: spec.Mark, p: Preset) -> None:
     if not m.vertical:
         ax.axhline(m.at, color="#333", linewidth=p.line_pt / 2, linestyle=LINES[m.line], zorder=1,
@@ -209,6 +220,7 @@ def draw(chart: ChartSpec, p: Preset | None = None, stamp: str | None = None) ->
             _series(ax, chart.kind, s, p)
         for b in chart.bars:
             _bars(ax, chart.kind, b, p)
+        _spans(ax, chart.kind, chart.spans)
         for m in chart.marks:
             _mark(ax, chart.kind, m, p)
         for t in chart.labels:
@@ -237,7 +249,7 @@ def draw(chart: ChartSpec, p: Preset | None = None, stamp: str | None = None) ->
 
 def figure(kind: str, sets: Sequence[ResultSet], p: Preset = None, *, stamp: bool = True,
            baseline_name: str | None = None, labels: Sequence[str] | None = None, caption: str | None = None,
-           marks: Sequence[tuple[float, str]] | None = None) -> Figure:
+           marks: Sequence[tuple[float, str]] | None = None, point: tuple | None = None) -> Figure:
     """One chart of ``sets`` (several: overlaid, each labelled by what differs) as a matplotlib Figure:
     the spec ``workbench.views.spec.build`` makes of them, drawn.
 
@@ -245,7 +257,7 @@ def figure(kind: str, sets: Sequence[ResultSet], p: Preset = None, *, stamp: boo
     axis; left out, both come from the lesson a single set's settings carry (``gpu-workbench lesson``).
     Call it inside :func:`style` (as :func:`render` and :func:`export` do) for the preset's fonts.
     """
-    chart = spec.build(kind, sets, labels=labels, baseline=baseline_name, marks=marks, caption=caption)
+    chart = spec.build(kind, sets, labels=labels, baseline=baseline_name, marks=marks, caption=caption, point=point)
     return draw(chart, p, provenance.stamp(sets, chart.footnote) if stamp else None)
 
 
@@ -287,6 +299,16 @@ def render(kind: str, sets: Sequence[ResultSet], fmt: str = "png", p: Preset | N
     return buf.getvalue()
 
 
+def _trace(sets: Sequence[ResultSet], path: Path, point: tuple | None) -> None:
+    """The timeline's point as a Chrome trace (``workbench.views.trace``); ValueError where none fits."""
+    from workbench.views import trace
+    from workbench.views.spec.timeline import chosen
+    row, i = chosen(sets, point)
+    if row is None:
+        raise ValueError("no point of the results fits " + ", ".join(str(v) for v in (point or ()) if v is not None))
+    trace.write(row, path, sets[i].source or "")
+
+
 def _metadata(fmt: str) -> dict:
     """No creation date in vector files: the same chart gives the same bytes (its date is in the stamp)."""
     return {"Date": None} if fmt == "svg" else {"CreationDate": None} if fmt == "pdf" else {}
@@ -297,6 +319,9 @@ def export(sets: Sequence[ResultSet], path: str | Path, kind: str = "all", p: Pr
     """Write one chart, or all of them, to ``path`` (PNG, SVG or PDF by its suffix); the files written."""
     p = p or preset()
     paths = output_paths(path, kind)
+    if paths[0].suffix.lower() == presets.TRACE_FORMAT:
+        _trace(sets, paths[0], options.get("point"))
+        return paths
     kinds = KINDS if kind == "all" else (kind,)
     with style(p):
         if len(kinds) > 1 and paths[0].suffix.lower() == ".pdf":

@@ -15,6 +15,8 @@ from workbench.views import chart_kinds
 #: Every chart kind's name, in order, read when first used (``workbench.views.chart_kinds``).
 KINDS = chart_kinds.KINDS
 FORMATS = (".png", ".svg", ".pdf")
+#: The timeline's other export: Chrome's trace event JSON (``workbench.views.trace``).
+TRACE_FORMAT = ".json"
 MIN_PIXELS, MAX_PIXELS = 320, 8192
 #: Every slide figure is this tall in inches: fonts and lines, set in points, then scale with the
 #: pixel height (1080 px -> 150 dpi, 2160 px -> 300 dpi), and the layout is the same at any size.
@@ -76,6 +78,10 @@ def output_paths(path: str | Path, kind: str = "all") -> list[Path]:
     per chart (``chart-runtime.png``, ...). Every chart as PDF is one file, one page per chart."""
     path = Path(path)
     suffix = path.suffix.lower()
+    if suffix == TRACE_FORMAT and kind == "timeline":       # a point's timeline as a Chrome trace
+        return [path]
+    if suffix == TRACE_FORMAT:
+        raise ValueError(f"cannot write {path.name}: a .json chart is a Chrome trace, of --kind timeline only")
     if suffix not in FORMATS:
         raise ValueError(f"cannot write {path.name}: the chart file must end in .png, .svg or .pdf")
     if kind != "all" and kind not in KINDS:

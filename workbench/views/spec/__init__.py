@@ -23,7 +23,7 @@ from workbench.views.spec.kinds import KEY_COLOR, RING_COLOR, left_out  # noqa: 
 from workbench.views.spec.marks import (SIZE_KINDS, WALL_KINDS, label_parts, lesson_caption, lesson_marks,  # noqa: F401
                                         lesson_of, merge_labels)
 from workbench.views.spec.model import (DASHDOT, DASHED, DOTTED, INK, SOLID, Axis, Band, Bars, ChartSpec,  # noqa: F401
-                                        Label, LegendEntry, Mark, Series)
+                                        Label, LegendEntry, Mark, Series, SPAN_HEIGHT, Span)
 from workbench.views.spec.ticks import AXIS_HI, AXIS_LO, log_ticks  # noqa: F401 - the API
 from workbench.views import chart_kinds
 
@@ -41,17 +41,20 @@ def context(sets: Sequence[ResultSet], *, labels: Sequence[str] | None = None,
 
 def build(kind: str, sets: Sequence[ResultSet] = (), *, labels: Sequence[str] | None = None,
           baseline: Baseline | str | None = None, marks: Sequence[tuple[float, str]] | None = None,
-          caption: str | None = None, shared: kinds.Context | None = None) -> ChartSpec:
+          caption: str | None = None, shared: kinds.Context | None = None,
+          point: tuple | None = None) -> ChartSpec:
     """The spec of chart ``kind`` over ``sets`` (several: overlaid, each labelled by what differs).
 
     ``baseline``: the speedup chart's (a :class:`Baseline`, or its text as
     ``workbench.views.compare.baseline`` reads it; None, the default one). ``marks`` (size, label)
     and ``caption``: a lesson's; left out, those a single set's settings carry. ``shared``: a
     :func:`context` of the sets made once for several charts (the others are then not read).
+    ``point``: (backend, size, variant) of a one-point chart (the timeline); None, any.
     """
     declared = chart_kinds.get(kind)
     c = shared if shared is not None else context(sets, labels=labels, marks=marks, caption=caption)
     c.zeros = []
+    c.point = point
     if kind == "speedup":
         b = baseline if isinstance(baseline, Baseline) else find_baseline(c.sets, baseline, c.labels)
         return kinds.shortened(kinds.speedup(c, b))

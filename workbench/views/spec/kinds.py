@@ -60,6 +60,9 @@ class Context:
     given_series: Sequence[Rows] | None = None      # the series where the caller has them (an Overlay's)
     #: The points whose value is 0, which a log axis cannot show, in the chart being built: (label, size)
     zeros: list = field(default_factory=list)
+    #: The point a one-point chart (the timeline) is drawn for: (backend, size, variant), any of
+    #: them None for "any"; None: the chart picks one (``workbench.views.timeline.pick``).
+    point: tuple | None = None
 
     @classmethod
     def of(cls, sets, labels, marks=None, caption=None, series_=None) -> "Context":

@@ -85,6 +85,23 @@ class Bars:
     sizes: tuple[float, ...] = ()            # the size each bar stands for (hover)
 
 
+#: A timeline bar's height, of the one unit between lanes: both renderers draw it so.
+SPAN_HEIGHT = 0.6
+
+
+@dataclass(frozen=True)
+class Span:
+    """A bar across x from ``start`` to ``end`` in one lane of a category y axis (a timeline's
+    activity: lane 0 at the top), filled in ``color``, named in its hover."""
+
+    lane: int
+    start: float
+    end: float
+    color: str
+    group: str                               # what it stands for (the legend's entry of its colour)
+    hover: str
+
+
 @dataclass(frozen=True)
 class Mark:
     """A line across the chart with its label: a lesson's break-even or wall (``lesson``), where a
@@ -149,3 +166,4 @@ class ChartSpec:
     footnote: str = ""                       # points not drawn (failed), with the stamp in an export
     empty: str = ""                          # said across the chart where nothing could be drawn
     labels: tuple[Label, ...] = ()           # text on the lines it names (the roofline's roofs)
+    spans: tuple[Span, ...] = ()             # a timeline's bars, in lanes of the y axis' categories

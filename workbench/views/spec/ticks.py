@@ -125,3 +125,29 @@ def category_axis(label: str, sizes: list[float], bytes_unit: bool = False) -> A
     where = range(0, len(sizes), step)
     return Axis(label, "category", "category", 10, (-0.6, len(sizes) - 0.4) if sizes else None,
                 tuple(float(i) for i in where), tuple(fmt(sizes[i]) for i in where))
+
+
+def linear_ticks(hi: float, most: int = 7) -> list[float]:
+    """Ticks from 0 to ``hi`` at a step of 1, 2 or 5 times a power of ten, at most ``most`` + 1."""
+    if not (hi > 0 and math.isfinite(hi)):
+        return [0.0]
+    raw = hi / most
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    return [i * step for i in range(int(math.floor(hi / step + 1e-9)) + 1)]
+
+
+def time_axis(label: str, end_s: float) -> Axis:
+    """A linear axis of seconds from 0 to a little past ``end_s``, its ticks labelled in µs (the
+    unit of Chrome's traces and of Nsight's zoomed views), grouped by thousands."""
+    hi = end_s * 1.03 if end_s > 0 else 1e-6
+    where = [t * 1e-6 for t in linear_ticks(hi * 1e6)]
+    return Axis(f"{label} (µs)", "seconds", "linear", 10, (0.0, hi), tuple(where),
+                tuple(f"{t * 1e6:,.6g}" if t * 1e6 < 1e6 else f"{t * 1e6:,.0f}" for t in where))
+
+
+def lane_axis(label: str, lanes: list[str]) -> Axis:
+    """Lanes as categories, the first at the top: lane i sits at y = n - 1 - i."""
+    n = len(lanes)
+    return Axis(label, "category", "category", 10, (-0.6, n - 0.4) if n else None,
+                tuple(float(i) for i in range(n)), tuple(reversed(lanes)))
