@@ -254,6 +254,7 @@ def sentences(frame: pd.DataFrame, baseline: str, strong: Callable[[str], str] =
         if ranges:
             lines.append("Size by size: " + c.sentence())
     lines += accelerator_sentences(ok)
+    lines += overlap_sentences(frame)
     lines += answered.values()
     dev = ok[ok["host_memory"] != ""]
     if not dev.empty:
@@ -268,6 +269,17 @@ def sentences(frame: pd.DataFrame, baseline: str, strong: Callable[[str], str] =
         lines.append(f"Worst first call (compilation, setup): {w['backend']} at {fmt_size(w['size'])}, "
                      f"{human_seconds(w['first_call_s'])}, {fc.max():,.0f}x a steady call.")
     return lines
+
+
+def overlap_sentences(frame: pd.DataFrame) -> list[str]:
+    """Each overlapped variant against the sequential one of its host memory (``workbench.views.overlap``);
+    nothing for a set without a sequential variant (only the ``overlap`` workload has one)."""
+    variants = frame["variant"].astype(str)
+    if not variants.str.endswith("sequential").any():
+        return []
+    from workbench.views import overlap
+    said = overlap.comparisons(frame[frame["status"] == "ok"].to_dict("records"))
+    return [line + "." for line in said]      # a backend name keeps its case: "cupy", never "Cupy"
 
 
 def fell_back(rows: pd.DataFrame) -> pd.DataFrame:

@@ -67,6 +67,11 @@ def readable_table(frame: pd.DataFrame) -> pd.DataFrame:
         "h2d": [human_seconds(v) if hm else "-" for v, hm in zip(frame["h2d_s"], frame["host_memory"])],
         "d2h": [human_seconds(v) if hm else "-" for v, hm in zip(frame["d2h_s"], frame["host_memory"])],
         "end-to-end": frame["total_median_s"].map(human_seconds),
+        # End to end over max(h2d, compute, d2h), what copies overlapped with compute approach
+        # (workbench.views.overlap): 1x is every copy hidden, 2-3x is each phase waiting for the last.
+        "e2e/limit": [_over_limit(r) if hm else "-" for r, hm in
+                      zip(frame[["h2d_s", "compute_median_s", "d2h_s", "total_median_s"]].to_dict("records"),
+                          frame["host_memory"])],
         "first call": frame["first_call_s"].map(human_seconds),
         "1st-call host": frame["first_call_host_bytes"].map(human_bytes),
         # GPU rows: the warm figure above is GPU time (launch gaps hidden); beside it, after an L2
@@ -99,10 +104,16 @@ def readable_table(frame: pd.DataFrame) -> pd.DataFrame:
     if (where != "").any():        # measured on a Dask cluster: the device of each row
         show.insert(1, "place", where)
     if not (frame["host_memory"] != "").any():      # a CPU-only sweep: no transfer or GPU-only columns
-        show = show.drop(columns=["h2d", "d2h", "GPU cold", "call", "dev mem"])
+        show = show.drop(columns=["h2d", "d2h", "e2e/limit", "GPU cold", "call", "dev mem"])
     else:       # say what the compute figure is on a GPU row: its warm GPU time, launch gaps hidden
         show = show.rename(columns={"compute": "compute (GPU: warm)"})
     return show
+
+
+def _over_limit(row: Mapping[str, Any]) -> str:
+    from workbench.views.overlap import limit_s
+    limit, total = limit_s(row), row.get("total_median_s")
+    return f"{total / limit:.2f}x" if limit > 0 and isinstance(total, float) and math.isfinite(total) else "-"
 
 
 def caution(row: Mapping[str, Any]) -> str:
