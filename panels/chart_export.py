@@ -17,11 +17,13 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, 
 
 from workbench.core import writable
 from workbench.views import chart_kinds
-from workbench.views.presets import FORMATS, PRESETS, output_paths
+from workbench.views.presets import FORMATS, PRESETS, TRACE_FORMAT, output_paths
 
 log = logging.getLogger(__name__)
 PRESET_TITLES = {"slide": "Slide, 1920x1080", "4k": "4K slide, 3840x2160", "paper": "Paper, one column (3.5 in)"}
-FORMAT_TITLES = {".png": "PNG image", ".svg": "SVG (vector, text as text)", ".pdf": "PDF (vector; every chart: a page each)"}
+FORMAT_TITLES = {".png": "PNG image", ".svg": "SVG (vector, text as text)", ".pdf": "PDF (vector; every chart: a page each)",
+                 TRACE_FORMAT: "Chrome trace JSON (the timeline only: Perfetto, chrome://tracing)"}
+ALL_FORMATS = FORMATS + (TRACE_FORMAT,)
 
 
 @dataclass(frozen=True)
@@ -32,13 +34,16 @@ class ChartExport:
     kind: str = "all"       # a name of workbench.views.presets.KINDS, or "all"
     preset: str = "slide"
     stamp: bool = True
+    point: tuple | None = None   # the timeline's (backend, size, variant, set index); None: any
 
 
 class ChartExportDialog(QDialog):
     exportRequested = Signal(object)     # a ChartExport, once its file name is known to be writable
 
-    def __init__(self, parent: QWidget | None = None, settings: QSettings | None = None, kind: str = "all") -> None:
+    def __init__(self, parent: QWidget | None = None, settings: QSettings | None = None, kind: str = "all",
+                 point: tuple | None = None) -> None:
         super().__init__(parent, objectName="chartExportDialog")
+        self.point = point
         self.setWindowTitle("Export chart")
         self.settings = settings
         self.kindCombo = QComboBox(objectName="exportKind")
@@ -46,7 +51,7 @@ class ChartExportDialog(QDialog):
         for k in chart_kinds.declared():          # the title each kind declared, another package's too
             self.kindCombo.addItem(k.short_title, k.name)
         self.formatCombo = QComboBox(objectName="exportFormat")
-        for suffix in FORMATS:
+        for suffix in ALL_FORMATS:
             self.formatCombo.addItem(FORMAT_TITLES[suffix], suffix)
         self.presetCombo = QComboBox(objectName="exportPreset")
         for name in PRESETS:
@@ -91,7 +96,7 @@ class ChartExportDialog(QDialog):
 
     def request(self) -> ChartExport:
         return ChartExport(self._path(), self.kindCombo.currentData(), self.presetCombo.currentData(),
-                           self.stampCheck.isChecked())
+                           self.stampCheck.isChecked(), self.point if self.kindCombo.currentData() == "timeline" else None)
 
     def _path(self) -> Path:
         """The file name as typed, with the chosen format's suffix where it has none (another
@@ -135,13 +140,13 @@ class ChartExportDialog(QDialog):
         text = self.pathEdit.text().strip()
         if text:
             path = Path(text)
-            stem = path.with_suffix("") if path.suffix.lower() in FORMATS else path
+            stem = path.with_suffix("") if path.suffix.lower() in ALL_FORMATS else path
             self.pathEdit.setText(str(stem) + self.formatCombo.currentData())
         self._show_files()
 
     def _path_edited(self, text: str) -> None:
         suffix = Path(text.strip()).suffix.lower()
-        if suffix in FORMATS and suffix != self.formatCombo.currentData():
+        if suffix in ALL_FORMATS and suffix != self.formatCombo.currentData():
             self.formatCombo.blockSignals(True)
             self.formatCombo.setCurrentIndex(self.formatCombo.findData(suffix))
             self.formatCombo.blockSignals(False)
@@ -162,7 +167,7 @@ class ChartExportDialog(QDialog):
 
     def _browse(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Export chart to", str(self._path()),
-                                              "Charts (*.png *.svg *.pdf)")
+                                              "Charts (*.png *.svg *.pdf);;Chrome trace (*.json)")
         if path:
             self.pathEdit.setText(path)
 

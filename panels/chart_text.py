@@ -92,7 +92,9 @@ class Titled:
 
     def resizeEvent(self, ev) -> None:
         super().resizeEvent(ev)
-        if not hasattr(self, "look"):     # still in pyqtgraph's constructor
+        # Still in pyqtgraph's constructor, or closed (PlotWidget.close drops its plot item, then its
+        # viewport's removal resizes the widget once more).
+        if not hasattr(self, "look") or getattr(self, "plotItem", None) is None:
             return
         self._fit_title()
         self._fit_labels()

@@ -199,7 +199,11 @@ class FileActions(QObject):
 
     # --- charts and reports, drawn off the GUI thread ----------------------------------------------
 
-    def ask_export_chart(self, kind: str = "all", *_) -> ChartExportDialog | None:
+    def ask_export_timeline(self, point: tuple | None) -> ChartExportDialog | None:
+        """The export dialog for the timeline of ``point`` (the timeline window's Export...)."""
+        return self.ask_export_chart("timeline", point=point)
+
+    def ask_export_chart(self, kind: str = "all", *_, point: tuple | None = None) -> ChartExportDialog | None:
         """The export dialog, for one chart or every one; it exports when its file can be written."""
         if not isinstance(kind, str):       # QAction.triggered passes its checked state
             kind = "all"
@@ -209,18 +213,20 @@ class FileActions(QObject):
             self.dialog.close()
             self.dialog.setParent(None)
             self.dialog.deleteLater()
-        self.dialog = ChartExportDialog(self.window, self.window.settings, kind)
+        self.dialog = ChartExportDialog(self.window, self.window.settings, kind, point)
         self.dialog.exportRequested.connect(self._chart_requested)
         self.dialog.open()
         return self.dialog
 
     @Slot(object)
     def _chart_requested(self, req: ChartExport) -> None:
-        self.export_chart(req.path, req.kind, req.preset, req.stamp)
+        self.export_chart(req.path, req.kind, req.preset, req.stamp, req.point)
 
-    def export_chart(self, path: str | Path, kind: str = "all", preset: str = "slide", stamp: bool = True) -> bool:
+    def export_chart(self, path: str | Path, kind: str = "all", preset: str = "slide", stamp: bool = True,
+                     point: tuple | None = None) -> bool:
         """Draw one chart (``kind``) or all of them from the sets on screen into ``path`` (.png, .svg,
-        .pdf), at the preset's size; ``exported`` fires with the files written. False: refused, and said."""
+        .pdf; the timeline also .json, a Chrome trace), at the preset's size; ``point``: the
+        timeline's. ``exported`` fires with the files written. False: refused, and said."""
         if self._refused("export charts") or self._nothing_shown("export") or self._in_flight():
             return False
         if Path(path).is_dir() and self._unwritable(Path(path)):     # a folder: say so, not "no suffix"
@@ -234,7 +240,7 @@ class FileActions(QObject):
         if any(self._unwritable(o) for o in out):
             return False
         sets, baseline = self.window.result_sets(), self._baseline()
-        return self._start(partial(_draw_charts, self.job.child, sets, Path(path), kind, p, stamp, baseline),
+        return self._start(partial(_draw_charts, self.job.child, sets, Path(path), kind, p, stamp, baseline, point),
                            f"{kind} chart" if kind != "all" else "the charts")
 
     def ask_export_report(self) -> None:
@@ -365,9 +371,10 @@ class FileActions(QObject):
 
 
 def _draw_charts(child: Offload, sets: list[ResultSet], path: Path, kind: str, preset, stamp: bool,
-                 baseline: str | None) -> list[Path]:
+                 baseline: str | None, point: tuple | None = None) -> list[Path]:
     """In the job's thread, drawn in the job's child process: matplotlib never loads in the window."""
-    return child.run("workbench.views.matplotlib_charts:export", sets, path, kind, preset, stamp=stamp, baseline_name=baseline)
+    return child.run("workbench.views.matplotlib_charts:export", sets, path, kind, preset, stamp=stamp,
+                     baseline_name=baseline, point=point)
 
 
 def _write_report(child: Offload, sets: list[ResultSet], path: Path, stamp: bool,

@@ -61,6 +61,7 @@ class PlotsPanel(QWidget):
     """
 
     updated = Signal()     # every chart shows the last scheduled table
+    pointClicked = Signal(object)   # a chart's point clicked: (backend, variant, size, set index)
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         style.setup_pyqtgraph()
@@ -108,7 +109,8 @@ class PlotsPanel(QWidget):
         self.alone = {self.rooflinePlot: self.rooflineAction, self.energyPlot: self.energyAction}
         #: The charts of kinds declared elsewhere (another package's entry point), in their order.
         self.added: list[Chart] = []
-        own = {chart.kind for chart in self.plots()}
+        # The timeline is of one point: it opens in a window of its own (panels.timeline_view).
+        own = {chart.kind for chart in self.plots()} | {"timeline"}
         for kind in chart_kinds.declared():
             if kind.name not in own:
                 chart = Chart(kind.name, f"{kind.name}Plot")
@@ -116,6 +118,7 @@ class PlotsPanel(QWidget):
                 self.alone[chart] = self._alone_action(chart, f"{kind.short_title.replace('&', '&&')} chart", "",
                                                        f"The {kind.name} chart alone, in the charts' place")
         for chart in self.plots():
+            chart.pointClicked.connect(self.pointClicked)
             chart.describe = self.describe
             chart.overlay_of = lambda: self.overlay    # its points' rows, for the hover
         self.legendStrip = LegendStrip()

@@ -8,7 +8,7 @@ from workbench.core import stats, verdicts
 from workbench.core.sizes import fmt_size
 from workbench.results.rows import human_seconds
 from workbench.views.table_text import caution, interval_text
-from workbench.views import compare, overlay_verdicts, point_text
+from workbench.views import compare, overlap, overlay_verdicts, point_text
 from workbench.views.compare import Baseline, Overlay
 
 CAUTION_COLOR = "#8a5a00"      # amber, as the experiment panel's notes: read with care, not an error
@@ -40,8 +40,8 @@ def describe(row: dict, set_index: int, overlay: Overlay, baseline: Baseline,
     said = overlay_verdicts.point(set_verdicts, row, set_index) if set_index else None
     if said is not None:
         lines.append(f"end-to-end against {escape(o.labels[0])}: <b>{escape(said['described'])}</b>")
-    for extra in (point_text.bound_text(row), point_text.memory_text(row), point_text.kernels_text(row),
-                  point_text.energy_text(row)):
+    for extra in (point_text.bound_text(row), overlap.limit_text(row) if gpu else "", point_text.memory_text(row),
+                  point_text.kernels_text(row), point_text.energy_text(row)):
         if extra:
             lines.append(escape(extra))
     careful = caution(row)

@@ -60,9 +60,8 @@ class RooflineChart(Chart):
         if self.spec is not None:
             self._draw_labels(self.spec)
 
-    def hover_text(self, scene_pos: QPointF) -> str:
-        """The nearest point's row, as every chart's hover says it, after its intensity and GFLOP/s;
-        the roofs are no points."""
+    def point_at(self, scene_pos: QPointF) -> tuple | None:
+        """(backend, variant, size, set index) of the nearest point; the roofs are no points."""
         vb = self.getViewBox()
         best, best_d = None, float(HOVER_PX)
         for key, item in self.series.items():
@@ -75,9 +74,17 @@ class RooflineChart(Chart):
                 if d <= best_d and i < len(s.sizes):
                     best, best_d = (s, s.sizes[i]), d
         if best is None:
-            return ""
+            return None
         s, size = best
-        row = self.row_at(s.backend, s.variant, size, s.set_index)
+        return s.backend, s.variant, size, s.set_index
+
+    def hover_text(self, scene_pos: QPointF) -> str:
+        """The nearest point's row, as every chart's hover says it, after its intensity and GFLOP/s."""
+        hit = self.point_at(scene_pos)
+        if hit is None:
+            return ""
+        backend, variant, size, set_index = hit
+        row = self.row_at(backend, variant, size, set_index)
         if row is None:
             return ""
-        return escape(point_text.roofline_text(row)) + "<br>" + self.describe(row, s.set_index)
+        return escape(point_text.roofline_text(row)) + "<br>" + self.describe(row, set_index)

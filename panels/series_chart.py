@@ -255,8 +255,8 @@ class Chart(SpecChart):
 
     # --- hover --------------------------------------------------------------------------------
 
-    def hover_text(self, scene_pos: QPointF) -> str:
-        """The values of the point nearest the pointer, if one is within HOVER_PX."""
+    def point_at(self, scene_pos: QPointF) -> tuple | None:
+        """(backend, variant, size, set index) of the point nearest the pointer, within HOVER_PX."""
         vb = self.getViewBox()
         best, best_d = None, float(HOVER_PX)
         for key, item in self.series.items():
@@ -268,8 +268,17 @@ class Chart(SpecChart):
                 if d <= best_d:
                     best, best_d = (key, x), d
         if best is None:
-            return ""
+            return None
         key, x = best
         s = self.meta[key]
-        row = self.row_at(s.backend, s.variant, x, s.set_index)
-        return self.describe(row, s.set_index) if row is not None else ""
+        size = s.sizes[list(self.series[key].xData).index(x)] if s.sizes else x
+        return s.backend, s.variant, size, s.set_index
+
+    def hover_text(self, scene_pos: QPointF) -> str:
+        """The values of the point nearest the pointer, if one is within HOVER_PX."""
+        hit = self.point_at(scene_pos)
+        if hit is None:
+            return ""
+        backend, variant, size, set_index = hit
+        row = self.row_at(backend, variant, size, set_index)
+        return self.describe(row, set_index) if row is not None else ""

@@ -8,7 +8,7 @@ import math
 from typing import Callable, Iterator, Sequence
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QFont
 
 from panels import axes, style
@@ -27,6 +27,9 @@ OWN_KEY = ("key", "ring")
 
 class SpecChart(Titled, pg.PlotWidget):
     """What every chart shares: the spec's axes, title, key, notes and what it says when empty."""
+
+    #: A left click on a drawn point: (backend, variant, size, set index) of its row (its timeline opens).
+    pointClicked = Signal(object)
 
     def __init__(self, kind: str, name: str, log_axes: bool) -> None:
         super().__init__(axisItems={"left": axes.SpecAxis("left"), "bottom": axes.SpecAxis("bottom")})
@@ -72,6 +75,7 @@ class SpecChart(Titled, pg.PlotWidget):
         vb.sigResized.connect(self._place_notes)
         vb.sigRangeChangedManually.connect(self._user_zoomed)
         self.scene().sigMouseMoved.connect(self._mouse_moved)
+        self.scene().sigMouseClicked.connect(self._mouse_clicked)
 
     # --- the spec -----------------------------------------------------------------------------
 
@@ -271,7 +275,19 @@ class SpecChart(Titled, pg.PlotWidget):
             text.setFont(small if text is self.note else font)
         self._labels()
 
-    # --- hover --------------------------------------------------------------------------------
+    # --- hover and click ----------------------------------------------------------------------
+
+    def point_at(self, scene_pos: QPointF) -> tuple | None:
+        """(backend, variant, size, set index) of the point drawn under ``scene_pos``; None where
+        there is none (a chart of points says; one without, as this, has none)."""
+        return None
+
+    def _mouse_clicked(self, event) -> None:
+        if event.button() != Qt.MouseButton.LeftButton or event.double():
+            return
+        hit = self.point_at(event.scenePos())
+        if hit is not None:
+            self.pointClicked.emit(hit)
 
     def row_at(self, backend: str, variant: str, size: float, set_index: int) -> dict | None:
         """The ok row a drawn point stands for, as a dict (made only when hovered: to_dict is slow)."""

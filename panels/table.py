@@ -7,7 +7,7 @@ import math
 from html import escape
 from typing import Any, Callable
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, QTimer, Slot
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
@@ -195,8 +195,12 @@ def _display(col: str, value: Any) -> str:
 
 
 class ResultsTable(QTableView):
+    #: A row clicked: (backend, variant, size, set index) of its point (the window opens its timeline).
+    pointClicked = Signal(object)
+
     def __init__(self, parent=None) -> None:
         super().__init__(parent, objectName="resultsTable")
+        self.clicked.connect(self._row_clicked)
         self.results = ResultsModel(self)
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.results)
@@ -223,6 +227,13 @@ class ResultsTable(QTableView):
         self.wait_while: Callable[[], bool] = lambda: False
         self._fitting = QTimer(self, interval=FIT_EVERY_MS, objectName="columnFitting")
         self._fitting.timeout.connect(self.fit_some)
+
+    def _row_clicked(self, index) -> None:
+        source = self.proxy.mapToSource(index)
+        if not source.isValid():
+            return
+        set_index, row = self.results.row_of(source.row())
+        self.pointClicked.emit((row.get("backend", ""), row.get("variant", "") or "", row.get("size", 0), set_index))
 
     def take_rows(self) -> None:
         """Rows added to the main set's list are shown: laid out now, repainted in a turn of their

@@ -74,15 +74,23 @@ class TransferChart(SpecChart):
         self.outline.setOpts(x=[], height=[], y0=[], pens=None)
         self._x, self._who = np.array([]), []
 
-    def hover_text(self, scene_pos: QPointF) -> str:
-        """The phases of the bar under the pointer."""
+    def point_at(self, scene_pos: QPointF) -> tuple | None:
+        """(backend, variant, size, set index) of the bar under the pointer."""
         if not len(self._x):
-            return ""
+            return None
         p = self.getViewBox().mapSceneToView(scene_pos)
         hit = np.flatnonzero((np.abs(self._x - p.x()) <= self._width * 0.5) & (p.y() >= 0) & (p.y() <= 100))
         if not len(hit):
-            return ""
+            return None
         _, backend, variant, size, set_index = self._who[int(hit[0])]
+        return backend, variant, size, set_index
+
+    def hover_text(self, scene_pos: QPointF) -> str:
+        """The phases of the bar under the pointer."""
+        hit = self.point_at(scene_pos)
+        if hit is None:
+            return ""
+        backend, variant, size, set_index = hit
         r = self.row_at(backend, variant, size, set_index)
         if r is None:
             return ""

@@ -163,6 +163,11 @@ class MainWindow(WindowMenus, LessonView, SweepProgress, WindowSettings, Session
         # they were still drawing started them over (the summary and the last charts lagged behind)
         # and its own work landed between two of theirs, one long stall of the GUI thread.
         self.plots.updated.connect(self._plots_drawn)
+        # A point clicked in any chart, or a row of the table: its timeline, in a window of its own
+        # made at the first click (no start-up cost for a part most sessions never open).
+        self.timeline = None             # a panels.timeline_view.TimelineView, once asked for
+        self.plots.pointClicked.connect(self.show_timeline)
+        self.resultsTable.pointClicked.connect(self.show_timeline)
 
         self._make_actions()
 
@@ -329,6 +334,16 @@ class MainWindow(WindowMenus, LessonView, SweepProgress, WindowSettings, Session
                                           "(why: the Log tab)"))
 
     # --- what is on screen ------------------------------------------------------------------
+
+    def show_timeline(self, point: tuple) -> "TimelineView":
+        """The timeline of ``point`` (backend, variant, size, set index), in its window."""
+        if self.timeline is None:
+            from panels.timeline_view import TimelineView
+            self.timeline = TimelineView(self)
+            self.timeline.apply_look(self.plots.look)
+            self.timeline.exportAsked.connect(self.files.ask_export_timeline)
+        self.timeline.show_point(self.result_sets(), point)
+        return self.timeline
 
     def result_sets(self) -> list[ResultSet]:
         """Every set on screen, the main one first: what the plots, the table and every export show."""
