@@ -239,6 +239,41 @@ def test_device_compute_is_timed_back_to_back(registry, monkeypatch):
     assert row["h2d_s"] == pytest.approx(0.002) and row["d2h_s"] == pytest.approx(0.0005)
 
 
+def test_an_overlapped_call_is_the_end_to_end_figure_and_the_phases_alone_its_limit(registry, monkeypatch):
+    """Phases.whole (the overlap workload's chunked call on several streams): its time is the
+    row's end to end and its result the one verified; h2d, compute and d2h are still timed alone,
+    and their max is the limit the table and the hover state (workbench.views.overlap)."""
+    from helpers import FakeClock, FakeGpuSession, fake_backends
+    from workbench.catalog import backends
+    from workbench.views import overlap
+    for name, backend in fake_backends().items():
+        monkeypatch.setitem(backends.BACKENDS, name, backend)
+    monkeypatch.setattr(FakeGpuSession, "instances", [])
+    monkeypatch.setattr(sampling, "clock", FakeClock.now)
+    w = registry.add(synthetic())
+    wholes = []
+
+    @w.implement("fake-a")
+    def _(inputs, ctx):
+        (x,) = inputs
+        s = ctx.session
+
+        def whole():
+            s.run("overlapped call", 0.0031)
+            wholes.append(1)
+            return x * 2
+        # the phases alone return a wrong result: only the overlapped call's may be verified
+        return Phases(h2d=lambda: s.run("upload", 0.003), compute=lambda: s.run("compute", 0.001),
+                      d2h=lambda: s.run("download", 0.003) or x * 0, whole=whole)
+    (row,) = rows_of(SweepSpec("synthetic", ("fake-a",), (16,), "float64", min_repeats=5, budget_s=0.0))
+    assert row["status"] == "ok" and row["verified"], row["message"]
+    assert row["total_median_s"] == pytest.approx(0.0031)
+    assert (row["h2d_s"], row["compute_median_s"], row["d2h_s"]) == pytest.approx((0.003, 0.001, 0.003))
+    assert overlap.limit_s(row) == pytest.approx(0.003) and overlap.limiting(row) == "h2d"
+    assert "1.03x its limit" in overlap.limit_text(row)
+    assert len(wholes) >= 1 + 5 + 1        # the first call, each end-to-end sample, the one verified
+
+
 def test_short_device_computes_are_timed_in_warmed_up_bursts(registry, monkeypatch, no_memory_pass):
     """A 0.1 ms kernel is timed in bursts of 10 (1 ms), after 20 ms of unrecorded warm-up."""
     fake = _device_workload(registry, monkeypatch, lambda state: 1e-4)

@@ -40,7 +40,7 @@ def say(name, rows, availability=ALL_USABLE):
 # Declarations and plans ------------------------------------------------------------------------
 
 def test_every_lesson_is_declared_against_real_workloads_and_runs_somewhere():
-    assert set(lessons.LESSONS) == {"small-problems", "transfers", "first-call", "float32-float64", "divergence",
+    assert set(lessons.LESSONS) == {"small-problems", "transfers", "hide-transfers", "first-call", "float32-float64", "divergence",
                                     "kernel-style", "memory-wall", "pipeline", "dataframes", "energy"}
     for ls in lessons.LESSONS.values():
         assert lessons.problems(ls) == [], ls.name
@@ -60,7 +60,7 @@ def test_the_lessons_are_the_package_modules_that_declare_one_in_their_declared_
         if hasattr(module, "LESSON"):
             declaring.add(info.name)
     assert declaring == set(lessons.LESSON_MODULES)
-    assert list(lessons.LESSONS) == ["small-problems", "transfers", "first-call", "float32-float64", "divergence",
+    assert list(lessons.LESSONS) == ["small-problems", "transfers", "hide-transfers", "first-call", "float32-float64", "divergence",
                                      "kernel-style", "memory-wall", "pipeline", "dataframes", "energy"]
     assert all(callable(ls.explain) for ls in lessons.LESSONS.values())
 
@@ -729,3 +729,45 @@ def test_energy_sets_the_computes_energy_against_the_cpus_and_says_the_whole_cal
     st = say("energy", rows)
     assert "cupy-fused spends 10.5 J a call, not told apart from numba x16's 10 J (their readings overlap)" in st.text
     assert "more than numba" not in st.text and "less than numba" not in st.text
+
+
+# Hide the transfers (issue 37) -------------------------------------------------------------------
+
+def _overlap_rows(pinned_k_total: float, pageable_k_total: float, backend: str = "cupy"):
+    """The overlap workload at 2^26 float32 on a card moving 55 GB/s pinned, 8 GB/s pageable: the
+    phases alone, and each variant's end to end (sequential: their sum)."""
+    pin, page, comp = 4.9e-3, 33e-3, 2.5e-3
+    def r(variant, total, copy):
+        return row(backend, 2 ** 26, total, compute=comp, h2d=copy, d2h=copy, variant=variant, workload="overlap",
+                   host_memory=variant.split(" ")[0])
+    return [r("pinned sequential", 2 * pin + comp, pin), r("pinned 4 streams", pinned_k_total, pin),
+            r("pageable sequential", 2 * page + comp, page), r("pageable 4 streams", pageable_k_total, page)]
+
+
+def test_hide_the_transfers_says_how_close_the_overlap_came_to_its_limit_and_why_pageable_cannot():
+    st = say("hide-transfers", _overlap_rows(pinned_k_total=5.9e-3, pageable_k_total=68.6e-3))
+    text = " ".join(st.sentences)
+    assert st.holds is True, text
+    assert "4 streams from pinned memory took 5.9 ms" in text and "2.1x faster" in text
+    assert "1.20x its limit max(h2d, compute, d2h) = 4.9 ms (h2d)" in text
+    assert "no faster" in text and "pinned buffer of its own" in text
+
+
+def test_hide_the_transfers_is_contradicted_where_the_streams_did_not_help_and_undecided_in_the_noise():
+    st = say("hide-transfers", _overlap_rows(pinned_k_total=12.0e-3, pageable_k_total=68.6e-3))
+    assert st.holds is False and "were not faster" in " ".join(st.sentences)
+    # Two copies that did not run at once: the note on one copy engine.
+    assert "one copy engine" in " ".join(st.sentences)
+    noisy = _overlap_rows(pinned_k_total=5.9e-3, pageable_k_total=68.6e-3)
+    noisy[1]["total_ci_lo_s"], noisy[1]["total_ci_hi_s"] = 3e-3, 13e-3      # an interval over both sides
+    st = say("hide-transfers", noisy)
+    assert any(s.startswith("Undecided") and "pinned memory took" in s for s in st.sentences)
+
+
+def test_the_summary_compares_each_overlapped_variant_with_its_sequential_one():
+    from workbench.views import summary
+    frame = results.to_frame(_overlap_rows(pinned_k_total=5.9e-3, pageable_k_total=68.6e-3))
+    said = summary.overlap_sentences(frame)
+    assert said[0] == "cupy pinned 4 streams: 2.08x faster than sequential end to end at 2^26, at 1.20x its limit."
+    assert said[1].startswith("cupy pageable 4 streams: no faster than sequential") or "slower" in said[1]
+    assert summary.overlap_sentences(results.to_frame([row("numpy", 2 ** 20, 1e-3)])) == []
