@@ -40,7 +40,7 @@ def test_four_streams_from_pinned_memory_come_within_1_3x_of_the_longest_phase(b
     over, seq = got["pinned 4 streams"], got["pinned sequential"]
     limit = overlap.limit_s(over)
     assert over["total_median_s"] <= 1.3 * limit, overlap.limit_text(over)
-    assert verdicts.compare_rows(over, seq).verdict == "faster"
+    assert seq["total_median_s"] > limit * 1.5         # in turn, the phases add up: something to win
 
 
 @pytest.mark.parametrize("backend", ["cupy", "numba-cuda"])
@@ -60,7 +60,9 @@ def test_the_timeline_copies_add_up_to_the_rows_copy_times(backend, memory):
     need(backend)
     if kernels.unavailable():
         pytest.skip(kernels.unavailable())
-    row = rows_of(backend, (f"{memory} sequential",), sizes=(2 ** 24,))[f"{memory} sequential"]
+    # At 2^26: a phase timed with events holds the host's issue of its copy too (Numba's Python
+    # dispatch of copy_to_device, about 80 µs, 7 % of a 64 MiB pinned copy on the H200).
+    row = rows_of(backend, (f"{memory} sequential",), sizes=(BIG,))[f"{memory} sequential"]
     tl = timeline.of_row(row)
     assert tl.source.startswith("one call recorded by CUPTI")
     for way, column in (("h2d", "h2d_s"), ("d2h", "d2h_s")):
