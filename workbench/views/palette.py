@@ -55,10 +55,10 @@ FALLBACK_MARKERS = ("+", "x", "t3")     # not "crosshair": pyqtgraph fills it in
 PHASE_COLORS = {"h2d": "#F0E442", "compute": "#7A7A7A", "d2h": "#882255"}
 PHASE_LABELS = {"h2d": "host to device", "compute": "compute", "d2h": "device to host"}
 #: A timeline's bars: the three phases as the transfer chart colours them, then what else a call does.
-TIMELINE_COLORS = {**PHASE_COLORS, "memset": "#BBBBBB", "device copy": "#CC79A7", "driver call": "#56B4E9",
+TIMELINE_COLORS = {**PHASE_COLORS, "memset": "#BBBBBB", "device copy": "#CC79A7", "API call": "#56B4E9",
                    "host phase": "#009E73"}
 TIMELINE_LABELS = {**PHASE_LABELS, "compute": "kernel (compute)", "memset": "memset", "device copy": "device copy",
-                   "driver call": "driver call (host)", "host phase": "host phase or stage"}
+                   "API call": "API call (host)", "host phase": "host phase or stage"}
 
 # Result sets compared on one chart keep their backends' colours and take a marker each: the
 # same shapes in the same order in matplotlib's names (the exports) and pyqtgraph's (the window).

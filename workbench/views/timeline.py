@@ -3,7 +3,7 @@
 A GPU point's row carries one recorded call (``kernels``, CUPTI's records through
 ``workbench.measure.gpu.kernels``): each kernel, copy and memset with its start and stream, the
 driver calls that launched them or waited, and the engine's phases on the host. Here they become
-lanes: the host's phases, the host's driver calls, then one lane per CUDA stream in the order the
+lanes: the host's phases, the host's API calls, then one lane per CUDA stream in the order the
 streams first ran. A CPU point has no records: its stages (a pipeline's) in the order they ran,
 else its one compute phase, each of its median length. A GPU row of an older file, or of a
 machine without cupti-python, gets its three timed phases back to back, and says so.
@@ -20,9 +20,9 @@ from typing import Any, Mapping, Sequence
 from workbench.core import units
 
 #: What a bar stands for, which gives its colour: the transfer chart's three phases, then the rest.
-GROUPS = ("h2d", "compute", "d2h", "memset", "device copy", "driver call", "host phase")
+GROUPS = ("h2d", "compute", "d2h", "memset", "device copy", "API call", "host phase")
 HOST_PHASES = "host: phases"
-HOST_CALLS = "host: driver calls"
+HOST_CALLS = "host: API calls"
 
 
 @dataclass(frozen=True)
@@ -73,14 +73,14 @@ def _group(kind: str, name: str) -> str:
     if kind == "memset":
         return "memset"
     if kind == "api":
-        return "driver call"
+        return "API call"
     return name if name in ("h2d", "compute", "d2h") else "host phase"
 
 
 def _hover(kind: str, name: str, start: float, seconds: float, stream: int, nbytes: int = 0,
            memory: str = "", correlation: int = 0) -> str:
     where = f"stream {stream}" if stream >= 0 else "host"
-    head = {"kernel": "kernel", "copy": "copy", "memset": "memset", "api": "driver call",
+    head = {"kernel": "kernel", "copy": "copy", "memset": "memset", "api": "API call",
             "phase": "phase", "stage": "stage"}.get(kind, kind)
     text = f"{head} {name}: {units.seconds(seconds)} from {units.seconds(start)} ({where})"
     if nbytes:
@@ -154,7 +154,7 @@ def _recorded(title: str, records: Sequence[Any]) -> Timeline:
                           a.stream, a.correlation, a.kind))
     n = len(gpu)
     note = (f"{n} GPU activit{'ies' if n != 1 else 'y'} on {len(streams)} stream{'s' if len(streams) != 1 else ''}"
-            + (f", {len(calls)} driver calls" if calls else ""))
+            + (f", {len(calls)} API calls" if calls else ""))
     return Timeline(title, tuple(lanes), tuple(sorted(spans, key=lambda s: (s.lane, s.start))),
                     "one call recorded by CUPTI, after the timed rounds", note)
 

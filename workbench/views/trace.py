@@ -3,7 +3,7 @@
 
 One process for the point, one thread (track) per lane of ``workbench.views.timeline``, each bar
 a complete event (``"ph": "X"``, microseconds from the call's start) with its stream, bytes and
-CUPTI correlation id in ``args``; each driver call that launched GPU work is tied to that work by
+CUPTI correlation id in ``args``; each API call that launched GPU work is tied to that work by
 a flow (``"s"`` and ``"f"`` events with the correlation id), as Nsight Systems draws its arrows.
 Format: https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU
 """

@@ -1,7 +1,7 @@
 """The timeline chart: where one point's call spends its time, lane by lane (``workbench.views.timeline``).
 
 One point of the sets, chosen by ``Context.point`` (backend, size, variant) or, left open, the
-one ``timeline.pick`` takes. Lanes top to bottom: the host's phases, the host's driver calls,
+one ``timeline.pick`` takes. Lanes top to bottom: the host's phases, the host's API calls,
 then each CUDA stream; time runs in seconds from the call's start. Bars are coloured as the
 transfer chart colours h2d, compute and d2h, and named in their hover (the window) and in the
 legend's groups (both renderers).
