@@ -563,3 +563,20 @@ def test_layouts_drawn_per_round_keep_identical_code_from_a_verdict():
         return sum(v in ("faster", "slower") for v in found) / len(found)
     assert false_verdicts(per_round=False) > 0.25
     assert false_verdicts(per_round=True) <= 0.05      # the 95 % intervals' own error rate
+
+
+def test_a_variant_that_names_its_host_memory_is_the_rows_whatever_the_sweep_chose():
+    """overlap's 'pinned 4 streams' holds pinned buffers in a pageable sweep: its row says pinned."""
+    from workbench.catalog.workloads import REGISTRY
+    from workbench.measure import engine
+    w = REGISTRY.get("overlap")
+    spec = SweepSpec("overlap", ("cupy",), (16,), "float32")
+    assert engine.host_memory(w, spec, "pinned 4 streams", "cupy") == "pinned"
+    assert engine.host_memory(w, spec, "pageable sequential", "cupy") == "pageable"
+    assert engine.host_memory(w, spec, "pinned 4 streams", "numba") == ""
+    assert engine.host_memory(REGISTRY.get("transfer"), dataclasses_replace(spec, host_memory="pinned"), "", "cupy") == "pinned"
+
+
+def dataclasses_replace(obj, **kw):
+    import dataclasses
+    return dataclasses.replace(obj, **kw)

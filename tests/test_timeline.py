@@ -288,7 +288,7 @@ def test_a_click_on_a_chart_point_or_a_table_row_opens_that_points_timeline(qtbo
     assert clicked.args[0][:3] == ("cupy", "pinned 3 streams", 2 ** 24)
     view = w.timeline
     assert view is not None and view.isVisible()
-    assert view.chart.spec.title.endswith("overlap on cupy (pinned 3 streams) at 2^24, float32")
+    assert view.chart.spec.title == "Timeline: cupy (pinned 3 streams) at 2^24"
     assert len(view.chart.spans_drawn()) == len(timeline.of_row(over).spans)
     # A row of the table: the sequential one.
     table = w.resultsTable

@@ -93,6 +93,7 @@ W = register(Workload(
     # 1000 roundings, each shrunk by 0.999 from then on: about 1e-5 apart in float32 at worst
     tolerance={"float32": 1e-4, "float64": 1e-12},
     variants=VARIANTS,
+    host_memory_of=lambda variant: parse_variant(variant)[0],
 ))
 
 

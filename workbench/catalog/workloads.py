@@ -138,6 +138,9 @@ class Workload:
     # Result columns (or a Series' name) whose float dtype the library chooses, left out of the check
     # that a result has the point's dtype: a groupby mean is float64 on cuDF, and on pandas by the data.
     library_dtypes: tuple[str, ...] = ()
+    # variant -> the host memory ("pinned" or "pageable") its GPU buffers are in, where the variant
+    # chooses it (overlap's 'pinned 4 streams'); None: the sweep's --pinned choice, for every variant.
+    host_memory_of: Callable[[str], str] | None = None
     # Where it stands in lists, lowest first (the built-ins: the order a user meets them); a plug-in's
     # workloads follow the built-in ones in the order they were loaded, whatever they declare.
     order: int = 0

@@ -285,9 +285,15 @@ class SweepStream:
     def _row(self, t: Task, status: str, message: str) -> dict:
         """A row for a point that has no measured one (its worker went away, the sweep was stopped)."""
         spec = self.spec
+        memory = spec.host_memory if t.gpu else ""
+        try:        # a variant that names its host memory (overlap) says it in this row too
+            from workbench.catalog.workloads import REGISTRY
+            from workbench.measure.engine import host_memory
+            memory = host_memory(REGISTRY.get(spec.workload), spec, t.variant, t.backend)
+        except KeyError:          # a plug-in's workload, not loaded in this process
+            pass
         return empty_row(workload=spec.workload, backend=t.backend, size=t.size, dtype=spec.dtype,
-                         variant=t.variant, host_memory=spec.host_memory if t.gpu else "", device="",
-                         status=status, message=message)
+                         variant=t.variant, host_memory=memory, device="", status=status, message=message)
 
     def _placed(self, row: dict, t: Task, where: dict) -> dict:
         """The row with the device and the worker that measured it; named for its device when the

@@ -338,6 +338,16 @@ def time_left(spec: SweepSpec, done: int, total: int, elapsed: float) -> tuple[f
     return min(elapsed / done * left, ceiling) if ceiling > 0 else elapsed / done * left, ceiling
 
 
+def host_memory(workload: Workload, spec: SweepSpec, variant: str, backend: str) -> str:
+    """The row's host memory: '' on a CPU backend; the variant's where it names one (overlap's
+    'pinned 4 streams'), else the sweep's choice."""
+    if not backends_mod.is_gpu(backend):
+        return ""
+    if workload.host_memory_of is not None:
+        return workload.host_memory_of(variant) or spec.host_memory
+    return spec.host_memory
+
+
 def _base(workload: Workload, spec: SweepSpec, size: int, variant: str, backend: str) -> dict:
     return dict(workload=workload.name, backend=backend, size=size, dtype=spec.dtype, variant=variant,
-                host_memory=spec.host_memory if backends_mod.is_gpu(backend) else "")
+                host_memory=host_memory(workload, spec, variant, backend))

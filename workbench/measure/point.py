@@ -161,7 +161,7 @@ class Point:
                         self.first_host, self.first_device = host_bytes(), device_bytes()
                         first.close()       # no memory hook stays on through the timed calls
                 ctx = Context(size=base["size"], dtype=self.dtype, variant=base["variant"],
-                              host_memory=spec.host_memory, session=session)
+                              host_memory=base["host_memory"] or spec.host_memory, session=session)
                 made = self.impl.factory(placed.inputs, ctx)
                 phases = made if isinstance(made, Phases) else Phases(compute=made)
                 clocks = _clocks(self.sessions) if session.device_kind == "gpu" else None
@@ -246,7 +246,7 @@ class Point:
             with cap.capped(limit), session.activate(), threads.limited(self.impl, self.thread_count), \
                     self.host_peak.scope(collect=False) as host_bytes, session.device_memory() as device_bytes:
                 ctx = Context(size=self.base["size"], dtype=self.dtype, variant=self.base["variant"],
-                              host_memory=self.spec.host_memory, session=session)
+                              host_memory=self.base["host_memory"] or self.spec.host_memory, session=session)
                 made = self.impl.factory(self.inputs, ctx)
                 phases = made if isinstance(made, Phases) else Phases(compute=made)
                 out = sampling.one_call(phases, session.timed)[1]
@@ -273,7 +273,7 @@ class Point:
 
     def _made(self) -> Phases:
         ctx = Context(size=self.base["size"], dtype=self.dtype, variant=self.base["variant"],
-                      host_memory=self.spec.host_memory, session=self.session)
+                      host_memory=self.base["host_memory"] or self.spec.host_memory, session=self.session)
         made = self.impl.factory(self.inputs, ctx)
         return made if isinstance(made, Phases) else Phases(compute=made)
 

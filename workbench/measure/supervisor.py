@@ -340,7 +340,7 @@ class Supervisor:
         inputs and the float64 reference of the next size were being made, before any kernel ran."""
         size, variant, backend = point
         base = dict(workload=workload.name, backend=backend, size=size, dtype=spec.dtype, variant=variant,
-                    host_memory=spec.host_memory if is_gpu(backend) else "", device="")
+                    host_memory=engine.host_memory(workload, spec, variant, backend), device="")
         what = f"{backend} at size {size:,}" + (f" ({variant})" if variant else "")
         if ended.why in ("stopped", "closed"):
             return empty_row(**base, status="cancelled",

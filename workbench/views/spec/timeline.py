@@ -8,6 +8,7 @@ legend's groups (both renderers).
 """
 from __future__ import annotations
 
+from workbench.core import units
 from workbench.views import palette
 from workbench.views import timeline as layout
 from workbench.views.chart_kinds import chart_kind
@@ -47,7 +48,9 @@ def timeline(c: Context) -> ChartSpec:
     legend = tuple(LegendEntry(palette.TIMELINE_LABELS[g], "phase", palette.TIMELINE_COLORS[g], "", patch=True)
                    for g in groups)
     notes = tuple(t for t in (tl.note,) if t)
-    return ChartSpec("timeline", f"{TITLE}: {tl.title}", ticks.time_axis("time from the call's start", tl.end),
+    variant = f" ({row.get('variant')})" if row.get("variant") else ""
+    title = f"{TITLE}: {row.get('backend', '')}{variant} at {units.size(int(row.get('size', 0) or 0))}"
+    return ChartSpec("timeline", title, ticks.time_axis("time from the call's start", tl.end),
                      ticks.lane_axis("", list(tl.lanes)), legend=legend, caption=c.caption or tl.source,
                      notes=notes, spans=spans,
                      empty="" if spans else "Nothing measured to lay out for this point.")
