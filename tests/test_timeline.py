@@ -3,6 +3,7 @@ records the row counts, the Chrome trace it exports (checked against the Trace E
 chart both renderers draw, the window's click that opens it, and the command line's --point."""
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -331,3 +332,68 @@ def test_plot_writes_the_trace_of_the_point_named(tmp_path, capsys):
     assert main(["plot", str(path), "--kind", "runtime", "--chart", str(tmp_path / "u.json")]) == 2
     assert "Chrome trace" in capsys.readouterr().err
     assert not (tmp_path / "u.json").exists()
+
+
+# The recorder, on a stand-in for cupti-python -------------------------------------------------------
+
+@pytest.fixture
+def fake_cupti(monkeypatch):
+    import sys
+    import types
+    import fake_cupti as fc
+    fc.reset()
+    package = types.ModuleType("cupti")
+    package.cupti = fc
+    monkeypatch.setitem(sys.modules, "cupti", package)
+    monkeypatch.setitem(sys.modules, "cupti.cupti", fc)
+    monkeypatch.setattr(kernels, "_registered", False)
+    return fc
+
+
+def test_the_recorder_keeps_the_median_call_its_launches_and_waits_and_drops_the_rest(fake_cupti):
+    """Three calls recorded, of 3, 1 and 2 ms of compute: the 2 ms one is kept. Its host lanes hold
+    the engine's phases, the runtime copy and driver launch that made its GPU work (by correlation
+    id) and the wait, not the context queries; a copy keeps its bytes and its pinned memory."""
+    from workbench.catalog.workloads import Phases
+    from workbench.measure import untimed
+    fc = fake_cupti
+    K = fc.ActivityKind
+    lengths = iter([3e-3, 1e-3, 2e-3, 9e-3])
+    corr = itertools.count(100)
+
+    def h2d():
+        c = next(corr)
+        fc.emit(K.RUNTIME, 5e-6, cbid=1, correlation_id=c)
+        fc.emit(K.DRIVER, 1e-6, cbid=2, correlation_id=next(corr))           # a context query
+        fc.emit(K.MEMCPY, 1e-3, copy_kind=1, src_kind=2, dst_kind=3, bytes=2 ** 20, stream_id=7,
+                correlation_id=c)
+
+    def compute():
+        c = next(corr)
+        fc.emit(K.DRIVER, 4e-6, cbid=1, correlation_id=c)
+        fc.emit(K.CONCURRENT_KERNEL, next(lengths), name="step", stream_id=7, correlation_id=c)
+
+    class Session:
+        def timed(self, fn):
+            return 0.0, fn()
+
+        def synchronize(self):
+            fc.emit(K.DRIVER, 2e-6, cbid=3, correlation_id=next(corr))
+
+    phases = Phases(compute=compute, h2d=h2d)
+    out = untimed.kernels_of(phases, Session())          # a warm call (3 ms), then 1, 2 and 9 ms
+    acts = kernels.decode(out["kernels"])
+    assert out["kernel_count"] == 1
+    [kernel] = [a for a in acts if a.kind == "kernel"]
+    assert kernel.seconds == pytest.approx(2e-3) and kernel.stream == 7
+    [copy] = [a for a in acts if a.kind == "copy"]
+    assert (copy.name, copy.nbytes, copy.memory) == ("htod", 2 ** 20, "pinned")
+    calls = sorted(a.name for a in acts if a.kind == "api")
+    assert calls == ["cuLaunchKernel", "cuStreamSynchronize", "cudaMemcpyAsync"]
+    assert [a.name for a in acts if a.kind == "phase"] == ["h2d", "compute", "synchronize"]
+    assert all(a.start >= 0 for a in acts)
+    launch = next(a for a in acts if a.name == "cuLaunchKernel")
+    assert launch.correlation == kernel.correlation and launch.start <= kernel.start
+    tl = timeline.of_row(gpu_row(acts))
+    assert tl.lanes == (timeline.HOST_PHASES, timeline.HOST_CALLS, "stream 7")
+    assert fake_cupti.state.registrations == 1 and not fake_cupti.state.enabled    # all disabled after

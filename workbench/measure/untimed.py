@@ -58,19 +58,29 @@ def _call(phases: Phases, session: Any) -> Callable[[], None]:
     return call
 
 
+#: Calls recorded for a point's timeline; the one of median length is kept. One call alone was not
+#: representative: on the H200 one pageable 2^22 copy ran 1.55 ms where the median copy took 0.97 ms.
+RECORDED_CALLS = 3
+
+
 def kernels_of(phases: Phases, session: Any) -> dict:
     """The columns of one call's kernels and its timeline: a call to warm the implementation made
-    anew, one recorded, each phase a span of the host's lane (the overlapped call one span)."""
+    anew, then ``RECORDED_CALLS`` recorded, each phase a span of the host's lane (the overlapped call
+    one span), and the call of median length kept."""
     _call(phases, session)()
-    with kernels.recording() as rec:
-        rec.begin()
-        steps = [("call", phases.whole)] if phases.whole is not None else [
-            (name, fn) for name, fn in (("h2d", phases.h2d), ("compute", phases.compute), ("d2h", phases.d2h))
-            if fn is not None]
-        for name, fn in steps:
-            rec.phase(name, lambda fn=fn: session.timed(fn))
-        rec.phase("synchronize", session.synchronize)
-    found = rec.activities
+    steps = [("call", phases.whole)] if phases.whole is not None else [
+        (name, fn) for name, fn in (("h2d", phases.h2d), ("compute", phases.compute), ("d2h", phases.d2h))
+        if fn is not None]
+    calls = []
+    for _ in range(RECORDED_CALLS):
+        with kernels.recording() as rec:
+            rec.begin()
+            for name, fn in steps:
+                rec.phase(name, lambda fn=fn: session.timed(fn))
+            rec.phase("synchronize", session.synchronize)
+        length = sum(a.seconds for a in rec.activities if a.kind == "phase")
+        calls.append((length, len(calls), rec.activities))
+    found = sorted(calls)[len(calls) // 2][2]
     return dict(kernel_count=sum(a.kind == "kernel" for a in found), kernels=kernels.encode(found))
 
 
