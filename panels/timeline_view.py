@@ -50,8 +50,7 @@ class TimelineView(QWidget):
         entries = chart.legend if chart is not None else ()
         self.key.setText("&nbsp;&nbsp;".join(
             f"<span style='color: {e.color}'>&#9632;</span>&nbsp;{escape(e.label)}" for e in entries))
-        self.about.setText("; ".join(t for t in ((chart.caption if chart else ""),) + tuple(chart.notes if chart else ())
-                                     if t))
+        self.about.setText(chart.caption if chart is not None else "")
         self.show()
         self.raise_()
 

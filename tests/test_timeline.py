@@ -397,3 +397,17 @@ def test_the_recorder_keeps_the_median_call_its_launches_and_waits_and_drops_the
     tl = timeline.of_row(gpu_row(acts))
     assert tl.lanes == (timeline.HOST_PHASES, timeline.HOST_CALLS, "stream 7")
     assert fake_cupti.state.registrations == 1 and not fake_cupti.state.enabled    # all disabled after
+
+
+def test_the_traces_exported_on_the_h200_pass_the_format_check():
+    """docs/exports holds traces of real points (the overlap workload on the H200): each is held to
+    the Trace Event Format as the exporter's own output is."""
+    from pathlib import Path
+    traces = sorted((Path(__file__).resolve().parents[1] / "docs" / "exports").glob("*.trace.json"))
+    assert traces
+    for path in traces:
+        doc = json.loads(path.read_text())
+        check_trace_event_format(doc)
+        lanes = {e["args"]["name"] for e in doc["traceEvents"] if e["name"] == "thread_name"}
+        assert any(name.startswith("stream ") for name in lanes), path.name
+        assert sum(e["ph"] == "X" and e["cat"] == "compute" for e in doc["traceEvents"]) >= 4, path.name

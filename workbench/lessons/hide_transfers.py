@@ -41,9 +41,12 @@ def explain(m: Measured, ls: Lesson, say: Say) -> None:
                                  f"the copies and compute in turn ({times(ratio)}).", v)
         copies = over["h2d_s"] + over["d2h_s"]
         if over["total_median_s"] >= 0.9 * copies and over["compute_median_s"] < 0.5 * copies:
+            # Two causes look alike here; the point's timeline tells them apart (on the H200, with
+            # three engines, it was CuPy's get() waiting for each chunk's copy).
             say.note(f"{b}: the copies in and out did not run at once ({human_seconds(over['total_median_s'])} "
                      f"against {human_seconds(copies)} for both): a card with one copy engine moves one "
-                     "direction at a time, and there the limit is h2d + d2h.")
+                     "direction at a time, or the code waits for each copy before it issues the next "
+                     "(CuPy's get() does unless given blocking=False); the timeline of this point shows which.")
         share = over["compute_median_s"] / max(over["h2d_s"], over["d2h_s"])
         if share < 0.1:
             say.note(f"{b}: the compute is {percent(share)} of the longest copy: there is little to hide the "

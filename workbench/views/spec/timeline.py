@@ -47,10 +47,12 @@ def timeline(c: Context) -> ChartSpec:
     groups = [g for g in layout.GROUPS if any(s.group == g for s in tl.spans)]
     legend = tuple(LegendEntry(palette.TIMELINE_LABELS[g], "phase", palette.TIMELINE_COLORS[g], "", patch=True)
                    for g in groups)
-    notes = tuple(t for t in (tl.note,) if t)
+    # What was recorded goes under the chart with its source, not in a corner of the plot: a
+    # corner note stood over the last stream's bars.
+    said = "; ".join(t for t in (tl.source, tl.note) if t)
     variant = f" ({row.get('variant')})" if row.get("variant") else ""
     title = f"{TITLE}: {row.get('backend', '')}{variant} at {units.size(int(row.get('size', 0) or 0))}"
     return ChartSpec("timeline", title, ticks.time_axis("time from the call's start", tl.end),
-                     ticks.lane_axis("", list(tl.lanes)), legend=legend, caption=c.caption or tl.source,
-                     notes=notes, spans=spans,
+                     ticks.lane_axis("", list(tl.lanes)), legend=legend, caption=c.caption or said,
+                     spans=spans,
                      empty="" if spans else "Nothing measured to lay out for this point.")
