@@ -29,7 +29,9 @@ def main(path: str) -> None:
         against = "-"
         if seq is not None and seq is not r:
             v = verdicts.compare_rows(r, seq)
-            against = stats.describe(v)
+            # an undecided verdict's reason, to its first clause: the table's cell stays one line
+            against = stats.describe(v) if v.decided or v.verdict == "same" else \
+                "undecided (" + v.why.split(" (")[0].split(":")[0] + ")"
         print(f"| {r['backend']} | {r['variant']} | {fmt_size(int(r['size']))} | {human_seconds(r['h2d_s'])} | "
               f"{human_seconds(r['compute_median_s'])} | {human_seconds(r['d2h_s'])} | {human_seconds(limit)} | "
               f"{human_seconds(r['total_median_s'])} | {r['total_median_s'] / limit:.2f}x | {against} |")

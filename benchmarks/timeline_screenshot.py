@@ -48,7 +48,7 @@ def main() -> int:
     for text in points:
         backend, size, variant = point_of(text)
         view = w.show_timeline((backend, variant or "", size, 0))
-        view.resize(1280, 520)
+        view.resize(1280, 720)
         settle(600)
         name = f"timeline-{backend}-{size}-{(variant or '').replace(' ', '_')}"
         view.grab().save(str(out / f"{name}-window.png"))

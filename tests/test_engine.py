@@ -580,3 +580,45 @@ def test_a_variant_that_names_its_host_memory_is_the_rows_whatever_the_sweep_cho
 def dataclasses_replace(obj, **kw):
     import dataclasses
     return dataclasses.replace(obj, **kw)
+
+
+@pytest.mark.parametrize("duplex, together", [((1e-3, 1e-3, 1.5e-3), 0.75), ("fails", None), (None, None)])
+def test_copies_both_ways_at_once_bound_an_overlapped_call_where_the_device_measured_them(
+        registry, monkeypatch, duplex, together):
+    """A device whose copies in and out take 0.75 of their sum together: an overlapped call's copies
+    cannot beat that, and the row's limit says so (on the H100 host: 7.35 ms against 4.87 ms each
+    alone). A session that fails the measurement, or has none, loses the figure, never the point."""
+    from helpers import FakeClock, FakeGpuSession, fake_backends
+    from workbench.catalog import backends
+    from workbench.measure import limits
+    from workbench.views import overlap
+    for name, backend in fake_backends().items():
+        monkeypatch.setitem(backends.BACKENDS, name, backend)
+    monkeypatch.setattr(FakeGpuSession, "instances", [])
+    monkeypatch.setattr(sampling, "clock", FakeClock.now)
+    limits.forget()
+
+    def measured(self, nbytes):
+        if duplex == "fails":
+            raise MemoryError("out of pinned memory")
+        return duplex
+    if duplex is not None:
+        monkeypatch.setattr(FakeGpuSession, "duplex_seconds", measured, raising=False)
+    w = registry.add(synthetic())
+
+    @w.implement("fake-a")
+    def _(inputs, ctx):
+        (x,) = inputs
+        s = ctx.session
+        return Phases(h2d=lambda: s.run("upload", 0.003), compute=lambda: s.run("compute", 0.001),
+                      d2h=lambda: s.run("download", 0.003) or x * 2,
+                      whole=lambda: (s.run("overlapped", 0.0047), x * 2)[1])
+    (row,) = rows_of(SweepSpec("synthetic", ("fake-a",), (16,), "float64", min_repeats=5, budget_s=0.0))
+    limits.forget()
+    assert row["status"] == "ok", row["message"]
+    if together is None:
+        assert math.isnan(row["copies_together_s"]) and overlap.limit_s(row) == pytest.approx(0.003)
+        return
+    assert row["copies_together_s"] == pytest.approx(together * 0.006)
+    assert overlap.limit_s(row) == pytest.approx(0.0045) and overlap.limiting(row) == "copies at once"
+    assert "1.04x its limit" in overlap.limit_text(row) and "copies at once 4.5 ms" in overlap.limit_text(row)

@@ -147,4 +147,4 @@ def test_built_in_workloads_are_the_modules_of_their_package_in_their_declared_o
     builtin = [n for n in REGISTRY.names() if REGISTRY.builtin(n)]
     assert set(builtin) == {m.W.name for m in modules if hasattr(m, "W")}
     assert builtin == ["matmul", "fft", "source_terms", "flux", "reduction", "stencil", "divergence", "spmv",
-                       "transfer", "groupby", "merge", "filter", "sort", "pipeline"]
+                       "transfer", "overlap", "groupby", "merge", "filter", "sort", "pipeline"]

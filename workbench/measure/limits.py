@@ -69,6 +69,9 @@ class DeviceLimits:
     caches: dict[str, int] = field(default_factory=dict)        # "L1d", "L2", "L3" -> bytes, all instances
     busy: bool = False                       # other processes kept the machine busy during the ladder
     copy_engines: int = 0                    # a GPU's copy engines (0: not known, or a CPU)
+    # pinned copies both ways at once over the two alone (gpu.duplex): 0.5 is a link that moves both
+    # directions at full speed together, 1.0 one that moves one at a time; NaN: not measured
+    duplex_share: float = math.nan
     _quick: dict[int, list] = field(default_factory=dict, repr=False)   # the quick way's measurements
 
     def level(self, nbytes: float) -> str:
@@ -143,7 +146,8 @@ class DeviceLimits:
                 "peak_basis": self.flops_basis, "margin": MARGIN, "max_spread": MAX_SPREAD, "slack": SLACK,
                 "caches": dict(self.caches), "levels": self.levels(),
                 "measured_busy": self.busy, "busy_margin": BUSY_MARGIN,
-                **({"copy_engines": self.copy_engines} if self.copy_engines else {})}
+                **({"copy_engines": self.copy_engines} if self.copy_engines else {}),
+                **({"duplex_share": round(self.duplex_share, 3)} if math.isfinite(self.duplex_share) else {})}
 
 
 def held_bytes(nbytes: float, working_set: float | None) -> float:
@@ -205,10 +209,29 @@ def measure(session: Any) -> DeviceLimits:
                 log.info("bandwidth ladder stops at %d bytes: %s", nbytes, exc)
                 break
     limits.busy = meter.read().noisy     # other processes slowed the ladder: its ceilings are low
+    limits.duplex_share = _duplex_share(session)
     limits.peak_flops, limits.flops_basis = peak_flops(kind)
     log.info("limits of %s: copy %.0f GB/s, peak %s, levels %s", session.device, limits.copy_bytes_per_s / 1e9,
              {k: f"{v / 1e12:.1f} TFLOP/s" for k, v in limits.peak_flops.items()}, limits.levels())
     return limits
+
+
+def _duplex_share(session: Any) -> float:
+    """Both ways at once over the two alone, for a GPU session that can say (``gpu.duplex``); NaN
+    where it cannot or the copies fail (a full device): the overlap limit then goes without it."""
+    measure_ = getattr(session, "duplex_seconds", None)
+    if measure_ is None:
+        return math.nan
+    from workbench.measure.gpu import duplex
+    try:
+        up, down, both = measure_(duplex.DUPLEX_BYTES)
+    except Exception as exc:  # noqa: BLE001 - a figure lost, never the sweep
+        log.info("copies both ways at once not measured: %s: %s", type(exc).__name__, exc)
+        return math.nan
+    share = both / (up + down) if up > 0 and down > 0 else math.nan
+    log.info("copies of %d MiB: in %.3g ms, out %.3g ms, both at once %.3g ms (%.2f of the two)",
+             duplex.DUPLEX_BYTES >> 20, up * 1e3, down * 1e3, both * 1e3, share)
+    return share
 
 
 PATTERNS = ("copy", "read", "triad")

@@ -103,6 +103,10 @@ class Row(Mapping):
     gbps: float = _number("rate", "GB/s")
     gbps_limit: float = _number("rate", "GB/s")
     gflops_limit: float = _number("rate", "GFLOP/s")
+    # A GPU row's copies in and out run both at once, at the rate the device measured for that
+    # (workbench.measure.gpu.duplex): what an overlapped call's copies cannot beat. NaN where not
+    # measured (a CPU row, an older file, a session that cannot say).
+    copies_together_s: float = _seconds()
     # What limits the point (workbench.core.bounds): launch, transfer, memory (its level), compute
     # or unknown, and how close it comes (a fraction); '' in files from before it was kept.
     bound: str = _text()

@@ -1,4 +1,5 @@
-"""How close a call with copies comes to its limit: ``max(h2d, compute, d2h)`` (issue 37).
+"""How close a call with copies comes to its limit: ``max(h2d, compute, d2h)``, and the copies
+both ways at once where the device measured that (issue 37).
 
 A GPU call that copies its input in, computes and copies the result out takes their sum when
 each waits for the last; overlapped on several streams from pinned memory (the ``overlap``
@@ -21,20 +22,29 @@ def _known(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
+def _limits(row: Mapping[str, Any]) -> dict[str, float]:
+    """The phases alone, and where the device measured it, the copies both ways at once."""
+    values = {name: row.get(c) for name, c in PHASE_COLUMNS}
+    if not all(_known(v) for v in values.values()) or not (values["h2d"] > 0 or values["d2h"] > 0):
+        return {}
+    together = row.get("copies_together_s")
+    if _known(together) and together > 0:
+        values["copies at once"] = together
+    return {k: float(v) for k, v in values.items()}
+
+
 def limit_s(row: Mapping[str, Any]) -> float:
-    """``max(h2d, compute, d2h)`` of a row that copies (NaN for one that does not, or lacks a phase)."""
-    values = [row.get(c) for _, c in PHASE_COLUMNS]
-    if not all(_known(v) for v in values) or not (values[0] > 0 or values[2] > 0):
-        return math.nan
-    return float(max(values))
+    """What an overlapped call of this row cannot beat: ``max(h2d, compute, d2h)``, and the copies
+    in and out at once where the device's rate for that is known (on the H100 host of
+    docs/PERFORMANCE.md 0.75 of their sum, not the longer one); NaN for a row that copies nothing."""
+    values = _limits(row)
+    return max(values.values()) if values else math.nan
 
 
 def limiting(row: Mapping[str, Any]) -> str:
-    """Which phase is the limit: 'h2d', 'compute' or 'd2h' ('' where none)."""
-    values = {name: row.get(c) for name, c in PHASE_COLUMNS}
-    if not all(_known(v) for v in values.values()):
-        return ""
-    return max(values, key=values.get)
+    """Which is the limit: 'h2d', 'compute', 'd2h' or 'copies at once' ('' where none)."""
+    values = _limits(row)
+    return max(values, key=values.get) if values else ""
 
 
 def limit_text(row: Mapping[str, Any]) -> str:
@@ -42,7 +52,7 @@ def limit_text(row: Mapping[str, Any]) -> str:
     limit, total = limit_s(row), row.get("total_median_s")
     if not (_known(limit) and limit > 0 and _known(total)):
         return ""
-    parts = ", ".join(f"{name} {units.seconds(row.get(c))}" for name, c in PHASE_COLUMNS)
+    parts = ", ".join(f"{name} {units.seconds(v)}" for name, v in _limits(row).items())
     return f"end to end {total / limit:.2f}x its limit, max({parts}) = {units.seconds(limit)}"
 
 

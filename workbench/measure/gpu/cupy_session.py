@@ -7,7 +7,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from workbench.measure.gpu import blocking
+from workbench.measure.gpu import blocking, duplex
 from workbench.core import driver
 from workbench.measure.gpu import memory
 
@@ -93,6 +93,23 @@ class CupySession:
             a = b = c = None
         self.release()
         return best
+
+    def duplex_seconds(self, nbytes: int) -> tuple[float, float, float]:
+        """Pinned copies of ``nbytes`` in alone, out alone, both at once (``gpu.duplex``)."""
+        import cupyx
+        cp, n = self.cp, max(1, nbytes // 4)
+        up_host, down_host = cupyx.empty_pinned(n, np.float32), cupyx.empty_pinned(n, np.float32)
+        up_host[...] = 1.0
+        other = cp.cuda.Stream(non_blocking=True)
+        with self.stream:
+            up_dev, down_dev = cp.empty(n, cp.float32), cp.zeros(n, cp.float32)
+        try:
+            return duplex.seconds(lambda: up_dev.set(up_host, stream=self.stream),
+                                  lambda: down_dev.get(stream=other, out=down_host, blocking=False),
+                                  self.synchronize)
+        finally:
+            up_dev = down_dev = up_host = down_host = None
+            self.release()
 
     # Helpers the implementations use for their transfer phases -----------------------------------
 

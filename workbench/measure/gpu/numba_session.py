@@ -7,7 +7,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from workbench.measure.gpu import blocking, cap
+from workbench.measure.gpu import blocking, cap, duplex
 from workbench.core import driver
 from workbench.measure.gpu import memory
 
@@ -73,6 +73,21 @@ class NumbaCudaSession:
         src = dst = None
         self.release()
         return best
+
+    def duplex_seconds(self, nbytes: int) -> tuple[float, float, float]:
+        """Pinned copies of ``nbytes`` in alone, out alone, both at once (``gpu.duplex``)."""
+        cuda, n = self.cuda, max(1, nbytes // 4)
+        up_host, down_host = cuda.pinned_array(n, np.float32), cuda.pinned_array(n, np.float32)
+        up_host[:] = 1.0
+        other = cuda.stream()
+        up_dev = cuda.device_array(n, np.float32, stream=self.stream)
+        down_dev = cuda.device_array(n, np.float32, stream=self.stream)
+        try:
+            return duplex.seconds(lambda: up_dev.copy_to_device(up_host, stream=self.stream),
+                                  lambda: down_dev.copy_to_host(down_host, stream=other), self.synchronize)
+        finally:
+            up_dev = down_dev = up_host = down_host = None
+            self.release()
 
     @contextmanager
     def device_memory(self) -> Iterator[Callable[[], float]]:
