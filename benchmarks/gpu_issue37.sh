@@ -3,8 +3,12 @@
 # installed in /tmp/gpu-site): the GPU tests of the overlap workload and the timeline, the overlap
 # table sweep, the lesson, a sequential and a 4-stream timeline exported (PNG and Chrome trace), and
 # the probe of CUPTI's record costs.     bash benchmarks/gpu_issue37.sh OUTDIR
+# Everything is written under a folder of its own and packed into OUTDIR/issue37.tgz at the end: a
+# device call brings back at most 8 files (the first run lost its test log and timelines to that).
 set -uo pipefail
-OUT=${1:-/tmp/gpu-out}; mkdir -p "$OUT"
+DEST=${1:-/tmp/gpu-out}; mkdir -p "$DEST"
+OUT=/tmp/issue37; rm -rf "$OUT"; mkdir -p "$OUT"
+trap 'tar -czf "$DEST/issue37.tgz" -C /tmp issue37' EXIT
 export PYTHONUNBUFFERED=1 PYTHONPATH="/tmp/gpu-site:$PWD:${PYTHONPATH:-}" QT_QPA_PLATFORM=offscreen
 [ -f /tmp/gpu-env.sh ] && source /tmp/gpu-env.sh
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/nvidia-smi.txt"
