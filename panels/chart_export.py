@@ -178,7 +178,10 @@ class ChartExportDialog(QDialog):
         get = (lambda key, default: s.value(f"chartExport/{key}", default)) if s is not None else \
             (lambda key, default: default)
         self.kindCombo.setCurrentIndex(max(0, self.kindCombo.findData(kind)))
-        self.formatCombo.setCurrentIndex(max(0, self.formatCombo.findData(str(get("format", ".png")))))
+        remembered = str(get("format", ".png"))
+        if remembered == TRACE_FORMAT and kind != "timeline":     # a trace is the timeline's alone
+            remembered = ".png"
+        self.formatCombo.setCurrentIndex(max(0, self.formatCombo.findData(remembered)))
         self.presetCombo.setCurrentIndex(max(0, self.presetCombo.findData(str(get("preset", "slide")))))
         self.stampCheck.setChecked(str(get("stamp", "true")).lower() == "true")
         folder = Path(str(get("folder", Path.home())))

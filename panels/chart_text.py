@@ -1,6 +1,7 @@
 """Titles and axis labels that fit a chart's room, in the look's font; values on hover."""
 from __future__ import annotations
 
+import html
 import math
 
 import pyqtgraph as pg
@@ -76,7 +77,9 @@ class Titled:
         label = self.getPlotItem().titleLabel
         if text != self._shown_title or label.opts.get("color") != self.look.foreground \
                 or label.opts.get("size") != f"{font.pointSizeF():g}pt":
-            self.setTitle(text, color=self.look.foreground, size=f"{font.pointSizeF():g}pt")
+            # Text from data (a variant, a workload named in a plug-in) is text: pyqtgraph's title is
+            # rich text, where "<i>pinned</i>" came out in italics.
+            self.setTitle(html.escape(text, quote=False), color=self.look.foreground, size=f"{font.pointSizeF():g}pt")
             self._shown_title = text
 
     def _fit_minimum(self) -> None:

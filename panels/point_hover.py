@@ -40,7 +40,7 @@ def describe(row: dict, set_index: int, overlay: Overlay, baseline: Baseline,
     said = overlay_verdicts.point(set_verdicts, row, set_index) if set_index else None
     if said is not None:
         lines.append(f"end-to-end against {escape(o.labels[0])}: <b>{escape(said['described'])}</b>")
-    for extra in (point_text.bound_text(row), overlap.limit_text(row) if gpu else "", point_text.memory_text(row),
+    for extra in (point_text.bound_text(row), overlap.limit_text(row) if overlap.is_overlapped(row) else "", point_text.memory_text(row),
                   point_text.kernels_text(row), point_text.energy_text(row)):
         if extra:
             lines.append(escape(extra))

@@ -85,6 +85,8 @@ class Presentation(QObject):
         look = self.look
         self.window.setPalette(palette(look))
         self.window.plots.apply_look(look)
+        if getattr(self.window, "timeline", None) is not None:
+            self.window.timeline.apply_look(look)
         self.window.toolbar.set_font_pt(look.font_pt if self.presenting else self.window.font().pointSize())
         self.window.plots.set_mouse_zoom(self.mouse_zoom)
         for action, on in ((getattr(self.window, "presentationAction", None), self.presenting),

@@ -262,16 +262,16 @@ class Chart(SpecChart):
         for key, item in self.series.items():
             if item.xData is None or not item.isVisible() or key not in self.meta:
                 continue
-            for x, y in zip(item.xData, item.yData):
+            for i, (x, y) in enumerate(zip(item.xData, item.yData)):
                 p = vb.mapViewToScene(QPointF(np.log10(x), np.log10(y)))
                 d = float(np.hypot(p.x() - scene_pos.x(), p.y() - scene_pos.y()))
                 if d <= best_d:
-                    best, best_d = (key, x), d
+                    best, best_d = (key, x, i), d
         if best is None:
             return None
-        key, x = best
+        key, x, i = best
         s = self.meta[key]
-        size = s.sizes[list(self.series[key].xData).index(x)] if s.sizes else x
+        size = s.sizes[i] if i < len(s.sizes) else x
         return s.backend, s.variant, size, s.set_index
 
     def hover_text(self, scene_pos: QPointF) -> str:

@@ -34,6 +34,7 @@ class SweepProgress:
             self.exportLessonAction.setEnabled(False)
             self.resultsTable.results.attach(self.workspace.rows)
             self.plots.clear(sweep=True)
+            self.forget_timeline()
             if self.compared:                  # they stay on screen while the new set is measured
                 self._schedule()
             self.save_settings()

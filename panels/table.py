@@ -195,12 +195,14 @@ def _display(col: str, value: Any) -> str:
 
 
 class ResultsTable(QTableView):
-    #: A row clicked: (backend, variant, size, set index) of its point (the window opens its timeline).
+    #: A row activated: (backend, variant, size, set index) of its point (the window opens its timeline).
     pointClicked = Signal(object)
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent, objectName="resultsTable")
-        self.clicked.connect(self._row_clicked)
+        # Activated (a double click, or Enter): a single click selects a row, to copy it, without a
+        # window opening over the table each time.
+        self.activated.connect(self._row_clicked)
         self.results = ResultsModel(self)
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.results)

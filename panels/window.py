@@ -340,10 +340,16 @@ class MainWindow(WindowMenus, LessonView, SweepProgress, WindowSettings, Session
         if self.timeline is None:
             from panels.timeline_view import TimelineView
             self.timeline = TimelineView(self)
-            self.timeline.apply_look(self.plots.look)
+            self.timeline.apply_look(self.plots.look)     # the look of now; Presentation passes later ones
             self.timeline.exportAsked.connect(self.files.ask_export_timeline)
         self.timeline.show_point(self.result_sets(), point)
         return self.timeline
+
+    def forget_timeline(self) -> None:
+        """Other sets on screen: the timeline shown was of a point of the ones before (its Export
+        would find another file's point at its set's index), so it goes."""
+        if self.timeline is not None:
+            self.timeline.hide()
 
     def result_sets(self) -> list[ResultSet]:
         """Every set on screen, the main one first: what the plots, the table and every export show."""
@@ -363,6 +369,7 @@ class MainWindow(WindowMenus, LessonView, SweepProgress, WindowSettings, Session
             self.plots.update_from(sets)
             return
         main = sets[0]
+        self.forget_timeline()
         self.plots.clear()
         self.plots.update_from(sets)
         labels = list(self.plots.overlay.labels)
@@ -416,6 +423,8 @@ class MainWindow(WindowMenus, LessonView, SweepProgress, WindowSettings, Session
         self.refresh_timer.stop()
         self.table_timer.stop()
         self.plots.shutdown()              # its spec thread ends (a job in flight finishes first)
+        if self.timeline is not None:
+            self.timeline.close()
         self.resultsTable.stop_fitting()
         self.files.job.wait()              # an export being written finishes first
         self.workloadFiles.close()

@@ -242,7 +242,7 @@ def window_drew(panel, kind: str) -> dict:
     from panels.legend import BAND_PREFIX
     chart = next(c for c in panel.plots() if c.kind == kind)
     title = chart.getPlotItem().titleLabel.text
-    out = {"title": re.sub(r"<[^>]+>", "", title), "x label": chart.getAxis("bottom").labelText,
+    out = {"title": html.unescape(re.sub(r"<[^>]+>", "", title)), "x label": chart.getAxis("bottom").labelText,
            "y label": chart.getAxis("left").labelText, "series": {}, "bands": {}, "rings": {}, "marks": set(),
            "bars": {}}
     log_axes = kind != "transfer"

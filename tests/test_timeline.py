@@ -245,6 +245,7 @@ def test_names_with_markup_stay_text(qtbot):
     from PySide6.QtCore import QPointF
     text = chart.hover_text(chart.getViewBox().mapViewToScene(QPointF((s.start + s.end) / 2, s.lane)))
     assert "&lt;b&gt;k&lt;/b&gt;&amp;=1+1" in text and "<b>" not in text
+    assert "&lt;i&gt;mine&lt;/i&gt;" in chart.getPlotItem().titleLabel.text     # the title is text too
     with charts.style(charts.preset()):
         charts.figure("timeline", [a_set(row)]).draw_without_rendering()
 
@@ -296,9 +297,11 @@ def test_a_click_on_a_chart_point_or_a_table_row_opens_that_points_timeline(qtbo
     n = next(i for i in range(table.results.rowCount()) if table.results.row_of(i)[1]["variant"] == "pinned sequential")
     index = table.proxy.mapFromSource(table.results.index(n, 0))
     rect = table.visualRect(index)
+    from PySide6.QtCore import Qt
+    with qtbot.assertNotEmitted(table.pointClicked):     # one click selects, opens nothing (emitted at once if at all)
+        qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     with qtbot.waitSignal(table.pointClicked, timeout=5_000):
-        qtbot.mouseClick(table.viewport(), __import__("PySide6.QtCore", fromlist=["Qt"]).Qt.MouseButton.LeftButton,
-                         pos=rect.center())
+        qtbot.mouseDClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     assert w.timeline is view and "pinned sequential" in view.chart.spec.title
     # Its export: the dialog offers the trace for this point, and the file is a trace of it.
     dialog = w.files.ask_export_timeline(view.chart.point)
@@ -309,6 +312,10 @@ def test_a_click_on_a_chart_point_or_a_table_row_opens_that_points_timeline(qtbo
     doc = json.loads((tmp_path / "seq.json").read_text())
     check_trace_event_format(doc)
     assert "pinned sequential" in doc["otherData"]["point"]
+    # Other sets on screen: the timeline of the old point goes, its Export with it.
+    files.write(a_set(gpu_row(overlapped(), size=2 ** 20)), tmp_path / "other.json")
+    assert w.files.open_results([str(tmp_path / "other.json")])
+    assert not view.isVisible()
 
 
 # The command line -------------------------------------------------------------------------------
@@ -411,3 +418,36 @@ def test_the_traces_exported_on_the_h200_pass_the_format_check():
         lanes = {e["args"]["name"] for e in doc["traceEvents"] if e["name"] == "thread_name"}
         assert any(name.startswith("stream ") for name in lanes), path.name
         assert sum(e["ph"] == "X" and e["cat"] == "compute" for e in doc["traceEvents"]) >= 4, path.name
+
+
+def test_a_point_not_measured_ok_or_without_records_is_drawn_as_what_it_was():
+    failed = dict(gpu_row(overlapped()), status="error", message="out of device memory")
+    tl = timeline.of_row(failed)
+    assert not tl.spans and "not measured ok (error)" in tl.note
+    with pytest.raises(ValueError, match="not measured ok"):
+        trace.chrome_trace(failed)
+    # An overlapped call with no records is one bar of its own time, not its phases end to end.
+    bare = dict(gpu_row(overlapped()), kernels="", overlapped=True, h2d_s=3e-3, d2h_s=3e-3,
+                compute_median_s=1e-3, total_median_s=4.2e-3)
+    tl = timeline.of_row(bare)
+    assert [(s.name, s.end) for s in tl.spans] == [("call", pytest.approx(4.2e-3))]
+    seq = dict(bare, overlapped=False)
+    assert timeline.of_row(seq).end == pytest.approx(7e-3)
+    # The default point is a GPU one, even where a CPU row has the larger size.
+    cpu = dict(R.Row(workload="overlap", backend="numba", size=2 ** 26, dtype="float32", status="ok",
+                     variant="pinned 4 streams", compute_median_s=1.0, total_median_s=1.0))
+    assert timeline.pick([cpu, bare])["backend"] == "cupy"
+
+
+def test_the_limit_is_shown_for_overlapped_calls_and_no_stream_sentence_for_a_cpu_backend():
+    from workbench.views import overlap, summary, table_text
+    over = gpu_row(overlapped(), overlapped=True, total_median_s=4.2e-3)
+    plain = gpu_row(overlapped(1), variant="pinned sequential", overlapped=False, total_median_s=9e-3)
+    cpu = dict(R.Row(workload="overlap", backend="numba", size=2 ** 24, dtype="float32", status="ok",
+                     variant="pinned 3 streams", compute_median_s=1.0, total_median_s=1.0))
+    cpu_seq = dict(cpu, variant="pinned sequential")
+    shown = table_text.readable_table(R.to_frame([over, plain, cpu]))
+    assert list(shown["e2e/limit"]) == [f"{4.2e-3 / overlap.limit_s(over):.2f}x", "-", "-"]
+    said = overlap.comparisons([over, plain, cpu, cpu_seq])
+    assert len(said) == 1 and said[0].startswith("cupy pinned 3 streams")
+    assert "e2e/limit" not in table_text.readable_table(R.to_frame([plain])).columns

@@ -11,8 +11,9 @@ and how the call runs:
   Practices Guide's staged concurrent copy and execute). The streams fork from the session's
   stream and join it again, so the session's events bracket all of it.
 
-Every variant also times its three phases alone over the whole array: ``max(h2d, compute, d2h)``
-is the limit an overlapped call approaches (``workbench.views.overlap``). From pageable memory
+Every variant also times its three phases alone over the whole array: with the copies in and out
+at once (the device's measured rate for that, ``workbench.measure.gpu.duplex``) they give the
+limit an overlapped call approaches (``workbench.views.overlap``). From pageable memory
 the driver stages each copy through a pinned buffer of its own and the call waits for it:
 nothing overlaps, which is the lesson's point.
 """
@@ -79,8 +80,9 @@ W = register(Workload(
     description=f"A {STEPS}-step elementwise recurrence over N elements, copied in and out: in turn, or in "
                 f"chunks over 1, 2, 4 or 8 CUDA streams, from pinned or pageable host memory.",
     lesson="Copies in both directions and the compute can run at once on different streams, from pinned "
-           "memory: the call then approaches its longest phase, max(h2d, compute, d2h), instead of their "
-           "sum. From pageable memory nothing overlaps.",
+           "memory: the call then approaches its limit, the longest phase or the copies in and out at once "
+           "(a link moves both ways slower than one), instead of their sum. From pageable memory nothing "
+           "overlaps.",
     size_unit="elements N",
     default_sizes=tuple(2 ** k for k in range(20, 27, 2)),
     make_inputs=lambda n, dt, v, rng: (uniform(rng, n, dt),),

@@ -64,6 +64,11 @@ class Phases:
     ``b``).  The implementation times them itself, with a clock that nests
     inside the engine's: the session's ``timed`` where that is a host clock
     (CPU, cuDF), never the CUDA events the engine is timing ``compute`` with.
+
+    ``whole``, where given, is the call done at once: the copies and the compute overlapped on
+    several streams (the ``overlap`` workload). Its time is the end-to-end figure and its result
+    the one verified; ``h2d``, ``compute`` and ``d2h`` are still timed alone, each over the whole
+    input, and they bound what the overlapped call can reach (``workbench.views.overlap``).
     """
 
     compute: Callable[[], Any]

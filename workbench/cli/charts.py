@@ -64,8 +64,8 @@ def write_charts(args: argparse.Namespace, preset, sets) -> bool:
     try:
         paths = charts.export(sets, args.chart, args.kind, preset, stamp=not args.no_stamp,
                               baseline_name=args.baseline, point=point_of(getattr(args, "point", None)))
-    except ValueError as exc:    # a --point no row fits, for a trace
-        print(f"gpu-workbench: error: --point: {exc}", file=sys.stderr)
+    except ValueError as exc:    # a trace of no point: none fits --point, or the one that does has no call
+        print(f"gpu-workbench: error: {exc}", file=sys.stderr)
         return False
     except OSError as exc:       # a full disk, a file-size limit: the old chart is left as it was
         print(f"gpu-workbench: error: {atomic.why(exc)}", file=sys.stderr)

@@ -17,8 +17,9 @@ LESSON = Lesson(
     order=25,
     name="hide-transfers", title="Hide the transfers",
     claim="Copies to and from the GPU can run while it computes: cut the work into chunks on several "
-          "streams, from pinned memory, and a call approaches its longest phase, max(h2d, compute, d2h), "
-          "instead of their sum. From pageable memory nothing overlaps.",
+          "streams, from pinned memory, and a call approaches its limit, the longest of its phases (or its "
+          "copies in and out at once, where the link slows when it moves both ways), instead of their sum. "
+          "From pageable memory nothing overlaps.",
     workload="overlap", backends=("cupy", "numba-cuda"), sizes=pow2(20, 26),
     variants=(PINNED, PINNED_K, PAGEABLE, PAGEABLE_K), baseline="cupy", chart="runtime", needs_gpu=True,
     on_gpu="4 streams from pinned memory against the same copies and compute in turn; on a card with two "

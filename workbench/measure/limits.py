@@ -228,7 +228,9 @@ def _duplex_share(session: Any) -> float:
     except Exception as exc:  # noqa: BLE001 - a figure lost, never the sweep
         log.info("copies both ways at once not measured: %s: %s", type(exc).__name__, exc)
         return math.nan
-    share = both / (up + down) if up > 0 and down > 0 else math.nan
+    # Between a link that moves both ways at full speed (0.5) and one way at a time (1.0): noise
+    # past either end would promise a call less than its copies take, or more than in turn.
+    share = min(1.0, max(0.5, both / (up + down))) if up > 0 and down > 0 else math.nan
     log.info("copies of %d MiB: in %.3g ms, out %.3g ms, both at once %.3g ms (%.2f of the two)",
              duplex.DUPLEX_BYTES >> 20, up * 1e3, down * 1e3, both * 1e3, share)
     return share

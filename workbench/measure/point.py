@@ -451,9 +451,11 @@ def _row(workload: Workload, base: dict, session: Any, timings: Timings, peak_ho
         gflops=flops / seconds / 1e9 if ok_time else float("nan"),
         gbps=nbytes / seconds / 1e9 if ok_time else float("nan"),
         gbps_limit=verdict.gbps_limit, gflops_limit=limits.threads_flops_limit(verdict.gflops_limit, cpu_threads),
+        overlapped=bool(timings.overlapped),
     )
     copies = row["h2d_s"] + row["d2h_s"]
-    if copies > 0 and getattr(session, "device_kind", "cpu") == "gpu":
+    # Measured from pinned memory: a pageable copy waits on the host and is its own limit.
+    if copies > 0 and getattr(session, "device_kind", "cpu") == "gpu" and base["host_memory"] == "pinned":
         row["copies_together_s"] = copies * limits.limits_for(session).duplex_share
     row["bound"], row["of_bound"] = bounds.classify(row, _level_name(verdict.level, session),
                                                     end_to_end=workload.throughput_on == "total")

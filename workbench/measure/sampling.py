@@ -75,6 +75,7 @@ class Timings:
     batched: bool = False                          # warm samples timed behind a blocking kernel
     round_compute: list = field(default_factory=list)   # the median of each round's compute samples
     round_total: list = field(default_factory=list)     # and of its end-to-end samples
+    overlapped: bool = False     # its end to end is one overlapped call (Phases.whole), not the phases in turn
 
 
 #: The most host bytes a round's spacer takes (touched: pages of memory, not only addresses).
@@ -163,7 +164,8 @@ def merged(a: Timings, b: Timings) -> Timings:
         cancelled=b.cancelled, converged=a.converged and b.converged, dropped=a.dropped + b.dropped,
         readings=a.readings + b.readings, reasons=a.reasons | b.reasons, stages=a.stages + b.stages,
         issue=a.issue + b.issue, batched=a.batched or b.batched,
-        round_compute=a.round_compute + b.round_compute, round_total=a.round_total + b.round_total)
+        round_compute=a.round_compute + b.round_compute, round_total=a.round_total + b.round_total,
+        overlapped=a.overlapped or b.overlapped)
 
 
 def interval(samples: list, round_medians: list) -> tuple[float, float]:
@@ -248,7 +250,7 @@ def repeat(phases: Phases, session: Any, spec: Any, stop: Any, clocks: Any = Non
     """The first call on its own, then the samples (see the module's docstring). ``after_first``
     is called between them (the point reads the first call's memory there)."""
     timed = session.timed
-    t = Timings()
+    t = Timings(overlapped=phases.whole is not None)
     t0 = clock()
     t.out = one_call(phases, timed)[1]
     t.first_call = clock() - t0

@@ -107,6 +107,9 @@ class Row(Mapping):
     # (workbench.measure.gpu.duplex): what an overlapped call's copies cannot beat. NaN where not
     # measured (a CPU row, an older file, a session that cannot say).
     copies_together_s: float = _seconds()
+    # Its end to end is one call with the copies overlapped with the compute (Phases.whole): the
+    # rows its limit (max(h2d, compute, d2h), the copies at once) is a target for; False elsewhere.
+    overlapped: bool = _column(False, bool, "flag")
     # What limits the point (workbench.core.bounds): launch, transfer, memory (its level), compute
     # or unknown, and how close it comes (a fraction); '' in files from before it was kept.
     bound: str = _text()

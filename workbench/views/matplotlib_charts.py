@@ -137,7 +137,7 @@ def _bars(ax: Axes, kind: str, b: spec.Bars, p: Preset) -> None:
 
 
 def _spans(ax: Axes, kind: str, spans: Sequence[spec.Span]) -> None:
-    """A timeline's bars, one ``barh`` per colour (thousands of kernels stay one artist each)."""
+    """A timeline's bars, one ``barh`` call per colour (a Rectangle per bar, each with the colour's gid)."""
     by: dict[str, list] = {}
     for s in spans:
         by.setdefault(s.color, []).append(s)

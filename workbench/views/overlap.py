@@ -13,6 +13,8 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping, Sequence
 
+import numpy as np
+
 from workbench.core import stats, units, verdicts
 
 PHASE_COLUMNS = (("h2d", "h2d_s"), ("compute", "compute_median_s"), ("d2h", "d2h_s"))
@@ -31,6 +33,13 @@ def _limits(row: Mapping[str, Any]) -> dict[str, float]:
     if _known(together) and together > 0:
         values["copies at once"] = together
     return {k: float(v) for k, v in values.items()}
+
+
+def is_overlapped(row: Mapping[str, Any]) -> bool:
+    """Whether the row's end to end is one overlapped call (its ``overlapped`` flag; False for an
+    older file's row, and for NaN, which a frame holds where the column was missing)."""
+    flag = row.get("overlapped")
+    return isinstance(flag, (bool, np.bool_)) and bool(flag)
 
 
 def limit_s(row: Mapping[str, Any]) -> float:
@@ -65,7 +74,8 @@ def comparisons(rows: Sequence[Mapping[str, Any]]) -> list[str]:
     """One sentence per backend and overlapped variant at the largest size both it and its
     sequential variant measured: '4 streams (pinned): 1.7x faster than sequential end to end at
     2^26, at 1.2x its limit', said as the verdict found it (faster, slower, the same, or undecided)."""
-    ok = [r for r in rows if r.get("status") == "ok" and isinstance(r.get("variant"), str)]
+    # GPU rows: a CPU backend's variants name streams it has none of (it runs each the same)
+    ok = [r for r in rows if r.get("status") == "ok" and isinstance(r.get("variant"), str) and r.get("host_memory")]
     index = {(r["backend"], r["variant"], int(r["size"])): r for r in ok}
     out = []
     for backend in dict.fromkeys(r["backend"] for r in ok):

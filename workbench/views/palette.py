@@ -57,7 +57,7 @@ PHASE_LABELS = {"h2d": "host to device", "compute": "compute", "d2h": "device to
 #: A timeline's bars: the three phases as the transfer chart colours them, then what else a call does.
 TIMELINE_COLORS = {**PHASE_COLORS, "memset": "#BBBBBB", "device copy": "#CC79A7", "API call": "#56B4E9",
                    "host phase": "#009E73"}
-TIMELINE_LABELS = {**PHASE_LABELS, "compute": "kernel (compute)", "memset": "memset", "device copy": "device copy",
+TIMELINE_LABELS = {**PHASE_LABELS, "compute": "compute", "memset": "memset", "device copy": "device copy",
                    "API call": "API call (host)", "host phase": "host phase or stage"}
 
 # Result sets compared on one chart keep their backends' colours and take a marker each: the

@@ -69,9 +69,10 @@ def readable_table(frame: pd.DataFrame) -> pd.DataFrame:
         "end-to-end": frame["total_median_s"].map(human_seconds),
         # End to end over max(h2d, compute, d2h), what copies overlapped with compute approach
         # (workbench.views.overlap): 1x is every copy hidden, 2-3x is each phase waiting for the last.
-        "e2e/limit": [_over_limit(r) if hm else "-" for r, hm in
-                      zip(frame[["h2d_s", "compute_median_s", "d2h_s", "total_median_s"]].to_dict("records"),
-                          frame["host_memory"])],
+        "e2e/limit": [_over_limit(r) if _overlapped(r) else "-" for r in
+                      frame[[c for c in ("h2d_s", "compute_median_s", "d2h_s", "total_median_s",
+                                         "copies_together_s", "overlapped") if c in frame.columns]
+                            ].to_dict("records")],
         "first call": frame["first_call_s"].map(human_seconds),
         "1st-call host": frame["first_call_host_bytes"].map(human_bytes),
         # GPU rows: the warm figure above is GPU time (launch gaps hidden); beside it, after an L2
@@ -92,6 +93,8 @@ def readable_table(frame: pd.DataFrame) -> pd.DataFrame:
         "rel err": frame["max_rel_error"].map(lambda v: "-" if pd.isna(v) else f"{v:.1e}"),
         "status": frame["status"],
     })
+    if (show["e2e/limit"] == "-").all():             # no overlapped call: no limit it aims at
+        show = show.drop(columns="e2e/limit")
     if not (frame["kernel_count"] > 0).any():        # no CUPTI here, or a CPU-only sweep
         show = show.drop(columns="kernels")
     if not frame["energy_j"].notna().any():           # energy not asked for, or not measurable here
@@ -104,10 +107,16 @@ def readable_table(frame: pd.DataFrame) -> pd.DataFrame:
     if (where != "").any():        # measured on a Dask cluster: the device of each row
         show.insert(1, "place", where)
     if not (frame["host_memory"] != "").any():      # a CPU-only sweep: no transfer or GPU-only columns
-        show = show.drop(columns=["h2d", "d2h", "e2e/limit", "GPU cold", "call", "dev mem"])
+        show = show.drop(columns=[c for c in ("h2d", "d2h", "e2e/limit", "GPU cold", "call", "dev mem")
+                                  if c in show.columns])
     else:       # say what the compute figure is on a GPU row: its warm GPU time, launch gaps hidden
         show = show.rename(columns={"compute": "compute (GPU: warm)"})
     return show
+
+
+def _overlapped(row: Mapping[str, Any]) -> bool:
+    from workbench.views.overlap import is_overlapped
+    return is_overlapped(row)
 
 
 def _over_limit(row: Mapping[str, Any]) -> str:

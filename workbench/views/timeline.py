@@ -95,7 +95,10 @@ def of_row(row: Mapping[str, Any]) -> Timeline:
     """The timeline of one row (see the module's docstring)."""
     from workbench.measure.gpu.kernels import decode
     title = point_title(row)
-    records = [a for a in decode(row.get("kernels")) if math.isfinite(a.start)]
+    if row.get("status") not in (None, "ok"):
+        return Timeline(title, (), (), "", f"not measured ok ({row.get('status')}): nothing to lay out")
+    records = [a for a in decode(row.get("kernels"))
+               if math.isfinite(a.start) and math.isfinite(a.seconds) and a.seconds >= 0]
     if records:
         return _recorded(title, records)
     stages = _stages(row)
@@ -104,6 +107,13 @@ def of_row(row: Mapping[str, Any]) -> Timeline:
                          "the stages of the median call, back to back (each its own median)")
     gpu = isinstance(row.get("host_memory"), str) and bool(row.get("host_memory"))
     compute = row.get("compute_median_s")
+    total = row.get("total_median_s")
+    from workbench.views.overlap import is_overlapped
+    if gpu and is_overlapped(row) and _known(total):
+        # Its phases ran at once: laid end to end they would draw a call longer than it took.
+        return _sequence(title, "GPU (the overlapped call)", [("call", float(total), "phase")],
+                         "the overlapped call's median, one bar: no CUPTI records in this row (cupti-python "
+                         "missing where it ran, or an older file)")
     if gpu:
         parts = [(p, row.get(c)) for p, c in (("h2d", "h2d_s"), ("compute", "compute_median_s"), ("d2h", "d2h_s"))]
         parts = [(p, float(v), "phase") for p, v in parts if _known(v) and v > 0]
@@ -168,7 +178,7 @@ def copy_seconds(timeline: Timeline, direction: str) -> float:
 def pick(rows: Sequence[Mapping[str, Any]], backend: str | None = None, size: int | None = None,
          variant: str | None = None) -> Mapping[str, Any] | None:
     """The row a timeline is drawn for: the one named (backend, size, variant; any left out is
-    free), else the ok row with the most records at the largest size (a GPU row where there is one)."""
+    free), else a GPU row where there is one, at the largest size, with the most records."""
     from workbench.measure.gpu.kernels import decode
 
     def fits(r: Mapping[str, Any]) -> bool:
@@ -179,4 +189,5 @@ def pick(rows: Sequence[Mapping[str, Any]], backend: str | None = None, size: in
         return None
     if backend is not None and size is not None:
         return candidates[0]
-    return max(candidates, key=lambda r: (int(r.get("size", 0) or 0), len(decode(r.get("kernels")))))
+    return max(candidates, key=lambda r: (bool(r.get("host_memory")), int(r.get("size", 0) or 0),
+                                          len(decode(r.get("kernels")))))

@@ -20,6 +20,8 @@ PID = 1
 def chrome_trace(row: Mapping[str, Any], source: str = "") -> dict:
     """The trace of one row's timeline, as a dict ready for ``json.dump``."""
     tl = layout.of_row(row)
+    if not tl.spans:
+        raise ValueError(f"{tl.title}: {tl.note or 'nothing to lay out'}")
     events: list[dict] = [{"name": "process_name", "ph": "M", "pid": PID, "tid": 0,
                            "args": {"name": tl.title}}]
     for i, lane in enumerate(tl.lanes):
@@ -49,6 +51,6 @@ def chrome_trace(row: Mapping[str, Any], source: str = "") -> dict:
 def write(row: Mapping[str, Any], path: Any, source: str = "") -> None:
     """The trace of ``row`` written to ``path`` whole or not at all (``workbench.core.atomic``)."""
     from workbench.core import atomic
-    data = json.dumps(chrome_trace(row, source), indent=None, separators=(",", ":")).encode()
+    data = json.dumps(chrome_trace(row, source), indent=None, separators=(",", ":"), allow_nan=False).encode()
     with atomic.replacing(path) as f:
         f.write(data)
