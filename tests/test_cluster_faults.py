@@ -411,6 +411,19 @@ def test_two_local_clusters_at_once_start_quietly_on_this_machine_only(recwarn):
     assert not [w for w in recwarn if "already in use" in str(w.message)], [str(w.message) for w in recwarn]
 
 
+def test_a_local_cluster_leaves_this_process_environment_as_it_found_it():
+    """Dask's nanny wrote MALLOC_TRIM_THRESHOLD_ and one OpenMP, MKL and OpenBLAS thread into the
+    process that started it, and left them: every local engine started afterwards inherited them."""
+    import os
+    from workbench.cluster.connect import start_local
+    before = dict(os.environ)
+    cluster = start_local()
+    try:
+        assert dict(os.environ) == before, sorted(set(os.environ.items()) ^ set(before.items()))
+    finally:
+        cluster.close()
+
+
 # The window ---------------------------------------------------------------------------------------
 
 def test_the_window_stops_at_once_while_it_waits_for_a_scheduler_that_does_not_answer(qtbot, tmp_path):

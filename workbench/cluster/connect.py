@@ -5,6 +5,7 @@ Every failure to reach one is a :class:`ClusterError` whose text is one line for
 from __future__ import annotations
 
 import logging
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -111,7 +112,23 @@ def security(target: Target) -> Any:
 def start_local() -> Any:
     """A cluster on this machine, bound to 127.0.0.1: one worker per GPU (``LocalCUDACluster``)
     where there are GPUs and dask-cuda, else one single-threaded CPU worker (a CPU point has the
-    host to itself anyway: ``workbench.cluster.hostlock``)."""
+    host to itself anyway: ``workbench.cluster.hostlock``).
+
+    Dask's nanny writes its ``pre-spawn-environ`` (``MALLOC_TRIM_THRESHOLD_=65536``, one OpenMP, MKL
+    and OpenBLAS thread) into this process's own environment to hand it to its workers, and leaves
+    it there: every local engine started afterwards, in the window or the command line, inherited
+    one BLAS thread and glibc's fixed mmap threshold (the engine's layout test saw the offsets of
+    a freshly placed buffer stop varying). The environment is put back once the workers are up."""
+    before = dict(os.environ)
+    try:
+        return _start_local()
+    finally:
+        for name in set(os.environ) - set(before):
+            del os.environ[name]
+        os.environ.update(before)
+
+
+def _start_local() -> Any:
     from workbench.core import driver
     gpus = driver.query()
     if not gpus.error:
