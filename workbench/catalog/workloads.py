@@ -146,6 +146,9 @@ class Workload:
     # variant -> the host memory ("pinned" or "pageable") its GPU buffers are in, where the variant
     # chooses it (overlap's 'pinned 4 streams'); None: the sweep's --pinned choice, for every variant.
     host_memory_of: Callable[[str], str] | None = None
+    # Every implementation is a GPU one, on purpose (overlap: its subject is the host-device copies);
+    # every other workload has a CPU baseline (tests/test_workloads_cpu.py holds that).
+    needs_gpu: bool = False
     # Where it stands in lists, lowest first (the built-ins: the order a user meets them); a plug-in's
     # workloads follow the built-in ones in the order they were loaded, whatever they declare.
     order: int = 0
