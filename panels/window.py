@@ -21,6 +21,7 @@ from PySide6.QtCore import QSettings, Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import (QApplication, QDockWidget, QMainWindow, QMessageBox, QScrollArea, QTabWidget,
                                QVBoxLayout, QWidget)
 
+from panels import first_frame
 from panels.experiment import ExperimentPanel
 from panels.info import EnvironmentPanel, LogPanel, QtLogHandler
 from panels.lesson_view import LessonView
@@ -196,7 +197,9 @@ class MainWindow(WindowMenus, LessonView, SweepProgress, WindowSettings, Session
         self.experiment.set_availability(probe_all(deep=False))
         self.restore_settings()
         self._offer_next()
-        self.controller.probe()
+        # The deep probe starts an engine process and imports the GPU libraries in it: it waits for
+        # the first frame, which it slowed by a third on a 2-core machine (panels.first_frame).
+        self.firstFrame = first_frame.after_first_frame(self, self.controller.probe)
 
     # --- running -----------------------------------------------------------------------------------
 
@@ -451,6 +454,7 @@ def main(argv: list[str] | None = None, plugins: tuple[str, ...] = ()) -> int:
     app.setApplicationName("GPU Workbench")
     window = MainWindow(plugins=plugins)
     window.show()
+    first_frame.report_if_asked(window)     # a launch timed from outside (benchmarks/gui_responsiveness.py)
     return app.exec()
 
 

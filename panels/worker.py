@@ -56,13 +56,31 @@ class SweepWorker(QObject):
             yield protocol.SweepFinished(True, time.perf_counter() - t0)
 
     def probe(self) -> Iterator:
-        """In the background thread: deep availability probes and the environment record, read by
-        the engine process."""
+        """In the background thread: what the window loads after its first frame, then the deep
+        availability probes and the environment record, read by the engine process."""
+        preload()
         try:
             yield from self.engine.probe()
         except Exception as exc:  # noqa: BLE001
             log.error("%s", exc)
             yield protocol.EngineFailed(f"{type(exc).__name__}: {exc}", traceback.format_exc())
+
+
+#: What the window uses after its first frame and not in it: imported in this thread once the frame
+#: is painted (the probe's first step), so that neither the launch nor the GUI thread pays for them
+#: (pandas alone took about 300 ms; the lessons' menu, a sweep's table and its summary need the rest).
+PRELOAD = ("pandas", "workbench.lessons", "workbench.results.table", "workbench.views.live")
+
+
+def preload() -> None:
+    import importlib
+    for name in PRELOAD:
+        try:
+            importlib.import_module(name)
+        except Exception as exc:  # noqa: BLE001 - the GUI thread imports it at its use, and says why then
+            log.warning("could not load %s ahead of its use: %s", name, exc)
+    from workbench import lessons
+    lessons.declared()              # found (entry points, modules) here, not when the menu is filled
 
 
 class SweepController(QObject):

@@ -15,8 +15,8 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
-from workbench import lessons
 from workbench.catalog.workloads import REGISTRY
+from workbench.core.lazy import lazy_module
 from workbench.core import atomic
 from workbench.measure import engine, protocol
 from workbench.measure.environment import merged
@@ -34,6 +34,9 @@ if TYPE_CHECKING:
     from workbench.measure.engine import SweepSpec
     from workbench.measure.runner import Runner
 
+# The lessons (a dozen modules, the summary's sentences) load at a lesson's first use: the window's
+# first frame shows their titles in a menu filled after it, not their statements.
+lessons = lazy_module("workbench.lessons")
 log = logging.getLogger(__name__)
 
 

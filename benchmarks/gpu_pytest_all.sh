@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The whole `pytest -m gpu` in three device calls of under ten minutes each, from the repository root on
+# the accelerator machine (wheels staged by `bash benchmarks/gpu_stage.sh all dask cupti` and installed
+# in /tmp/gpu-site):      bash benchmarks/gpu_pytest_all.sh OUTDIR a|b|c
+#   a  tests/test_gpu.py's first half, then every GPU test of the other files (test_overlap_gpu too)
+#   b  the third quarter of tests/test_gpu.py        c  its last quarter
+# The halves of benchmarks/gpu_all_tests.sh ran past one call's limit (31 tests of the second half were
+# cut on 2026-12-06), so the heavier second half is split in two. Each step's logs are packed into
+# OUTDIR/STEP.tgz: a call brings back at most 8 files.
+set -uo pipefail
+DEST=${1:-/tmp/gpu-out}; STEP=${2:-a}; mkdir -p "$DEST"
+OUT=/tmp/gpu-$STEP; rm -rf "$OUT"; mkdir -p "$OUT"
+trap 'tar -czf "$DEST/$STEP.tgz" -C /tmp "gpu-$STEP"' EXIT
+export PYTHONUNBUFFERED=1 PYTHONPATH="/tmp/gpu-site:$PWD:${PYTHONPATH:-}" QT_QPA_PLATFORM=offscreen
+[ -f /tmp/gpu-env.sh ] && source /tmp/gpu-env.sh
+git log --oneline -1 2>/dev/null | tee "$OUT/commit.txt"
+case $STEP in
+  a) # quarters, not a half: ceil(n/2) and ceil(n/4) slice bounds differ, and a half would skip a test
+     PART=1/4 STAGE_TIMEOUT=120 bash benchmarks/gpu_check.sh "$OUT" tests
+     PART=2/4 STAGE_TIMEOUT=120 bash benchmarks/gpu_check.sh "$OUT" tests
+     timeout 320 python3 -m pytest -m gpu tests/ --ignore=tests/test_gpu.py -v -rs -p no:cacheprovider \
+         --durations=10 > "$OUT/pytest-gpu-others.txt" 2>&1; echo "other GPU tests exit $?"
+     grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/pytest-gpu-others.txt" | tail -15 ;;
+  b) PART=3/4 STAGE_TIMEOUT=440 bash benchmarks/gpu_check.sh "$OUT" tests ;;
+  c) PART=4/4 STAGE_TIMEOUT=440 bash benchmarks/gpu_check.sh "$OUT" tests ;;
+esac
