@@ -56,3 +56,19 @@ def test_the_first_frame_imports_none_of_what_it_does_not_draw(tmp_path):
     # What waits for the first frame is loaded once it is painted, before the window says it is ready
     # (off the GUI thread: panels.worker.PRELOAD), not at a lesson's or a sweep's first use.
     assert {"pandas", "workbench.lessons"} <= when_ready - at_first_frame
+
+
+def test_a_launch_reports_its_first_frame_and_closes(tmp_path):
+    """What benchmarks/gui_responsiveness.py times: ``gpu-workbench`` with a fresh settings folder
+    writes the wall clock of its first frame, then closes by itself (status 0, no settings of the
+    user's read or written: they go to the folder given)."""
+    import time
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(tmp_path),
+               GPU_WORKBENCH_FIRST_FRAME=str(tmp_path / "shown"))
+    started = time.time()
+    done = subprocess.run([sys.executable, "-m", "workbench"], capture_output=True, text=True, timeout=120, env=env)
+    ended = time.time()
+    assert done.returncode == 0, done.stderr[-2000:]
+    shown = float((tmp_path / "shown").read_text())
+    assert started < shown < ended
+    assert list(tmp_path.glob("GPU Workbench/*.conf"))          # the settings went where they were sent
