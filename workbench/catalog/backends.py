@@ -311,7 +311,9 @@ def availability_among(name: str, known: dict[str, Availability]) -> Availabilit
 
 
 def probe_all(names: list[str] | None = None, deep: bool = True) -> dict[str, Availability]:
-    """Probe several backends at once; the child processes run side by side."""
+    """Probe several backends at once; the deep probes' child processes run side by side."""
     names = list(names or BACKENDS)
+    if not deep:        # no child process to wait for: a pool's threads cost more than the lookups (launch)
+        return {n: probe(n, False) for n in names}
     with ThreadPoolExecutor(max_workers=len(names) or 1) as pool:
         return dict(zip(names, pool.map(lambda n: probe(n, deep), names)))
