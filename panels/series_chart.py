@@ -143,13 +143,13 @@ class Chart(SpecChart):
             return
         if item is None:
             item = pg.ScatterPlotItem(symbol="o", brush=None)
-            item.setZValue(5)
+            item.setZValue(-0.5)      # under the lines (z 0), over the bands (z -1): it never hides a line
             self.addItem(item)
             self.rings[s.key] = item
         x, y = np.asarray(s.xs, dtype=float)[ringed], np.asarray(s.ys, dtype=float)[ringed]
         # The view is log-log: a scatter item, unlike a curve, is placed in the view's coordinates.
-        item.setData(np.log10(x), np.log10(y), size=self.look.marker_px * 2.2,
-                     pen=pg.mkPen(spec.RING_COLOR, width=max(1.5, self.look.line_px / 2)), brush=None)
+        item.setData(np.log10(x), np.log10(y), size=self.look.marker_px * spec.RING_SCALE,
+                     pen=pg.mkPen(spec.RING_COLOR, width=max(1.0, self.look.line_px / 3)), brush=None)
         item.setObjectName(f"within-noise-{s.role}:{s.name}")
 
     def rings_drawn(self) -> dict:
@@ -251,7 +251,7 @@ class Chart(SpecChart):
             self._style_mark(key)
         for item in getattr(self, "rings", {}).values():
             if len(item.data):
-                item.setSize(look.marker_px * 2.2)
+                item.setSize(look.marker_px * spec.RING_SCALE)
 
     # --- hover --------------------------------------------------------------------------------
 

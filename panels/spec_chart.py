@@ -3,13 +3,14 @@ same spec the exported chart draws: the spec's axes (``panels.axes.SpecAxis``), 
 line styles, notes, and what it says when empty."""
 from __future__ import annotations
 
+import html
 import logging
 import math
 from typing import Callable, Iterator, Sequence
 
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QFontMetrics
 
 from panels import axes, style
 from panels.chart_text import MIN_CHART, Titled, width_free
@@ -65,11 +66,15 @@ class SpecChart(Titled, pg.PlotWidget):
         self.legend.setMinimumWidth(0)
         self._key: tuple = ()             # the entries the key shows now
         self.key_items: list = []
-        # Notes (values a log axis cannot show) in the plot's lower right corner, and what the chart
-        # says where it has nothing to draw, across its middle: in the view's pixels, not its data.
+        # Notes (values a log axis cannot show) in a row of their own under the key, below the plot:
+        # in its corner they lay over the lines (issue 38). Under the plot's column, as wide as it.
+        self.note = pg.LabelItem("", color="#666", justify="right")
+        width_free(self.note)
+        self.getPlotItem().layout.addItem(self.note, 5, 1)
+        self._note_shown: tuple = ()
+        self._show_note_row(False)
+        # What the chart says where it has nothing to draw, across its middle.
         vb = self.getViewBox()
-        self.note = pg.TextItem("", color="#666", anchor=(1, 1))
-        self.note.setParentItem(vb)
         self.hint = pg.TextItem("", color="#666", anchor=(0.5, 0.5))
         self.hint.setParentItem(vb)
         vb.sigResized.connect(self._place_notes)
@@ -105,9 +110,8 @@ class SpecChart(Titled, pg.PlotWidget):
         self.getAxis("bottom").show_axis(chart.x)
         yield from self.draw_steps(chart)
         yield from self._key_steps([e for e in chart.legend if e.role in OWN_KEY])
-        self.note.setText("\n".join(chart.notes))
         self.hint.setText(chart.empty)
-        self.note.setVisible(self.notes_shown and bool(chart.notes))
+        self._show_note_row(self.notes_shown and bool(chart.notes))
         self._place_notes()
         self._range(chart)
         texts = (chart.title, chart.y.label, chart.x.label, chart.short_title, chart.y.short, chart.x.short)
@@ -158,25 +162,43 @@ class SpecChart(Titled, pg.PlotWidget):
             self._range(self.spec)
 
     def _place_notes(self, *_) -> None:
+        """The notes in their row, in full where they fit the plot's width, else their short form
+        (the spec's), cut with an ellipsis if even that is too long; the full text on hover."""
         if not hasattr(self, "note"):
             return
-        rect = self.getViewBox().boundingRect()
-        # Wrapped within the plot: anchored at its right, a note wider than a small chart (1280x720
-        # in presentation mode) ran off the plot's left edge and lost its first words.
-        self.note.setTextWidth(-1)
-        if self.note.textItem.boundingRect().width() > rect.width() - 8:
-            self.note.setTextWidth(max(40.0, rect.width() - 8))
-        self.note.setPos(rect.right() - 4, rect.bottom() - 4)
-        self.hint.setPos(rect.center())
+        self.hint.setPos(self.getViewBox().boundingRect().center())
+        if self.spec is None or not self.note.isVisible():
+            return
+        font = QFont()
+        font.setPointSize(max(6, self.look.font_pt - 2))
+        room = max(40.0, self.getViewBox().width() - 4)
+        full = "; ".join(self.spec.notes)
+        short = "; ".join(self.spec.short_notes[i] if i < len(self.spec.short_notes) else n
+                          for i, n in enumerate(self.spec.notes))
+        metrics = QFontMetrics(font)
+        text = full if metrics.horizontalAdvance(full) <= room else \
+            metrics.elidedText(short, Qt.TextElideMode.ElideRight, int(room))
+        shown = (text, self.look.muted, font.pointSize())
+        if shown == self._note_shown:
+            return
+        self._note_shown = shown
+        self.note.setText(html.escape(text, quote=False), color=self.look.muted, size=f"{font.pointSize()}pt")
+        self.note.setToolTip(full)
+
+    def _show_note_row(self, on: bool) -> None:
+        self.note.setVisible(on)
+        # A hidden item keeps its row in pyqtgraph's layout: give the row back to the plot.
+        self.note.setMaximumHeight(16777215 if on else 0)
 
     def show_notes(self, on: bool) -> None:
         """The chart's notes (values a log axis cannot show) on or off: a small chart needs its room."""
         self.notes_shown = bool(on)
-        self.note.setVisible(self.notes_shown and self.spec is not None and bool(self.spec.notes))
+        self._show_note_row(self.notes_shown and self.spec is not None and bool(self.spec.notes))
+        self._place_notes()
 
     def notes(self) -> list[str]:
-        """The notes drawn now (tests compare them with the export's)."""
-        return self.note.toPlainText().splitlines() if self.note.isVisible() else []
+        """The notes the chart says now, in full (tests compare them with the export's)."""
+        return list(self.spec.notes) if self.spec is not None and self.note.isVisible() else []
 
     # --- the key to the line styles -----------------------------------------------------------
 
@@ -268,11 +290,9 @@ class SpecChart(Titled, pg.PlotWidget):
         self.legend.setLabelTextSize(f"{look.font_pt}pt")
         self.legend.setLabelTextColor(fg)
         self._style_key()
-        small = QFont()
-        small.setPointSize(max(6, look.font_pt - 2))
-        for text in (self.note, self.hint):
-            text.setColor(look.muted)
-            text.setFont(small if text is self.note else font)
+        self.hint.setColor(look.muted)
+        self.hint.setFont(font)
+        self._place_notes()
         self._labels()
 
     # --- hover and click ----------------------------------------------------------------------

@@ -1,10 +1,10 @@
 """Where GPU end-to-end time goes: for each size and GPU series, h2d / compute / d2h in %.
 
-It draws the transfer chart's spec (``workbench.views.spec``), as the export does: the sizes side
-by side at 0, 1, 2, ... labelled as the size axes label them, one bar per GPU series (and
-compared set) outlined in its colour (a compared set's outline in a line style of its own, where
-the export hatches), the phases filled with colours no backend uses (their key is in the
-panel's legend strip).
+It draws the transfer chart's spec (``workbench.views.spec.transfer``), as the export does: the
+sizes side by side at 0, 1, 2, ... labelled as the size axes label them. For a few series, one bar
+per GPU series (and compared set) outlined in its colour (a compared set's outline in a line
+style of its own, where the export hatches), the phases filled with colours no backend uses
+(their key is in the panel's legend strip); for more, each series' shares as lines in its colour.
 """
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF
 
 from panels import style
+from panels.series_chart import HOVER_PX
 from panels.spec_chart import SpecChart
 from panels.style import Look
 from workbench.results.rows import human_seconds
@@ -37,11 +38,14 @@ class TransferChart(SpecChart):
         self._x = np.array([])
         self._width = 0.0
         self._who: list[tuple] = []         # per bar: (series, backend, variant, size, set_index)
+        self.series: dict = {}              # key -> the curve of a share, where the spec has lines
+        self.meta: dict = {}                # key -> the spec.Series it draws
         self.apply_look(self.look)
 
     def draw_content(self, chart: ChartSpec) -> None:
+        self._lines(chart.series)
         if not chart.bars:
-            self.clear_series()
+            self._clear_bars()
             return
         x = np.concatenate([np.asarray(b.positions, dtype=float) for b in chart.bars])
         width = min(b.width for b in chart.bars)
@@ -67,7 +71,37 @@ class TransferChart(SpecChart):
             out.setdefault(who[0], []).append((who[3], float(self._x[i]), *(float(heights[p][i]) for p in PHASES)))
         return out
 
+    def _lines(self, drawn) -> None:
+        """The spec's lines of shares (many series), one curve per key, its data set in place."""
+        for s in drawn:
+            item = self.series.get(s.key)
+            if item is None:
+                item = self.plot([], [])
+                self.series[s.key] = item
+            self.meta[s.key] = s
+            self._style_line(s)
+            item.setData(np.asarray(s.xs, dtype=float), np.asarray(s.ys, dtype=float))
+            item.setObjectName(f"{s.role}:{s.name}")     # what the export's id names: the same series
+        keys = {s.key for s in drawn}
+        for key, item in self.series.items():
+            if key not in keys:
+                item.setData([], [])
+                self.meta.pop(key, None)
+
+    def _style_line(self, s) -> None:
+        item, look = self.series[s.key], self.look
+        c = style.ink(s.color, look)
+        item.setPen(style.pen(s.color, look, s.line))
+        item.setSymbol(s.marker or None)
+        item.setSymbolSize(look.marker_px)
+        item.setSymbolPen(pg.mkPen(c, width=max(1.5, look.line_px / 2)))
+        item.setSymbolBrush(pg.mkBrush(c) if s.filled else None)
+
     def clear_series(self) -> None:
+        self._lines(())
+        self._clear_bars()
+
+    def _clear_bars(self) -> None:
         # Every per-bar option at once: a y0 (or pens) left from more bars breaks the next layout.
         for item in self.bars.values():
             item.setOpts(x=[], height=[], y0=[])
@@ -75,7 +109,10 @@ class TransferChart(SpecChart):
         self._x, self._who = np.array([]), []
 
     def point_at(self, scene_pos: QPointF) -> tuple | None:
-        """(backend, variant, size, set index) of the bar under the pointer."""
+        """(backend, variant, size, set index) of the bar under the pointer, or of the point of a
+        line nearest it (within HOVER_PX)."""
+        if self.meta:
+            return self._line_point_at(scene_pos)
         if not len(self._x):
             return None
         p = self.getViewBox().mapSceneToView(scene_pos)
@@ -84,6 +121,16 @@ class TransferChart(SpecChart):
             return None
         _, backend, variant, size, set_index = self._who[int(hit[0])]
         return backend, variant, size, set_index
+
+    def _line_point_at(self, scene_pos: QPointF) -> tuple | None:
+        vb, best, best_d = self.getViewBox(), None, float(HOVER_PX)
+        for key, s in self.meta.items():
+            for x, y, size in zip(s.xs, s.ys, s.sizes):
+                p = vb.mapViewToScene(QPointF(x, y))
+                d = float(np.hypot(p.x() - scene_pos.x(), p.y() - scene_pos.y()))
+                if d <= best_d:
+                    best, best_d = (s.backend, s.variant, size, s.set_index), d
+        return best
 
     def hover_text(self, scene_pos: QPointF) -> str:
         """The phases of the bar under the pointer."""
@@ -108,5 +155,5 @@ class TransferChart(SpecChart):
 
     def apply_look(self, look: Look) -> None:
         super().apply_look(look)
-        if getattr(self, "spec", None) is not None and hasattr(self, "outline"):
+        if getattr(self, "spec", None) is not None and hasattr(self, "meta"):
             self.draw_content(self.spec)

@@ -213,6 +213,8 @@ def exported(kind: str, sets) -> dict:
     legends = [lg for sub in fig.subfigs for lg in sub.legends] + list(fig.legends)
     out["legend"] = sorted(t.get_text() for lg in legends for t in lg.get_texts())
     out["texts"] = [t.get_text().strip() for t in ax.texts]
+    noted = [" ".join(t.get_text().split()) for sub in fig.subfigs for t in sub.texts if t.get_gid() == "note"]
+    out["texts"] += [" ".join(noted)] if noted else []      # under the chart, wrapped (issue 38)
     caption = [t.get_text() for sub in fig.subfigs for t in sub.texts if t.get_gid() == "caption"]
     out["caption"] = " ".join(" ".join(caption).split())
     return out
@@ -293,7 +295,8 @@ def window_drew(panel, kind: str) -> dict:
     strip = [label.removeprefix(BAND_PREFIX) for label, kinds in zip(panel.legendStrip.entries,
                                                                        panel.legendStrip.kinds) if kind in kinds]
     out["legend"] = sorted(own + strip)
-    out["texts"] = [t for t in chart.notes()] + ([chart.hint.toPlainText()] if chart.hint.toPlainText() else [])
+    out["texts"] = ([" ".join(" ".join(chart.notes()).split())] if chart.notes() else []) + \
+        ([chart.hint.toPlainText()] if chart.hint.toPlainText() else [])
     out["texts"] += [line.label.toPlainText().strip() for line in getattr(chart, "mark_items", {}).values()
                      if line.isVisible() and line.label.isVisible()]
     out["texts"] += chart.labels_drawn() if hasattr(chart, "labels_drawn") else []

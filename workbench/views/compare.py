@@ -174,7 +174,7 @@ def is_baseline(s: Series, b: Baseline) -> bool:
 
 
 #: What a ring around a speedup point means, in the window's key and the exported chart's alike.
-WITHIN_NOISE = "ring: within the noise"
+WITHIN_NOISE = "ring: not told from the baseline (noise)"
 #: The verdicts a ring marks: the measurement cannot tell the point from its baseline.
 RINGED = ("same", "undecided")
 NO_INTERVAL = stats.NO_INTERVAL

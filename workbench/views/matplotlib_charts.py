@@ -122,9 +122,9 @@ def _series(ax: Axes, kind: str, s: spec.Series, p: Preset) -> None:
     ringed = np.asarray(s.ringed, dtype=bool)
     if ringed.any():
         ax.plot(np.asarray(s.xs)[ringed], np.asarray(s.ys)[ringed], linestyle="none", marker="o",
-                markersize=p.marker_pt * 2.2, markerfacecolor="none", markeredgecolor=RING_COLOR,
-                markeredgewidth=p.line_pt / 2, label="_nolegend_", gid=_gid(kind, f"within-noise-{s.role}", s.name),
-                zorder=4)
+                markersize=p.marker_pt * spec.RING_SCALE, markerfacecolor="none", markeredgecolor=RING_COLOR,
+                markeredgewidth=p.line_pt / 3, label="_nolegend_", gid=_gid(kind, f"within-noise-{s.role}", s.name),
+                zorder=1.9)     # under the lines (2): a ring never hides one
 
 
 def _bars(ax: Axes, kind: str, b: spec.Bars, p: Preset) -> None:
@@ -182,7 +182,7 @@ def _handle(e: LegendEntry, p: Preset):
             return Patch(facecolor="white", edgecolor=_ink(e.outline), linewidth=p.line_pt * 0.8,
                          hatch=SET_HATCHES[e.pattern % len(SET_HATCHES)] or None, label=e.label)
         return Patch(facecolor=color, alpha=e.alpha, linewidth=0, label=e.label)
-    size = p.marker_pt * 2.2 if e.role == "ring" else p.marker_pt
+    size = p.marker_pt * spec.RING_SCALE if e.role == "ring" else p.marker_pt
     return Line2D([], [], color=color, linestyle=LINES.get(e.line, "none") if e.line else "none",
                   marker=_marker(e.marker), markersize=size, markerfacecolor=color if e.filled else "none",
                   markeredgecolor=color, label=e.label)
@@ -198,8 +198,12 @@ def draw(chart: ChartSpec, p: Preset | None = None, stamp: str | None = None) ->
     # covers them. A caption too long for a slide's height makes the figure taller, not the chart tiny.
     lines = _stamp_lines(text, p)
     said = _wrap(chart.caption, p, _caption_pt(p))
-    strip_in = ((len(lines) * 1.3 * _stamp_pt(p) + len(said) * 1.3 * _caption_pt(p) + 8) / 72
-                if lines or said else 0.0)
+    # Notes (values a log axis cannot show) go in that strip too: in the plot's corner they lay
+    # over the lines, and a long one pushed the plot aside (issue 38).
+    noted = [] if chart.empty else [w for n in chart.notes for w in _wrap(n, p, _note_pt(p))]
+    stamp_in = len(lines) * 1.3 * _stamp_pt(p) / 72
+    strip_in = ((len(lines) * 1.3 * _stamp_pt(p) + len(said) * 1.3 * _caption_pt(p)
+                 + len(noted) * 1.3 * _note_pt(p) + 8) / 72 if lines or said or noted else 0.0)
     height = max(p.height_in, strip_in / 0.4) if said else p.height_in
     fig = Figure(figsize=(p.width_in, height), dpi=p.dpi, layout="constrained")
     strip = strip_in / height
@@ -226,9 +230,6 @@ def draw(chart: ChartSpec, p: Preset | None = None, stamp: str | None = None) ->
         for t in chart.labels:
             ax.text(t.x, t.y, f" {t.text} ", ha=t.align, va="bottom" if t.above else "top", color=_ink(t.color), fontsize=0.7 * p.font_pt,
                     gid=_gid(chart.kind, "label", t.text), clip_on=True)
-        for i, note in enumerate(chart.notes):
-            ax.text(0.99, 0.01 + 0.05 * i, note, transform=ax.transAxes, ha="right", va="bottom", color="#666",
-                    fontsize=0.75 * p.font_pt)
     if chart.legend:
         handles = [_handle(e, p) for e in chart.legend]
         if p.legend == "right":
@@ -242,6 +243,9 @@ def draw(chart: ChartSpec, p: Preset | None = None, stamp: str | None = None) ->
         if lines:
             bottom.text(0.01, 0.02, "\n".join(lines), fontsize=_stamp_pt(p), color="#666", ha="left",
                         va="bottom", linespacing=1.3, gid="stamp")
+        if noted:       # just above the stamp
+            bottom.text(0.01, 0.02 + (stamp_in + 2 / 72) / strip_in if lines else 0.02, "\n".join(noted),
+                        fontsize=_note_pt(p), color="#444", ha="left", va="bottom", linespacing=1.3, gid="note")
     return fig
 
 
@@ -268,6 +272,10 @@ def _stamp_pt(p: Preset) -> float:
 def _stamp_lines(text: str, p: Preset) -> list[str]:
     """The stamp wrapped to the figure's width."""
     return _wrap(text, p, _stamp_pt(p))
+
+
+def _note_pt(p: Preset) -> float:
+    return max(5.5, 0.7 * p.font_pt)
 
 
 def _caption_pt(p: Preset) -> float:

@@ -19,7 +19,7 @@ from workbench.results.files import ResultSet
 from workbench.views import provenance
 from workbench.views.compare import Baseline, baseline as find_baseline
 from workbench.views.spec import kinds
-from workbench.views.spec.kinds import KEY_COLOR, RING_COLOR, left_out  # noqa: F401 - the API
+from workbench.views.spec.kinds import KEY_COLOR, RING_COLOR, RING_SCALE, left_out  # noqa: F401 - the API
 from workbench.views.spec.marks import (SIZE_KINDS, WALL_KINDS, label_parts, lesson_caption, lesson_marks,  # noqa: F401
                                         lesson_of, merge_labels)
 from workbench.views.spec.model import (DASHDOT, DASHED, DOTTED, INK, SOLID, Axis, Band, Bars, ChartSpec,  # noqa: F401

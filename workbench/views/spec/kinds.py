@@ -23,7 +23,7 @@ from workbench.views.compare import WITHIN_NOISE, Baseline, is_baseline, series,
 from workbench.views.compare import Series as Rows
 from workbench.views.spec import marks as marks_mod
 from workbench.views.spec import ticks
-from workbench.views.spec.model import (DASHDOT, DASHED, DOTTED, INK, SOLID, Axis, Band, Bars, ChartSpec,
+from workbench.views.spec.model import (DASHDOT, DASHED, DOTTED, INK, SOLID, Axis, Band, ChartSpec,
                                         LegendEntry, Mark, Series)
 from workbench.results.files import ResultSet
 
@@ -34,8 +34,9 @@ log = logging.getLogger(__name__)
 #: The grey of the keys to line styles (a line in no backend's colour) and of the rings.
 KEY_COLOR = "#555555"
 RING_COLOR = "#888888"
-PHASES = ("h2d", "compute", "d2h")
-PHASE_COLUMNS = {"h2d": "h2d_s", "compute": "compute_median_s", "d2h": "d2h_s"}
+#: A ring's diameter, in markers: a halo just wider than the point, drawn under its line. At 2.2
+#: markers on top of the lines, rings round most points of seven backends hid the lines (issue 38).
+RING_SCALE = 1.6
 
 
 def shortened(chart: ChartSpec) -> ChartSpec:
@@ -209,8 +210,9 @@ def _finish(c: Context, kind: str, title: str, y_label: str, y_unit: str, drawn:
         marks += c.walls
     marks += marks_mod.lesson_lines(c.marks, x.range)
     notes = (zeros_note(c.zeros),) if c.zeros else ()
+    short = (zeros_short(c.zeros),) if c.zeros else ()
     return ChartSpec(kind, title, x, y, series=tuple(drawn), marks=tuple(marks), legend=tuple(legend),
-                     caption=c.caption, notes=notes, footnote=c.left_out)
+                     caption=c.caption, notes=notes, short_notes=short, footnote=c.left_out)
 
 
 def zeros_note(zeros: Sequence[tuple[str, float]], most: int = 3) -> str:
@@ -223,6 +225,11 @@ def zeros_note(zeros: Sequence[tuple[str, float]], most: int = 3) -> str:
     rest = sum(len(xs) for xs in list(by.values())[most:])
     more = f" and {rest} more" if rest else ""
     return f"0 at {'; '.join(said)}{more}: not drawn on the log scale"
+
+
+def zeros_short(zeros: Sequence[tuple[str, float]]) -> str:
+    """'23 values of 0 not drawn on the log scale': the note where its list does not fit."""
+    return f"{len(zeros)} value{'s' if len(zeros) > 1 else ''} of 0 not drawn on the log scale"
 
 
 def size_text(x: float) -> str:
@@ -358,43 +365,3 @@ def first_call(c: Context) -> ChartSpec:
     legend = c.identities(rows) + _key("steady call", "first call")
     return _finish(c, "first-call", "First call vs steady call", "time per call", "seconds", drawn, legend,
                    "No point to draw: no ok result")
-
-
-@chart_kind("transfer", short_title="Where GPU time goes", short_y="%", order=3)
-def transfer(c: Context) -> ChartSpec:
-    """Per size, one bar per GPU series: its end-to-end time split into h2d, compute, d2h, in %."""
-    label, in_bytes = c.size_label
-    title, y_label = "Where GPU end-to-end time goes", "share of end-to-end (%)"
-    columns = list(PHASE_COLUMNS.values())
-    drawn = [s for s in c.series
-             if c.moves(s) and np.isfinite(s.rows[columns].to_numpy(float)).all(axis=1).any()]
-    if not drawn:
-        return ChartSpec("transfer", title, Axis(label, "category", "category"), Axis(y_label, "percent", "linear"),
-                         caption=c.caption, footnote=c.left_out,
-                         empty="No GPU backend in these results:\nCPU backends move no data, all their time is compute.")
-    sizes = sorted({int(v) for s in drawn for v in s.rows["size"]})
-    width = 0.84 / len(drawn)
-    bars = []
-    for j, s in enumerate(drawn):
-        r = s.rows[np.isfinite(s.rows[columns].to_numpy(float)).all(axis=1)]
-        parts = {p: r[PHASE_COLUMNS[p]].to_numpy(float) for p in PHASES}
-        total = sum(parts.values())
-        total = np.where(total > 0, total, np.nan)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            shares = {p: np.nan_to_num(100 * parts[p] / total) for p in PHASES}
-        x = np.array([sizes.index(int(v)) for v in r["size"]]) - 0.42 + width * (j + 0.5)
-        bars.append(Bars(c.key("bars", s), s.label, s.backend, s.set_index, tuple(x.tolist()), width * 0.92,
-                         tuple((p, tuple(shares[p].tolist())) for p in PHASES), palette.color(s.backend, INK),
-                         s.set_index if c.compare else 0, tuple(r["size"].to_numpy(float).tolist())))
-    legend = [LegendEntry(palette.PHASE_LABELS[p], "phase", palette.PHASE_COLORS[p], "", patch=True) for p in PHASES]
-    if c.compare:      # each backend's outline and each set's pattern, as the lines' legend does
-        legend += [LegendEntry(b, "series", INK, "", patch=True, outline=palette.color(b, INK))
-                   for b in dict.fromkeys(s.backend for s in drawn)]
-        legend += [LegendEntry(c.labels[i] or f"set {i + 1}", "series", INK, "", patch=True, outline=INK, pattern=i)
-                   for i in sorted({s.set_index for s in drawn})]
-    else:
-        legend += [LegendEntry(s.label, "series", INK, "", patch=True, outline=palette.color(s.backend, INK))
-                   for s in drawn]
-    x = ticks.category_axis(f"{label}; one bar per GPU backend, outlined in its colour", sizes, in_bytes)
-    return ChartSpec("transfer", title, x, ticks.percent_axis(y_label), bars=tuple(bars), legend=tuple(legend),
-                     caption=c.caption, footnote=c.left_out)

@@ -162,7 +162,8 @@ class ChartSpec:
     legend: tuple[LegendEntry, ...] = ()
     caption: str = ""                        # a lesson's statement, under the chart
     short_title: str = ""                    # the title where the full one does not fit (a small chart)
-    notes: tuple[str, ...] = ()              # said in the chart's corner: values a log axis cannot show
+    notes: tuple[str, ...] = ()              # said under the plot, never over it: values a log axis cannot show
+    short_notes: tuple[str, ...] = ()        # each note's short form, where the full one does not fit (a small chart)
     footnote: str = ""                       # points not drawn (failed), with the stamp in an export
     empty: str = ""                          # said across the chart where nothing could be drawn
     labels: tuple[Label, ...] = ()           # text on the lines it names (the roofline's roofs)

@@ -1,0 +1,120 @@
+"""Issue 38: the workbench's own headline sweep, source_terms with seven backends over nine sizes on
+an H200 (docs/h200), must be readable in the window and the exports alike: the transfer chart as
+lines of shares rather than 63 bars, notes under the plot rather than over the lines, rings
+under the lines rather than over them."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helpers import result_set
+
+from workbench.results.files import open_results
+from workbench.views import matplotlib_charts as charts
+from workbench.views import spec
+from workbench.views.spec import transfer
+
+H200 = Path(__file__).resolve().parents[1] / "docs" / "h200" / "source_terms-float32-mixed.csv"
+
+
+@pytest.fixture(scope="module")
+def h200():
+    return open_results(H200)
+
+
+def test_seven_backends_draw_the_transfer_shares_as_lines(h200):
+    chart = spec.build("transfer", [h200])
+    gpu = {"cupy", "cupy-fused", "cupy-raw", "numba-cuda", "numba-cuda-x4"}
+    assert not chart.bars
+    assert {(s.role, s.backend) for s in chart.series} == {(r, b) for r in ("copies", "h2d") for b in gpu}
+    for s in chart.series:
+        assert len(s.xs) == 9 and all(0 <= y <= 100 for y in s.ys)
+    copies = {s.backend: s.ys for s in chart.series if s.role == "copies"}
+    h2d = {s.backend: s.ys for s in chart.series if s.role == "h2d"}
+    # Host to device is part of the copies: device to host is the gap, compute the rest above.
+    assert all(c >= h - 1e-9 for b in gpu for c, h in zip(copies[b], h2d[b]))
+    assert {e.label for e in chart.legend if e.role == "key"} == {transfer.COPIES, transfer.H2D_ALONE}
+
+
+def test_one_gpu_backend_keeps_its_bars():
+    chart = spec.build("transfer", [result_set()])
+    assert [b.backend for b in chart.bars] == ["cupy"] and not chart.series
+
+
+def _overlaps(a, b) -> bool:
+    return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
+
+
+def test_the_exported_note_lies_outside_the_plot(h200):
+    with charts.style(charts.preset()):
+        fig = charts.figure("memory", [h200])
+        fig.canvas.draw()
+        ax = fig.axes[0]
+        notes = [t for sub in fig.subfigs for t in sub.texts if t.get_gid() == "note"]
+        assert len(notes) == 1 and "not drawn on the log scale" in " ".join(notes[0].get_text().split())
+        box = notes[0].get_window_extent()
+        assert not _overlaps(box, ax.get_window_extent()), (box, ax.get_window_extent())
+        # The plot keeps the figure's width: a long note once pushed it to the right half.
+        assert ax.get_window_extent().width > 0.6 * fig.bbox.width
+
+
+def test_the_window_note_lies_under_the_plot(qtbot, h200):
+    from panels.charts import MemoryChart
+    from workbench.views.compare import Overlay
+    chart = MemoryChart()
+    qtbot.addWidget(chart)
+    chart.resize(320, 200)          # its cell in a 1280x720 window
+    chart.show()
+    chart.update_from(Overlay.of([h200]))
+    qtbot.waitUntil(lambda: chart.note.isVisible() and chart.note.sceneBoundingRect().height() > 0, timeout=5_000)
+    view, note = chart.getViewBox().sceneBoundingRect(), chart.note.sceneBoundingRect()
+    assert note.top() >= view.bottom() - 0.5, (note, view)
+    assert view.left() - 1 <= note.left() and note.right() <= view.right() + 1, (note, view)
+    assert chart.notes() == list(chart.spec.notes)
+
+
+def test_rings_lie_under_the_lines_in_both_renderers(qtbot):
+    from panels.charts import SpeedupChart
+    from test_speedup_noise import with_intervals
+    from workbench.views.compare import Baseline, Overlay
+    rs = with_intervals({"slight": 0.10}, {"twin": 1.0, "slight": 1.04})
+    assert spec.RING_SCALE < 2
+    with charts.style(charts.preset()):
+        fig = charts.figure("speedup", [rs], baseline_name="numpy")
+    lines = fig.axes[0].get_lines()
+    rings = [ln for ln in lines if (ln.get_gid() or "").startswith("series-speedup-within-noise")]
+    drawn = [ln for ln in lines if ln not in rings and (ln.get_gid() or "").startswith("series-speedup-compute")]
+    assert rings and drawn and max(r.get_zorder() for r in rings) < min(ln.get_zorder() for ln in drawn)
+    assert all(r.get_markerfacecolor() == "none" for r in rings)
+    chart = SpeedupChart()
+    qtbot.addWidget(chart)
+    chart.set_baseline(Baseline("numpy"))
+    chart.update_from(Overlay.of([rs]))
+    shown = [item for item in chart.rings.values() if len(item.data)]
+    assert shown and all(item.zValue() < curve.zValue() for item in shown for curve in chart.series.values())
+    assert all(np.allclose(item.opts["size"], chart.look.marker_px * spec.RING_SCALE) for item in shown)
+
+
+@pytest.mark.parametrize("kind", ["transfer", "memory", "speedup"])
+def test_the_window_and_the_export_draw_the_same_h200_chart(qtbot, h200, kind):
+    """tests/test_chart_parity.py's comparison, on the sweep of the issue (its roofline chart's top
+    tick differs between the two, for want of room: not compared here)."""
+    from panels.axes import text_rects
+    from panels.plots import PlotsPanel
+    from test_chart_parity import exported, window_drew
+    panel = PlotsPanel()
+    qtbot.addWidget(panel)
+    panel.resize(3000, 1800)
+    panel.show()
+    panel.update_from([h200])
+    chart = next(c for c in panel.plots() if c.kind == kind)
+    qtbot.waitUntil(lambda: chart.getViewBox().width() > 300 and bool(text_rects(chart.getAxis("left"))), timeout=5_000)
+    ex, win = exported(kind, [h200]), window_drew(panel, kind)
+    for what in ("title", "x label", "y label", "bars", "legend", "texts"):
+        assert win[what] == ex[what], what
+    assert sorted(win["series"]) == sorted(ex["series"])
+    for name, drawn in ex["series"].items():
+        mine = win["series"][name]
+        assert (mine["line"], mine["colour"], mine["filled"]) == (drawn["line"], drawn["colour"], drawn["filled"]), name
+        assert np.allclose(np.asarray(mine["segments"][0]), np.asarray(drawn["segments"][0])), name
