@@ -2,7 +2,8 @@
 # The GPU checks, run on the accelerator machine from the repository root, in stages that each fit
 # one call: bash benchmarks/gpu_check.sh OUTDIR STAGE...   (each stage has its own time limit, so one
 # that runs long cannot take the others' time; every log goes under OUTDIR)
-#   tests   the GPU tests (tests/test_gpu.py): every workload x GPU backend, mixed sweeps, spmv, pipeline
+#   tests   the GPU tests ($GPU_TESTS: tests/test_gpu.py, then tests/test_gpu_cudf.py): every workload x
+#           GPU backend, mixed sweeps, spmv, memory wall, cuDF, pipeline
 #           (PART=i/n: the i-th of n slices, for calls of at most 10 minutes; STAGE_TIMEOUT=s its limit)
 #   faults  a CuPy point out of device memory and a Numba CUDA out-of-bounds write, each followed by a
 #           normal point, through the command line and through the window (needs Qt)
@@ -25,6 +26,9 @@ set -uo pipefail
 OUT=${1:-/tmp/gpu-out}; shift; mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
 T=${STAGE_TIMEOUT:-400}
+# The files of the GPU tests, in this order: the second loads cuDF, which takes over CuPy's and Numba's
+# allocators for the rest of the process. benchmarks/gpu_all_tests.sh leaves them out of its other files.
+GPU_TESTS="tests/test_gpu.py tests/test_gpu_cudf.py"
 for stage in "$@"; do
   start=$SECONDS
   case $stage in
@@ -34,7 +38,7 @@ for stage in "$@"; do
       # PART=i/n runs the i-th of n equal slices of the GPU tests (in collection order), so that
       # the whole set fits calls of at most 10 minutes each; -v names each test as it ends, so a
       # slice cut short by its time limit still says which passed.
-      python3 -m pytest -m gpu tests/test_gpu.py --collect-only -q -p no:cacheprovider 2>/dev/null \
+      python3 -m pytest -m gpu $GPU_TESTS --collect-only -q -p no:cacheprovider 2>/dev/null \
           | grep '::' > "$OUT/gpu-test-ids.txt"
       IFS=/ read -r i n <<< "${PART:-1/1}"; total=$(wc -l < "$OUT/gpu-test-ids.txt"); per=$(( (total + n - 1) / n ))
       sed -n "$(( (i - 1) * per + 1 )),$(( i * per ))p" "$OUT/gpu-test-ids.txt" > "$OUT/gpu-test-part.txt"
@@ -63,7 +67,7 @@ for stage in "$@"; do
     bench)
       timeout "$T" python3 benchmarks/gpu_bench.py "$OUT" > "$OUT/gpu_bench.log" 2>&1; echo "gpu_bench exit $?" ;;
     wall)
-      timeout "$T" python3 -m pytest -m gpu tests/test_gpu.py -q -rs -p no:cacheprovider \
+      timeout "$T" python3 -m pytest -m gpu $GPU_TESTS -q -rs -p no:cacheprovider \
           -k "memory_wall or free_device_memory or runs_into_the_cap or cudf_pandas" > "$OUT/pytest-wall.txt" 2>&1
       echo "pytest wall exit $?"; grep -E "passed|failed|^FAILED|^ERROR" "$OUT/pytest-wall.txt" | tail -12 ;;
     lessons)

@@ -21,8 +21,8 @@ K="(gpu_point_is_verified and (source_terms or matmul or transfer or groupby or 
 K="$K or device_memory_is_read or first_call_carries or broken_library or sweeps_in_the_long_lived or device_limits"
 K="$K or free_device_memory or cudf_point_is_verified or runs_into_the_cap or with_pandas_cudf_and_cudf_pandas"
 K="$K or pipeline_gpu_is_verified or memory_wall_moves or cluster"
-timeout "$T" python3 -m pytest -m gpu tests/test_gpu.py tests/test_cluster.py -k "$K" -v -rs -p no:cacheprovider \
-    --durations=10 > "$OUT/pytest-gpu.txt" 2>&1; echo "pytest exit $?"
+timeout "$T" python3 -m pytest -m gpu tests/test_gpu.py tests/test_gpu_cudf.py tests/test_cluster.py -k "$K" -v -rs \
+    -p no:cacheprovider --durations=10 > "$OUT/pytest-gpu.txt" 2>&1; echo "pytest exit $?"
 grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/pytest-gpu.txt" | tail -20
 # Issues 27, 28 and 29: device memory is each point's allocations in any order of sizes; a CuPy result of the wrong dtype is wrong; plain CuPy launches several kernels a call, fused one.
 timeout 300 python3 -m pytest -m gpu tests/test_memory_truth.py tests/test_wrong_results.py tests/test_threads_energy.py -v -rs -p no:cacheprovider > "$OUT/pytest-memory.txt" 2>&1

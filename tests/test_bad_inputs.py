@@ -2,8 +2,8 @@
 in the window, each answered in one clear line (exit status 2) before any work is done.
 
 The command line runs in this process (``cli.main``), so the corpus stays fast; the subprocess
-tests in test_cli.py check that the installed command behaves the same. A case that slipped past
-its check would start a sweep, print a table and fail the "nothing on stdout" assertion.
+tests in test_cli.py and test_cli_charts.py check that the installed command behaves the same. A case
+that slipped past its check would start a sweep, print a table and fail the "nothing on stdout" assertion.
 """
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The memory wall on the CPU machine: a fake device with a small cap, and fake CuPy and RMM modules
-standing in for the libraries' own caps (the real ones are in test_gpu.py)."""
+standing in for the libraries' own caps (the real ones are in test_gpu_cudf.py)."""
 from __future__ import annotations
 
 import sys
