@@ -2,7 +2,7 @@
 # The whole `pytest -m gpu` in three device calls of under ten minutes each, from the repository root on
 # the accelerator machine (wheels staged by `bash benchmarks/gpu_stage.sh all dask cupti` and installed
 # in /tmp/gpu-site):      bash benchmarks/gpu_pytest_all.sh OUTDIR a|b|c
-#   a  tests/test_gpu.py's first half, then every GPU test of the other files (test_overlap_gpu too)
+#   a  the first half of tests/test_gpu.py and test_gpu_cudf.py (sliced together by gpu_check.sh), then every GPU test of the other files (test_overlap_gpu too)
 #   b  the third quarter of tests/test_gpu.py        c  its last quarter
 # The halves of benchmarks/gpu_all_tests.sh ran past one call's limit (31 tests of the second half were
 # cut on 2026-12-06), so the heavier second half is split in two. Each step's logs are packed into
@@ -18,7 +18,7 @@ case $STEP in
   a) # quarters, not a half: ceil(n/2) and ceil(n/4) slice bounds differ, and a half would skip a test
      PART=1/4 STAGE_TIMEOUT=120 bash benchmarks/gpu_check.sh "$OUT" tests
      PART=2/4 STAGE_TIMEOUT=120 bash benchmarks/gpu_check.sh "$OUT" tests
-     timeout 320 python3 -m pytest -m gpu tests/ --ignore=tests/test_gpu.py -v -rs -p no:cacheprovider \
+     timeout 320 python3 -m pytest -m gpu tests/ --ignore=tests/test_gpu.py --ignore=tests/test_gpu_cudf.py -v -rs -p no:cacheprovider \
          --durations=10 > "$OUT/pytest-gpu-others.txt" 2>&1; echo "other GPU tests exit $?"
      grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/pytest-gpu-others.txt" | tail -15 ;;
   b) PART=3/4 STAGE_TIMEOUT=440 bash benchmarks/gpu_check.sh "$OUT" tests ;;
