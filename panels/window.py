@@ -16,7 +16,6 @@ No part holds another; docs/ARCHITECTURE.md draws them.
 """
 from __future__ import annotations
 
-import gc
 import logging
 import sys
 from functools import partial
@@ -28,6 +27,7 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QMainWindow, QMessageB
 
 from panels.experiment import ExperimentPanel
 from panels.files import FileActions
+from panels.engine_status import EngineStatus
 from panels.info import EnvironmentPanel, LogPanel, QtLogHandler
 from panels.lesson_view import LessonView, lesson_prefix
 from panels.notice import NoticeBar
@@ -47,7 +47,7 @@ from panels.window_menus import Menus
 from panels.window_settings import WindowSettings
 from panels.worker import SweepController
 from panels.workload_files import WorkloadFiles
-from workbench.catalog.backends import is_gpu, probe_all
+from workbench.catalog.backends import probe_all
 from workbench.cli import display
 from workbench.measure import protocol
 from workbench.results import journal
@@ -87,7 +87,6 @@ class MainWindow(QMainWindow):
         self.confirm_close = self._ask_to_stop      # tests put an answer in its place
         # The worker's supervisor journals every point (in the worker's thread) before it is shown.
         self.controller = SweepController(self, plugins, self.workspace.journal)   # the engine loads the plug-ins too
-        self._ready = False
         self._build_widgets()
         self._make_parts()
         self._wire()
@@ -169,6 +168,9 @@ class MainWindow(QMainWindow):
                               self.presentation)
         self.window_settings = WindowSettings(self, self.settings, self.experiment, self.runOn, self.presentation,
                                               self.resultsDock, self.experimentDock)
+        self.engine_status = EngineStatus(self, self.controller, self.experiment, self.runOn, self.environment,
+                                          self.plots, self.status, self.notice,
+                                          restore_backends=self.window_settings.restore_backends)
         # The file parts take the window through the small protocols they state (panels.files.Shows):
         # what is on screen, the bars that say problems, the settings.
         self.files = FileActions(self)
@@ -188,18 +190,18 @@ class MainWindow(QMainWindow):
         # Worker -> workspace: one signal of protocol messages, to a bound slot (never a lambda).
         self.controller.worker.message.connect(self.on_message)
         # Workspace -> parts: what it makes of the messages comes back as its events, one table.
-        p, sets = self.progress, self.sets
+        p, sets, e = self.progress, self.sets, self.engine_status
         self.handlers = {
             ev.SweepBegan: p.on_sweep_began, ev.SweepPlanned: p.on_sweep_planned,
             ev.PointBegan: p.on_point_began, ev.PointAdded: p.on_point_added,
             ev.SweepEnded: p.on_sweep_ended, ev.StateChanged: p.on_state_changed,
-            ev.SetsShown: sets.on_sets_shown, ev.Trouble: self.on_trouble,
-            ev.EnvironmentRead: self.on_environment, protocol.LogLine: self.on_log_line,
-            protocol.ProbeResults: self.on_backends_probed,
+            ev.SetsShown: sets.on_sets_shown, ev.Trouble: e.on_trouble,
+            ev.EnvironmentRead: e.on_environment, protocol.LogLine: e.on_log_line,
+            protocol.ProbeResults: e.on_backends_probed,
         }
         self.workspace.listen(self.on_event)
         self.resultsTable.results.attach(self.workspace.rows)
-        self.runOn.targetChanged.connect(self.on_run_on)
+        e.ready.connect(self.ready)
         # A sweep's progress -> run control, lessons and the window's own signals.
         p.began.connect(self._sweep_began)
         p.stoppable.connect(self.run_control.set_stoppable)
@@ -274,59 +276,6 @@ class MainWindow(QMainWindow):
     def on_event(self, event) -> None:
         protocol.dispatch(self.handlers, event)
 
-    def on_trouble(self, e: ev.Trouble) -> None:
-        """A sweep the engine refused, an engine that died, a request that failed in it, a Dask
-        scheduler lost (said where the user looks too; the points measured before are on screen
-        and journalled)."""
-        self.status.showMessage(short(e.text))
-        if e.traceback:
-            log.error("%s\n%s", e.text, e.traceback)
-        else:
-            log.error("%s", e.text)
-        if e.what == "lost":
-            self.notice.show_problem(e.text)
-
-    @Slot()
-    def on_run_on(self) -> None:
-        """Run on another machine (or this one again): the backend list becomes what it can run."""
-        if self.controller.use(self.runOn.target()):
-            self.status.showMessage("Asking the cluster which backends its workers can run..."
-                                    if self.runOn.target() is not None else "Running on this machine")
-            self.controller.probe()
-
-    def on_log_line(self, message: protocol.LogLine) -> None:
-        logging.getLogger("engine").log(logging.getLevelName(message.level), message.text)
-
-    def on_environment(self, e: ev.EnvironmentRead) -> None:
-        # The workspace merged it (a sweep with cudf-pandas ends in its own engine, whose record
-        # lacks the limits the shared engine measured for the other backends' points).
-        self.environment.show_record(e.record)
-        if self._ready:
-            return                      # the record again after a sweep, with the limits it measured
-        self._ready = True
-        # The window, Qt's wrappers, pandas and pyqtgraph are built now and live as long as the
-        # window: out of the collector's way, so that a full collection during a sweep walks only
-        # what the sweep made (it walked everything, 60 ms on the GUI thread, a dropped frame).
-        gc.freeze()
-        self.plots.warm()
-        self.ready.emit()
-
-    def on_backends_probed(self, message: protocol.ProbeResults) -> None:
-        availability = message.availability
-        self.experiment.set_availability(availability)
-        self.restore_backends()
-        bad = [n for n, a in availability.items() if not a.usable and is_gpu(n)]
-        for n in bad:                  # the reasons go to the log; the status line stays one sentence
-            log.info("%s not usable here: %s", n, availability[n].reason)
-        if not bad:
-            self.status.showMessage("All backends usable")
-        elif len(bad) == sum(is_gpu(n) for n in availability):
-            self.status.showMessage("CPU backends ready; the GPU backends need a CUDA GPU and its libraries "
-                                    "(why each is off: the Log tab)")
-        else:
-            self.status.showMessage(short(f"{len(bad)} GPU backend(s) not usable here: {', '.join(bad)} "
-                                          "(why: the Log tab)"))
-
     # --- what is on screen (panels.files.Shows and the window's callers) ----------------------------
 
     def result_sets(self) -> list[ResultSet]:
@@ -359,12 +308,10 @@ class MainWindow(QMainWindow):
 
     # What the workspace holds, by the names this window's callers know.
     rows = property(lambda self: self.workspace.rows, doc="The main set's rows: the workspace's list, read in place.")
-    origin = property(lambda self: self.workspace.origin)
     compared = property(lambda self: self.workspace.compared)
     sweep_settings = property(lambda self: self.workspace.settings)
     total = property(lambda self: self.workspace.total)
     journal = property(lambda self: self.workspace.journal)
-    journals = property(lambda self: self.workspace.journals)
     lesson_statement = property(lambda self: self.workspace.statement)
 
     # The parts' names that tests, benchmarks and scripts reach through the window.
@@ -373,11 +320,8 @@ class MainWindow(QMainWindow):
     presentationAction = property(lambda self: self.menus.presentationAction)
     darkAction = property(lambda self: self.menus.darkAction)
     zoomAction = property(lambda self: self.menus.zoomAction)
-    lessonsMenu = property(lambda self: self.menus.lessonsMenu)
     exportLessonAction = property(lambda self: self.menus.exportLessonAction)
     timeline = property(lambda self: self.sets.timeline)
-    refresh_timer = property(lambda self: self.progress.refresh_timer)
-    table_timer = property(lambda self: self.progress.table_timer)
 
     @property
     def lesson_overrides(self) -> dict:
@@ -406,14 +350,8 @@ class MainWindow(QMainWindow):
     def restore_interrupted(self) -> None:
         self.session_restore.restore()
 
-    def discard_interrupted(self) -> None:
-        self.session_restore.discard()
-
     def save_settings(self) -> None:
         self.window_settings.save()
-
-    def restore_settings(self) -> None:
-        self.window_settings.restore()
 
     # --- showing and closing -------------------------------------------------------------------
 
