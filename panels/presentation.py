@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QColor, QPalette
@@ -25,9 +26,11 @@ MIN_PT, MAX_PT = 7, 40
 class Presentation(QObject):
     changed = Signal(object)    # the Look now in force
 
-    def __init__(self, window: QMainWindow, docks: tuple[QDockWidget, ...]) -> None:
+    def __init__(self, window: QMainWindow, docks: tuple[QDockWidget, ...], plots: Any, toolbar: Any) -> None:
         super().__init__(window)
-        self.window = window
+        self.window = window            # the window it styles: its palette and its font
+        self.plots = plots              # panels.plots.PlotsPanel
+        self.toolbar = toolbar          # panels.toolbar.RunToolBar
         self.docks = docks
         self.presenting = False
         self.dark = False
@@ -77,24 +80,17 @@ class Presentation(QObject):
 
     def set_mouse_zoom(self, on: bool) -> None:
         self.mouse_zoom = bool(on)
-        self.window.plots.set_mouse_zoom(self.mouse_zoom)
+        self.plots.set_mouse_zoom(self.mouse_zoom)
 
     # --- applying ----------------------------------------------------------------------------
 
     def apply(self) -> None:
         look = self.look
         self.window.setPalette(palette(look))
-        self.window.plots.apply_look(look)
-        if getattr(self.window, "timeline", None) is not None:
-            self.window.timeline.apply_look(look)
-        self.window.toolbar.set_font_pt(look.font_pt if self.presenting else self.window.font().pointSize())
-        self.window.plots.set_mouse_zoom(self.mouse_zoom)
-        for action, on in ((getattr(self.window, "presentationAction", None), self.presenting),
-                           (getattr(self.window, "darkAction", None), self.dark),
-                           (getattr(self.window, "zoomAction", None), self.mouse_zoom)):
-            if action is not None and action.isChecked() != on:
-                action.setChecked(on)
-        self.changed.emit(look)
+        self.plots.apply_look(look)
+        self.toolbar.set_font_pt(look.font_pt if self.presenting else self.window.font().pointSize())
+        self.plots.set_mouse_zoom(self.mouse_zoom)
+        self.changed.emit(look)         # the menus' check marks and the timeline follow it
 
     # --- settings ----------------------------------------------------------------------------
 
@@ -103,8 +99,8 @@ class Presentation(QObject):
         settings.setValue("fontPt", self.normal_pt)
         settings.setValue("presentationFontPt", self.presentation_pt)
         settings.setValue("mouseZoom", self.mouse_zoom)
-        settings.setValue("chartKeys", self.window.plots.keysAction.isChecked())
-        settings.setValue("chartCaptions", self.window.plots.captionsAction.isChecked())
+        settings.setValue("chartKeys", self.plots.keysAction.isChecked())
+        settings.setValue("chartCaptions", self.plots.captionsAction.isChecked())
 
     def restore(self, settings) -> None:
         def flag(key: str, default: bool) -> bool:
@@ -115,8 +111,8 @@ class Presentation(QObject):
         self.presentation_pt = min(MAX_PT, max(style.PRESENTATION_MIN_PT,
                                                int(settings.value("presentationFontPt", self.presentation_pt))))
         self.apply()
-        self.window.plots.show_keys(flag("chartKeys", True))
-        self.window.plots.show_captions(flag("chartCaptions", True))
+        self.plots.show_keys(flag("chartKeys", True))
+        self.plots.show_captions(flag("chartCaptions", True))
 
 
 def palette(look: Look) -> QPalette:

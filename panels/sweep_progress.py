@@ -3,18 +3,24 @@ rows and the charts' refreshes, coalesced by timers so that fast points never fl
 from __future__ import annotations
 
 import html
-
 import logging
 import time
+from typing import TYPE_CHECKING, Callable
 
-from PySide6.QtCore import Qt, Slot
+from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
 
 from panels.status_line import short
 from workbench.core.sizes import fmt_size
 from workbench.measure import engine
-from workbench.views import provenance
 from workbench.workspace import RunState
 from workbench.workspace import events as ev
+
+if TYPE_CHECKING:
+    from panels.plots import PlotsPanel
+    from panels.table import ResultsTable
+    from panels.toolbar import RunToolBar
+    from PySide6.QtWidgets import QStatusBar
+    from workbench.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
@@ -23,41 +29,65 @@ TABLE_REFRESH_MS = 250  # and the table's new rows
 TABLE_RETRY_MS = 20     # how soon the table tries again where the charts were being drawn
 
 
-class SweepProgress:
-    """``MainWindow``'s handlers of a sweep's events (a part of the window: it reads its widgets)."""
+class SweepProgress(QObject):
+    """A sweep's events on screen: the progress bar and its labels, the table's new rows and the
+    charts' refreshes. It owns the refresh timers and the sweep's state on screen (measuring, and
+    finishing: the last points still being drawn); what the rest of the window does when a sweep
+    begins or ends, it leaves to whoever listens to ``began`` and ``finished``."""
+
+    began = Signal(object)          # ev.SweepBegan: on screen now (first False: a lesson's next run)
+    stoppable = Signal(bool)        # Stop may be pressed (False: stopping, or ended)
+    pointAdded = Signal(object)     # a row is in the table
+    finished = Signal(object)       # ev.SweepEnded: its last points are drawn
+    lessonEnded = Signal(object)    # lessons.Statement of a lesson of which nothing ran here
+
+    def __init__(self, parent: QObject, workspace: Workspace, toolbar: RunToolBar, plots: PlotsPanel,
+                 table: ResultsTable, status: QStatusBar, prefix: Callable[[], str]) -> None:
+        super().__init__(parent)
+        self.workspace, self.plots, self.table, self.status = workspace, plots, table, status
+        self.progressBar, self.progressLabel, self.etaLabel = toolbar.progressBar, toolbar.progressLabel, toolbar.etaLabel
+        self.prefix = prefix            # the lesson's "Lesson X, run 1 of 2: ", or ""
+        self.t_start = 0.0
+        self.current = ""
+        self._finishing = False         # the last points are being drawn: Run waits for them
+        self._measuring = False         # the progress bar and buttons show a sweep (SweepBegan came)
+        self._spec = None
+        self._ended: ev.SweepEnded | None = None
+        self.refresh_timer = QTimer(self, singleShot=True, interval=PLOT_REFRESH_MS, objectName="plotRefresh")
+        self.refresh_timer.timeout.connect(self.refresh_plots)
+        # The table shows new rows a few times a second too: a row inserted per point repainted the
+        # table, every visible cell read through Python, at every point.
+        self.table_timer = QTimer(self, singleShot=True, interval=TABLE_REFRESH_MS, objectName="tableRefresh")
+        self.table_timer.timeout.connect(self._table_rows)
+        table.wait_while = plots.drawing.active     # columns too, between chart updates
+        # The next refresh waits for the charts to have drawn the last one: a refresh that came while
+        # they were still drawing started them over (the summary and the last charts lagged behind)
+        # and its own work landed between two of theirs, one long stall of the GUI thread.
+        plots.updated.connect(self._plots_drawn)
+
+    @property
+    def finishing(self) -> bool:
+        """A sweep ended and its last points are being drawn: Run waits for them."""
+        return self._finishing
+
+    def stop_timers(self) -> None:
+        self.refresh_timer.stop()
+        self.table_timer.stop()
 
     def on_sweep_began(self, e: ev.SweepBegan) -> None:
         """A sweep is handed to the engine (``first`` False: a lesson's next run, whose rows join
         the last run's)."""
         spec = e.spec
         if e.first:
-            self.exportLessonAction.setEnabled(False)
-            self.resultsTable.results.attach(self.workspace.rows)
+            self.table.results.attach(self.workspace.rows)
             self.plots.clear(sweep=True)
-            self.forget_timeline()
-            if self.compared:                  # they stay on screen while the new set is measured
+            if self.workspace.compared:        # they stay on screen while the new set is measured
                 self._schedule()
-            self.save_settings()
-            self.restoreBar.hide()             # a new sweep: the old session's points are not this one's
-            self.notice.hide()
-            self._show_environments(self.compared, provenance.labels(self.result_sets())[1:])
-        else:
-            self.experiment.dtypeCombo.setCurrentText(spec.dtype)
-            self.experiment.hostMemoryCombo.setCurrentText(spec.host_memory)
         self._measuring = True
-        # The experiment is fixed while it runs: a workload switch now would be half-applied
-        # (new sizes and unit on screen, the old sweep's points arriving), so it is refused.
-        self.experiment.set_locked(True)
-        self.runOn.setEnabled(False)
-        self.runButton.setEnabled(False)
-        self.runAction.setEnabled(False)
-        self.lessonsMenu.setEnabled(False)
-        self.stopButton.setEnabled(True)
-        self.stopAction.setEnabled(True)
         self.progressBar.setRange(0, 0)   # busy until the worker says how many points
         self.progressBar.setFormat("starting...")
         self.etaLabel.setText("")
-        self.progressLabel.setText(self._lesson_prefix() + "Starting the engine...")
+        self.progressLabel.setText(self.prefix() + "Starting the engine...")
         self.t_start = time.perf_counter()
         log.info("sweep: %s on %s, sizes %s, %s", spec.workload, ", ".join(spec.backends),
                  list(spec.sizes), spec.dtype)
@@ -65,14 +95,12 @@ class SweepProgress:
             log.warning("%s", note)
         if e.notes:
             self.status.showMessage(short(e.notes[0]))
-        if e.first:
-            self.busyChanged.emit(True)
+        self.began.emit(e)
 
     def on_state_changed(self, e: ev.StateChanged) -> None:
         if e.state is RunState.STOPPING:
             self.progressBar.setFormat("stopping after the current repeat...")
-            self.stopButton.setEnabled(False)
-            self.stopAction.setEnabled(False)
+            self.stoppable.emit(False)
 
     def on_sweep_planned(self, e: ev.SweepPlanned) -> None:
         self._spec = e.spec
@@ -85,14 +113,15 @@ class SweepProgress:
     def on_point_began(self, e: ev.PointBegan) -> None:
         self.current = f"{e.backend} at {fmt_size(e.size)}" + (f", {e.variant}" if e.variant else "")
         self.progressBar.setFormat(f"{e.done} / {e.total} points")
-        self.progressLabel.setText(f"{self._lesson_prefix()}Measuring {self.current}")
+        self.progressLabel.setText(f"{self.prefix()}Measuring {self.current}")
         self.etaLabel.setText(self._eta(e.done))
 
     def _eta(self, done: int) -> str:
         spec = self._spec
-        if self.total == 0 or spec is None:
+        total = self.workspace.total
+        if total == 0 or spec is None:
             return "estimating..."
-        left, ceiling = engine.time_left(spec, done, self.total, time.perf_counter() - self.t_start)
+        left, ceiling = engine.time_left(spec, done, total, time.perf_counter() - self.t_start)
         if done == 0:     # nothing measured yet: the stopping rule's ceiling is all there is to say
             return f"at most about {ceiling:.0f} s of samples left" if ceiling >= 1 else "estimating..."
         return f"about {left:.0f} s left" if left >= 1 else "under a second left"
@@ -114,20 +143,20 @@ class SweepProgress:
     def _table_rows(self) -> None:
         """The new rows into the table, while the charts are not being drawn: the table's layout
         and repaint (10-12 ms) in the turn of a chart's step or repaint made a 16-22 ms stall."""
-        if self.resultsTable.wait_while():      # the one rule of when the table waits (set above)
+        if self.table.wait_while():      # the one rule of when the table waits (set above)
             self.table_timer.start(TABLE_RETRY_MS)
             return
-        self.resultsTable.take_rows()
+        self.table.take_rows()
 
     @Slot()
     def refresh_plots(self) -> None:
-        if self.rows:
+        if self.workspace.rows:
             self._schedule()
 
     @Slot()
     def _plots_drawn(self) -> None:
         """The charts show the last refresh: points that came meanwhile get the next one."""
-        self.resultsTable.results.set_labels(list(self.plots.labels))
+        self.table.results.set_labels(list(self.plots.labels))
         if self._measuring and not self._finishing and self.workspace.table.frame_is_behind():
             self.refresh_timer.start()
 
@@ -139,50 +168,42 @@ class SweepProgress:
 
     def on_sweep_ended(self, e: ev.SweepEnded) -> None:
         if not self._measuring:               # a lesson of which nothing runs here: its statement only
-            self.resultsTable.results.attach(self.workspace.rows)
+            self.table.results.attach(self.workspace.rows)
             self.plots.clear()
             if e.lesson is not None:
-                self._show_statement(e.lesson)
+                self.lessonEnded.emit(e.lesson)
             return
         self._measuring = False
         self.plots.settle()
         cancelled, elapsed = e.cancelled, e.elapsed_s
         what = f"Lesson {e.lesson.title!r}" if e.lesson is not None else "Sweep"
-        self.refresh_timer.stop()
-        self.table_timer.stop()
-        self.resultsTable.results.appended()       # every row in the table now
+        self.stop_timers()
+        self.table.results.appended()       # every row in the table now
         self._finishing = True
         self._ended = e
-        if self.rows:
+        rows = self.workspace.rows
+        if rows:
             self.plots.updated.connect(self._plots_final, Qt.ConnectionType.SingleShotConnection)
             self._schedule()
         else:           # not "Measuring the first point..." over a sweep that ended without one
             self.plots.say(html.escape(f"Nothing measured: the {what[0].lower() + what[1:]} "
                                        f"{'was stopped' if cancelled else 'ended'} before its first point."))
             self._plots_final()
-        failed = sum(r["status"] != "ok" for r in self.rows)
+        failed = sum(r["status"] != "ok" for r in rows)
         troubles = e.troubles
         # Never "done" over a sweep that could not run or whose engine died: say what happened.
-        word = "stopped" if cancelled else ("failed" if troubles and not self.rows else
+        word = "stopped" if cancelled else ("failed" if troubles and not rows else
                                             "done with problems" if troubles else "done")
         self.progressBar.setRange(0, max(e.total, 1))
         self.progressBar.setValue(e.done)
         self.progressBar.setFormat(f"{word}: {e.done} / {e.total} points")
         self.progressLabel.setText(f"{what} {word} in {elapsed:.1f} s" + (f"; {failed} point(s) failed" if failed else ""))
         self.etaLabel.setText("")
-        self.stopButton.setEnabled(False)
-        self.stopAction.setEnabled(False)
-        self.resultsTable.fit_columns()
+        self.stoppable.emit(False)
+        self.table.fit_columns()
 
     @Slot()
     def _plots_final(self) -> None:
         """The last points are drawn: the sweep is complete for whoever watches the window."""
         self._finishing = False
-        self.experiment.set_locked(False)
-        self.runOn.setEnabled(True)
-        self.on_validity(self.experiment.validate(), self.experiment.problem)
-        ended = self._ended
-        if ended.lesson is not None:
-            self._show_statement(ended.lesson)
-        self.busyChanged.emit(False)
-        self.sweepCompleted.emit(ended.cancelled)
+        self.finished.emit(self._ended)

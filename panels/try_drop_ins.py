@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtGui import QAction
@@ -23,12 +23,24 @@ from workbench.catalog.workloads import REGISTRY
 log = logging.getLogger(__name__)
 
 
+class Tries(Protocol):
+    """What the drop-ins need of the window (also their parent): stated here, as ``panels.files.Shows``
+    states the file actions' needs, so that this module depends on what it uses."""
+
+    busy: bool
+    busyChanged: Any        # Signal(bool)
+    controller: Any         # panels.worker.SweepController: the engines get the drop-ins' file
+    experiment: Any         # panels.experiment.ExperimentPanel
+    files: Any              # panels.files.FileActions: says a problem where the user looks
+    status: Any             # QStatusBar
+
+
 class DropInChoice(QObject):
     """The window's drop-ins: the workloads tried on every backend, and the file telling the engines."""
 
     tried = Signal(str, list)       # the workload, the drop-ins ticked (tests wait on it)
 
-    def __init__(self, window: Any, files: Any) -> None:
+    def __init__(self, window: Tries, files: Any) -> None:
         super().__init__(window)
         self.window, self.files = window, files      # files: panels.workload_files.WorkloadFiles
         self.names: list[str] = []                   # the workloads tried, in order

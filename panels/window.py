@@ -4,55 +4,64 @@ The window shows a workspace (``workbench.workspace.Workspace``) and sends it co
 session itself (the sweep's settings and rows, the sets compared, the journal, the run state,
 a lesson in progress) is held there, without Qt, as the command line holds its own. The sweep
 runs in the worker thread of ``panels.worker``; its messages arrive here as signals carrying
-plain data and go to the workspace, whose events this window turns into what is on screen
-(a sweep's in ``panels.sweep_progress``, which coalesces the plots' updates by a timer).
+plain data and go to the workspace, whose events the window's parts turn into what is on screen.
 
-Plots, table and every export read ``result_sets()``; the File menu (``panels.files``) opens
-and writes them.
+The window builds its widgets, owns its parts as objects (napari's viewer owns its Qt widgets
+the same way) and wires them in one place, ``_wire``: the menus (``panels.window_menus``), run
+control (``panels.run_control``), a sweep's progress (``panels.sweep_progress``), the sets on
+screen and the timeline (``panels.shown_sets``), the lessons (``panels.lesson_view``), the File
+menu's actions (``panels.files``, ``panels.workload_files``, ``panels.try_drop_ins``), the
+settings (``panels.window_settings``) and a killed session's restore (``panels.session_restore``).
+No part holds another; docs/ARCHITECTURE.md draws them.
 """
 from __future__ import annotations
 
-import gc
 import logging
 import sys
+from functools import partial
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QSettings, Qt, Signal, Slot
 from PySide6.QtWidgets import (QApplication, QDockWidget, QMainWindow, QMessageBox, QScrollArea, QTabWidget,
                                QVBoxLayout, QWidget)
 
 from panels import first_frame
 from panels.experiment import ExperimentPanel
+from panels.files import FileActions
+from panels.engine_status import EngineStatus
 from panels.info import EnvironmentPanel, LogPanel, QtLogHandler
-from panels.lesson_view import LessonView
+from panels.lesson_view import LessonView, lesson_prefix
 from panels.notice import NoticeBar
 from panels.plots import PlotsPanel
 from panels.presentation import Presentation
 from panels.restore import RestoreBar
+from panels.run_control import RunControl
 from panels.run_on import RunOnBox
 from panels.session_restore import SessionRestore
+from panels.shown_sets import ShownSets
 from panels.status_line import STATUS_CHARS, short  # noqa: F401 - their old home: callers import them here
-from panels.sweep_progress import PLOT_REFRESH_MS, TABLE_REFRESH_MS, SweepProgress
+from panels.sweep_progress import SweepProgress
 from panels.table import ResultsTable
 from panels.toolbar import RunToolBar
-from panels.window_menus import WindowMenus
+from panels.try_drop_ins import DropInChoice
+from panels.window_menus import Menus
 from panels.window_settings import WindowSettings
 from panels.worker import SweepController
-from workbench import lessons
-from workbench.catalog.backends import is_gpu, probe_all
+from panels.workload_files import WorkloadFiles
+from workbench.catalog.backends import probe_all
 from workbench.cli import display
 from workbench.measure import protocol
 from workbench.results import journal
 from workbench.results.files import ResultSet
+from workbench.views import provenance
 from workbench.workspace import Workspace
 from workbench.workspace import events as ev
 
 log = logging.getLogger(__name__)
 
 
-class MainWindow(WindowMenus, LessonView, SweepProgress, WindowSettings, SessionRestore, QMainWindow):
-    """The window; its menus, lessons, a sweep's progress, its settings and a killed session's
-    restore are parts of it in modules of their own (the classes it is made of)."""
+class MainWindow(QMainWindow):
+    """The window: its widgets, the parts that drive them (objects it owns), and their wiring."""
 
     # Emitted in the GUI thread, after the window has taken the worker's news in (tests wait on these).
     ready = Signal()                  # availability probed and environment read
@@ -79,17 +88,19 @@ class MainWindow(WindowMenus, LessonView, SweepProgress, WindowSettings, Session
         self.confirm_close = self._ask_to_stop      # tests put an answer in its place
         # The worker's supervisor journals every point (in the worker's thread) before it is shown.
         self.controller = SweepController(self, plugins, self.workspace.journal)   # the engine loads the plug-ins too
-        self._wanted_backends: list[str] = []   # ticked again once the deep probe says which can run
-        self._ready = False
-        self.t_start = 0.0
-        self.current = ""
-        self._finishing = False         # the last points are being drawn: Run waits for them
-        self._measuring = False         # the progress bar and buttons show a sweep (SweepBegan came)
-        self._spec = None
-        #: Instead of a lesson's own sizes, repeats or budget (a quick try, a test): plan()'s keywords.
-        self.lesson_overrides: dict = {}
+        self._build_widgets()
+        self._make_parts()
+        self._wire()
+        # A quick probe (no child process) fills the backend list at once; the worker's deep probe
+        # (a tiny computation per GPU library) then corrects it.
+        self.experiment.set_availability(probe_all(deep=False))
+        self.window_settings.restore()
+        self.session_restore.offer_next()
+        # The deep probe starts an engine process and imports the GPU libraries in it: it waits for
+        # the first frame, which it slowed by a third on a 2-core machine (panels.first_frame).
+        self.firstFrame = first_frame.after_first_frame(self, self.controller.probe)
 
-        # Widgets -----------------------------------------------------------------------------------
+    def _build_widgets(self) -> None:
         self.experiment = ExperimentPanel()
         self.toolbar = RunToolBar(self)
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.toolbar)
@@ -104,8 +115,6 @@ class MainWindow(WindowMenus, LessonView, SweepProgress, WindowSettings, Session
         self.notice = NoticeBar(self)
         self.addToolBarBreak()
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.notice)
-        self.restoreBar.restoreRequested.connect(self.restore_interrupted)
-        self.restoreBar.discardRequested.connect(self.discard_interrupted)
 
         scroll = QScrollArea()
         scroll.setWidget(self.experiment)
@@ -142,7 +151,6 @@ class MainWindow(WindowMenus, LessonView, SweepProgress, WindowSettings, Session
         for dock in (self.experimentDock, self.resultsDock):
             dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
                              | QDockWidget.DockWidgetFeature.DockWidgetClosable)
-        self.presentation = Presentation(self, (self.experimentDock, self.resultsDock))
         self.status = self.statusBar()
 
         self.log_handler = QtLogHandler()
@@ -153,116 +161,104 @@ class MainWindow(WindowMenus, LessonView, SweepProgress, WindowSettings, Session
         for note in self.workspace.notes:     # found before this log existed: journals not read or kept
             log.warning("%s", note)
 
-        self.refresh_timer = QTimer(self, singleShot=True, interval=PLOT_REFRESH_MS, objectName="plotRefresh")
-        self.refresh_timer.timeout.connect(self.refresh_plots)
-        # The table shows new rows a few times a second too: a row inserted per point repainted the
-        # table, every visible cell read through Python, at every point.
-        self.table_timer = QTimer(self, singleShot=True, interval=TABLE_REFRESH_MS, objectName="tableRefresh")
-        self.table_timer.timeout.connect(self._table_rows)
-        self.resultsTable.wait_while = self.plots.drawing.active     # columns too, between chart updates
-        # The next refresh waits for the charts to have drawn the last one: a refresh that came while
-        # they were still drawing started them over (the summary and the last charts lagged behind)
-        # and its own work landed between two of theirs, one long stall of the GUI thread.
-        self.plots.updated.connect(self._plots_drawn)
-        # A point clicked in any chart, or a row of the table: its timeline, in a window of its own
-        # made at the first click (no start-up cost for a part most sessions never open).
-        self.timeline = None             # a panels.timeline_view.TimelineView, once asked for
-        self.plots.pointClicked.connect(self.show_timeline)
-        self.resultsTable.pointClicked.connect(self.show_timeline)
+    def _make_parts(self) -> None:
+        """The window's parts, each given the widgets and the calls it uses (never the other parts)."""
+        ws, busy = self.workspace, self._is_busy
+        self.presentation = Presentation(self, (self.experimentDock, self.resultsDock), self.plots, self.toolbar)
+        self.progress = SweepProgress(self, ws, self.toolbar, self.plots, self.resultsTable, self.status,
+                                      prefix=partial(lesson_prefix, ws))
+        self.sets = ShownSets(self, ws, self.plots, self.resultsTable, self.environment, self.toolbar,
+                              self.presentation)
+        self.window_settings = WindowSettings(self, self.settings, self.experiment, self.runOn, self.presentation,
+                                              self.resultsDock, self.experimentDock)
+        self.engine_status = EngineStatus(self, self.controller, self.experiment, self.runOn, self.environment,
+                                          self.plots, self.status, self.notice,
+                                          restore_backends=self.window_settings.restore_backends)
+        # The file parts take the window through the small protocols they state (panels.files.Shows):
+        # what is on screen, the bars that say problems, the settings.
+        self.files = FileActions(self)
+        self.workloadFiles = WorkloadFiles(self, self.controller.worker.plugins)    # --plugin's files too
+        self.dropIns = DropInChoice(self, self.workloadFiles)
+        self.run_control = RunControl(self, ws, self.experiment, self.runOn, self.toolbar, busy,
+                                      blocked=self.workloadFiles.blocked, problem=self.files.say_problem)
+        self.lessons = LessonView(self, ws, self.experiment, self.plots, self.status, self.files.job, busy,
+                                  renew_engine=self._renew_engine)
+        self.session_restore = SessionRestore(self, ws, self.restoreBar, self.experiment, self.status, busy)
+        self.menus = Menus(self, self.run_control, self.presentation, self.plots,
+                           file_groups=[*self.files.menu_groups(), [self.workloadFiles.openAction]],
+                           run_extras=[self.dropIns.action], docks=(self.experimentDock, self.resultsDock))
 
-        self._make_actions()
-
-        # Signals: worker -> bound slots of this GUI-thread object (never lambdas) ------------------
-        # Everything the worker reports is one signal of protocol messages, handed to the workspace;
-        # what it makes of them (and the messages it keeps nothing of) comes back as its events,
-        # dispatched by this one table.
+    def _wire(self) -> None:
+        """Every signal and call between the parts, the workspace and the worker, in one place."""
+        # Worker -> workspace: one signal of protocol messages, to a bound slot (never a lambda).
+        self.controller.worker.message.connect(self.on_message)
+        # Workspace -> parts: what it makes of the messages comes back as its events, one table.
+        p, sets, e = self.progress, self.sets, self.engine_status
         self.handlers = {
-            ev.SweepBegan: self.on_sweep_began, ev.SweepPlanned: self.on_sweep_planned,
-            ev.PointBegan: self.on_point_began, ev.PointAdded: self.on_point_added,
-            ev.SweepEnded: self.on_sweep_ended, ev.StateChanged: self.on_state_changed,
-            ev.Trouble: self.on_trouble, ev.SetsShown: self.on_sets_shown,
-            ev.EnvironmentRead: self.on_environment, protocol.LogLine: self.on_log_line,
-            protocol.ProbeResults: self.on_backends_probed,
+            ev.SweepBegan: p.on_sweep_began, ev.SweepPlanned: p.on_sweep_planned,
+            ev.PointBegan: p.on_point_began, ev.PointAdded: p.on_point_added,
+            ev.SweepEnded: p.on_sweep_ended, ev.StateChanged: p.on_state_changed,
+            ev.SetsShown: sets.on_sets_shown, ev.Trouble: e.on_trouble,
+            ev.EnvironmentRead: e.on_environment, protocol.LogLine: e.on_log_line,
+            protocol.ProbeResults: e.on_backends_probed,
         }
         self.workspace.listen(self.on_event)
         self.resultsTable.results.attach(self.workspace.rows)
-        self.controller.worker.message.connect(self.on_message)
-        self.runButton.clicked.connect(self.run)
-        self.stopButton.clicked.connect(self.stop)
-        self.experiment.validityChanged.connect(self.on_validity)
-        self.runOn.targetChanged.connect(self.on_run_on)
+        e.ready.connect(self.ready)
+        # A sweep's progress -> run control, lessons and the window's own signals.
+        p.began.connect(self._sweep_began)
+        p.stoppable.connect(self.run_control.set_stoppable)
+        p.pointAdded.connect(self.pointAdded)
+        p.finished.connect(self._sweep_finished)
+        p.lessonEnded.connect(self.lessons.show_statement)
+        self.run_control.idleChanged.connect(self.menus.lessonsMenu.setEnabled)
+        # Menus -> lessons; lessons -> menus and the window's signal.
+        self.menus.lessonChosen.connect(self.lessons.run_lesson)
+        self.menus.exportLessonAsked.connect(self.lessons.ask_export_lesson)
+        self.lessons.exportable.connect(self.menus.exportLessonAction.setEnabled)
+        self.lessons.completed.connect(self.lessonCompleted)
+        # The sets on screen -> the file actions; a killed session's restore -> the window's signal.
+        sets.shown.connect(self.files.update_enabled)
+        sets.timelineExportAsked.connect(self.files.ask_export_timeline)
+        self.session_restore.restored.connect(self.restored)
+        self.busyChanged.connect(self.files.update_enabled)
 
-        # A quick probe (no child process) fills the backend list at once; the worker's deep probe
-        # (a tiny computation per GPU library) then corrects it.
-        self.experiment.set_availability(probe_all(deep=False))
-        self.restore_settings()
-        self._offer_next()
-        # The deep probe starts an engine process and imports the GPU libraries in it: it waits for
-        # the first frame, which it slowed by a third on a 2-core machine (panels.first_frame).
-        self.firstFrame = first_frame.after_first_frame(self, self.controller.probe)
+    # --- a sweep begins and ends: what the parts other than its progress do -------------------------
 
-    # --- running -----------------------------------------------------------------------------------
+    @Slot(object)
+    def _sweep_began(self, e: ev.SweepBegan) -> None:
+        if e.first:
+            self.menus.exportLessonAction.setEnabled(False)
+            self.sets.forget_timeline()
+            self.window_settings.save()
+            self.restoreBar.hide()             # a new sweep: the old session's points are not this one's
+            self.notice.hide()
+            self.sets.show_environments(self.compared, provenance.labels(self.result_sets())[1:])
+        else:                                  # a lesson's next run: its settings on screen
+            self.experiment.dtypeCombo.setCurrentText(e.spec.dtype)
+            self.experiment.hostMemoryCombo.setCurrentText(e.spec.host_memory)
+        self.run_control.lock()
+        if e.first:
+            self.busyChanged.emit(True)
 
-    @Slot(bool, str)
-    def on_validity(self, ok: bool, problem: str) -> None:
-        idle = not self.busy
-        self.runButton.setEnabled(ok and idle)
-        self.runAction.setEnabled(ok and idle)
-        self.lessonsMenu.setEnabled(idle)       # a lesson sets its own experiment up: only the busy matter
-        self.runButton.setToolTip(problem or "Run the sweep (Ctrl+R)")
+    @Slot(object)
+    def _sweep_finished(self, ended: ev.SweepEnded) -> None:
+        """The last points are drawn: the sweep is complete for whoever watches the window."""
+        self.run_control.unlock()
+        if ended.lesson is not None:
+            self.lessons.show_statement(ended.lesson)
+        self.busyChanged.emit(False)
+        self.sweepCompleted.emit(ended.cancelled)
 
-    @property
-    def rows(self) -> list:
-        """The main set's rows (the live sweep's, or the file opened): the workspace's list, the one
-        place they live; the table's model reads it in place."""
-        return self.workspace.rows
+    # --- the workspace and the engine ---------------------------------------------------------------
 
-    # What the workspace holds, by the names this window's callers know.
-    @property
-    def origin(self) -> ResultSet | None:
-        return self.workspace.origin
-
-    @property
-    def compared(self) -> list[ResultSet]:
-        return self.workspace.compared
-
-    @property
-    def sweep_settings(self) -> dict:
-        return self.workspace.settings
-
-    @property
-    def total(self) -> int:
-        return self.workspace.total
-
-    @property
-    def journal(self):
-        return self.workspace.journal
-
-    @property
-    def journals(self):
-        return self.workspace.journals
-
-    @property
-    def lesson_statement(self) -> lessons.Statement | None:
-        return self.workspace.statement
+    def _is_busy(self) -> bool:
+        return self.workspace.busy or self.progress.finishing
 
     @property
     def busy(self) -> bool:
         """A sweep runs, or its last points are still being drawn: Run waits for both."""
-        return self.workspace.busy or self._finishing
-
-    @Slot()
-    def run(self) -> None:
-        if self.busy or not self.experiment.validate():
-            return
-        spec = self.experiment.spec()
-        if spec is None:
-            return
-        why = self.workloadFiles.blocked(spec.workload)
-        if why:                         # said now, not as an engine's "unknown workload" after Run
-            self.files.say_problem(f"{spec.workload} cannot run: {why}")
-            return
-        self.workspace.run(spec)
+        return self._is_busy()
 
     def _start_engine(self, spec) -> None:
         """The workspace starts a sweep: the worker's thread runs it."""
@@ -270,6 +266,10 @@ class MainWindow(WindowMenus, LessonView, SweepProgress, WindowSettings, Session
 
     def _stop_engine(self) -> None:
         self.controller.stop()
+
+    def _renew_engine(self) -> None:
+        """A lesson that wants a cold engine: the one in use starts afresh."""
+        self.controller.worker.engine.renew()
 
     @Slot(object)
     def on_message(self, message) -> None:
@@ -279,80 +279,7 @@ class MainWindow(WindowMenus, LessonView, SweepProgress, WindowSettings, Session
     def on_event(self, event) -> None:
         protocol.dispatch(self.handlers, event)
 
-    @Slot()
-    def stop(self) -> None:
-        self.workspace.stop()
-
-    def on_trouble(self, e: ev.Trouble) -> None:
-        """A sweep the engine refused, an engine that died, a request that failed in it, a Dask
-        scheduler lost (said where the user looks too; the points measured before are on screen
-        and journalled)."""
-        self.status.showMessage(short(e.text))
-        if e.traceback:
-            log.error("%s\n%s", e.text, e.traceback)
-        else:
-            log.error("%s", e.text)
-        if e.what == "lost":
-            self.notice.show_problem(e.text)
-
-    @Slot()
-    def on_run_on(self) -> None:
-        """Run on another machine (or this one again): the backend list becomes what it can run."""
-        if self.controller.use(self.runOn.target()):
-            self.status.showMessage("Asking the cluster which backends its workers can run..."
-                                    if self.runOn.target() is not None else "Running on this machine")
-            self.controller.probe()
-
-    def on_log_line(self, message: protocol.LogLine) -> None:
-        logging.getLogger("engine").log(logging.getLevelName(message.level), message.text)
-
-    def on_environment(self, e: ev.EnvironmentRead) -> None:
-        # The workspace merged it (a sweep with cudf-pandas ends in its own engine, whose record
-        # lacks the limits the shared engine measured for the other backends' points).
-        self.environment.show_record(e.record)
-        if self._ready:
-            return                      # the record again after a sweep, with the limits it measured
-        self._ready = True
-        # The window, Qt's wrappers, pandas and pyqtgraph are built now and live as long as the
-        # window: out of the collector's way, so that a full collection during a sweep walks only
-        # what the sweep made (it walked everything, 60 ms on the GUI thread, a dropped frame).
-        gc.freeze()
-        self.plots.warm()
-        self.ready.emit()
-
-    def on_backends_probed(self, message: protocol.ProbeResults) -> None:
-        availability = message.availability
-        self.experiment.set_availability(availability)
-        self.restore_backends()
-        bad = [n for n, a in availability.items() if not a.usable and is_gpu(n)]
-        for n in bad:                  # the reasons go to the log; the status line stays one sentence
-            log.info("%s not usable here: %s", n, availability[n].reason)
-        if not bad:
-            self.status.showMessage("All backends usable")
-        elif len(bad) == sum(is_gpu(n) for n in availability):
-            self.status.showMessage("CPU backends ready; the GPU backends need a CUDA GPU and its libraries "
-                                    "(why each is off: the Log tab)")
-        else:
-            self.status.showMessage(short(f"{len(bad)} GPU backend(s) not usable here: {', '.join(bad)} "
-                                          "(why: the Log tab)"))
-
-    # --- what is on screen ------------------------------------------------------------------
-
-    def show_timeline(self, point: tuple) -> "TimelineView":
-        """The timeline of ``point`` (backend, variant, size, set index), in its window."""
-        if self.timeline is None:
-            from panels.timeline_view import TimelineView
-            self.timeline = TimelineView(self)
-            self.timeline.apply_look(self.plots.look)     # the look of now; Presentation passes later ones
-            self.timeline.exportAsked.connect(self.files.ask_export_timeline)
-        self.timeline.show_point(self.result_sets(), point)
-        return self.timeline
-
-    def forget_timeline(self) -> None:
-        """Other sets on screen: the timeline shown was of a point of the ones before (its Export
-        would find another file's point at its set's index), so it goes."""
-        if self.timeline is not None:
-            self.timeline.hide()
+    # --- what is on screen (panels.files.Shows and the window's callers) ----------------------------
 
     def result_sets(self) -> list[ResultSet]:
         """Every set on screen, the main one first: what the plots, the table and every export show."""
@@ -365,41 +292,12 @@ class MainWindow(WindowMenus, LessonView, SweepProgress, WindowSettings, Session
             return
         self.workspace.show_sets(sets)
 
-    def on_sets_shown(self, e: ev.SetsShown) -> None:
-        sets = self.result_sets()
-        if e.restored:              # the interrupted session's points, beside the sets compared
-            self.resultsTable.results.attach(self.workspace.rows)
-            self.plots.update_from(sets)
-            return
-        main = sets[0]
-        self.forget_timeline()
-        self.plots.clear()
-        self.plots.update_from(sets)
-        labels = list(self.plots.overlay.labels)
-        self.resultsTable.results.show_sets(self.workspace.rows,
-                                            [rs.frame.to_dict("records") for rs in self.compared], labels)
-        self.resultsTable.fit_columns()
-        self._show_environments(sets, labels)
-        self.progressBar.setRange(0, 1)
-        self.progressBar.setValue(1 if self.rows else 0)
-        self.progressBar.setFormat(f"{len(self.rows)} points shown")
-        self.progressLabel.setText(f"Showing {_where(main)}" + (f" and {len(self.compared)} compared set(s)"
-                                                                   if self.compared else ""))
-        self.etaLabel.setText("")
-        self.files.update_enabled()
-
-    def _show_environments(self, sets: list[ResultSet], labels: list[str]) -> None:
-        """The records the sets were measured with, where they are not this machine's."""
-        self.environment.show_sources([(f"{label or 'Results'} ({_where(rs)})", rs.environment)
-                                       for rs, label in zip(sets, labels)
-                                       if rs.environment != self.workspace.environment])
-
     def show_session(self, experiment: dict, sets: list[ResultSet], view: dict) -> list[str]:
         """A saved session as it was: the experiment's settings, its sets, the baseline; what could not
         be chosen here (a backend not usable on this machine), in words."""
         unmet = self.experiment.apply_settings(experiment)
         if isinstance(experiment.get("backends"), list):
-            self._wanted_backends = list(experiment["backends"])
+            self.window_settings.wanted_backends = list(experiment["backends"])
         if sets:
             self.show_sets(sets)
             index = self.plots.baselineCombo.findData(view.get("baseline", ""))
@@ -407,7 +305,62 @@ class MainWindow(WindowMenus, LessonView, SweepProgress, WindowSettings, Session
                 self.plots.baselineCombo.setCurrentIndex(index)
         return unmet
 
-    # --- closing -----------------------------------------------------------------------------------
+    def restore_backends(self) -> None:
+        """The backends last chosen, ticked again (a probe or a workload file changed the list)."""
+        self.window_settings.restore_backends()
+
+    # What the workspace holds, by the names this window's callers know.
+    rows = property(lambda self: self.workspace.rows, doc="The main set's rows: the workspace's list, read in place.")
+    compared = property(lambda self: self.workspace.compared)
+    sweep_settings = property(lambda self: self.workspace.settings)
+    total = property(lambda self: self.workspace.total)
+    journal = property(lambda self: self.workspace.journal)
+    lesson_statement = property(lambda self: self.workspace.statement)
+
+    # The parts' names that tests, benchmarks and scripts reach through the window.
+    runAction = property(lambda self: self.run_control.runAction)
+    stopAction = property(lambda self: self.run_control.stopAction)
+    presentationAction = property(lambda self: self.menus.presentationAction)
+    darkAction = property(lambda self: self.menus.darkAction)
+    zoomAction = property(lambda self: self.menus.zoomAction)
+    exportLessonAction = property(lambda self: self.menus.exportLessonAction)
+    timeline = property(lambda self: self.sets.timeline)
+
+    @property
+    def lesson_overrides(self) -> dict:
+        """Instead of a lesson's own sizes, repeats or budget (a quick try, a test): plan()'s keywords."""
+        return self.lessons.overrides
+
+    @lesson_overrides.setter
+    def lesson_overrides(self, value: dict) -> None:
+        self.lessons.overrides = value
+
+    def run(self) -> None:
+        self.run_control.run()
+
+    def stop(self) -> None:
+        self.run_control.stop()
+
+    def run_lesson(self, name: str) -> bool:
+        return self.lessons.run_lesson(name)
+
+    def export_lesson(self, folder: str | Path) -> list[Path]:
+        return self.lessons.export_lesson(folder)
+
+    def show_timeline(self, point: tuple):
+        return self.sets.show_timeline(point)
+
+    def restore_interrupted(self) -> None:
+        self.session_restore.restore()
+
+    def save_settings(self) -> None:
+        self.window_settings.save()
+
+    # --- showing and closing -------------------------------------------------------------------
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.window_settings.shown()
 
     def _ask_to_stop(self) -> bool:
         answer = QMessageBox.question(
@@ -422,25 +375,16 @@ class MainWindow(WindowMenus, LessonView, SweepProgress, WindowSettings, Session
             event.ignore()                 # the sweep goes on; nothing was stopped or saved
             return
         self.workspace.close()             # ended normally: nothing to offer next time
-        self.save_settings()
-        self.refresh_timer.stop()
-        self.table_timer.stop()
+        self.window_settings.save()
+        self.progress.stop_timers()
         self.plots.shutdown()              # its spec thread ends (a job in flight finishes first)
-        if self.timeline is not None:
-            self.timeline.close()
+        self.sets.close()
         self.resultsTable.stop_fitting()
         self.files.job.wait()              # an export being written finishes first
         self.workloadFiles.close()
         self.controller.shutdown()
         logging.getLogger().removeHandler(self.log_handler)
         super().closeEvent(event)
-
-
-def _where(rs: ResultSet) -> str:
-    """Where a set comes from, in a few words: its file, else its host and date."""
-    if rs.source:
-        return Path(rs.source).name
-    return ", ".join(x for x in (rs.host, rs.written[:10]) if x) or "this sweep"
 
 
 def main(argv: list[str] | None = None, plugins: tuple[str, ...] = ()) -> int:

@@ -184,7 +184,7 @@ def test_the_memory_wall_lesson_puts_its_cap_in_the_field_and_announces_the_wall
     from workbench import lessons
     w, _ = fake_gpu
     plan = lessons.plan(lessons.get("memory-wall"), {b: Availability(True, "", "t") for b in BACKENDS})
-    w._show_plan(plan)
+    w.lessons.show_plan(plan)
     assert w.experiment.deviceMemoryLimit.text() == "1280MiB"
     assert w.experiment.device_memory_limit() == lessons.get("memory-wall").device_memory_limit
     notes = w.experiment.memory_notes(plan.specs[0])

@@ -1,0 +1,104 @@
+"""The result sets on screen: the charts, the table and the environments they were measured in,
+as a file opened, a session restored or compared sets show them; and a point's timeline, in a
+window of its own, when a point of a chart or a row of the table is chosen."""
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtWidgets import QWidget
+
+from workbench.results.files import ResultSet
+from workbench.workspace import events as ev
+
+if TYPE_CHECKING:
+    from panels.info import EnvironmentPanel
+    from panels.plots import PlotsPanel
+    from panels.presentation import Presentation
+    from panels.table import ResultsTable
+    from panels.timeline_view import TimelineView
+    from panels.toolbar import RunToolBar
+    from workbench.workspace import Workspace
+
+log = logging.getLogger(__name__)
+
+
+class ShownSets(QObject):
+    """The workspace's sets on the charts, the table and the environment tab (a sweep's own points
+    are ``SweepProgress``'s to show while it runs), and the timeline window, made at its first use."""
+
+    shown = Signal()                # other sets are on screen (what may be exported changed)
+    timelineExportAsked = Signal(object)    # the timeline window's Export... (the point)
+
+    def __init__(self, parent: QWidget, workspace: Workspace, plots: PlotsPanel, table: ResultsTable,
+                 environment: EnvironmentPanel, toolbar: RunToolBar, presentation: Presentation) -> None:
+        super().__init__(parent)
+        self.timeline_parent = parent
+        self.workspace, self.plots, self.table, self.environment = workspace, plots, table, environment
+        self.progressBar, self.progressLabel, self.etaLabel = toolbar.progressBar, toolbar.progressLabel, toolbar.etaLabel
+        self.presentation = presentation
+        # A point clicked in any chart, or a row of the table: its timeline, in a window of its own
+        # made at the first click (no start-up cost for a part most sessions never open).
+        self.timeline: TimelineView | None = None
+        plots.pointClicked.connect(self.show_timeline)
+        table.pointClicked.connect(self.show_timeline)
+
+    @Slot(object)
+    def show_timeline(self, point: tuple) -> TimelineView:
+        """The timeline of ``point`` (backend, variant, size, set index), in its window."""
+        if self.timeline is None:
+            from panels.timeline_view import TimelineView
+            self.timeline = TimelineView(self.timeline_parent)
+            self.timeline.apply_look(self.presentation.look)     # the look of now, and every later one
+            self.presentation.changed.connect(self.timeline.apply_look)
+            self.timeline.exportAsked.connect(self.timelineExportAsked)
+        self.timeline.show_point(self.workspace.result_sets(), point)
+        return self.timeline
+
+    def forget_timeline(self) -> None:
+        """Other sets on screen: the timeline shown was of a point of the ones before (its Export
+        would find another file's point at its set's index), so it goes."""
+        if self.timeline is not None:
+            self.timeline.hide()
+
+    def close(self) -> None:
+        if self.timeline is not None:
+            self.timeline.close()
+
+    def on_sets_shown(self, e: ev.SetsShown) -> None:
+        ws = self.workspace
+        sets = ws.result_sets()
+        if e.restored:              # the interrupted session's points, beside the sets compared
+            self.table.results.attach(ws.rows)
+            self.plots.update_from(sets)
+            return
+        main = sets[0]
+        self.forget_timeline()
+        self.plots.clear()
+        self.plots.update_from(sets)
+        labels = list(self.plots.overlay.labels)
+        self.table.results.show_sets(ws.rows, [rs.frame.to_dict("records") for rs in ws.compared], labels)
+        self.table.fit_columns()
+        self.show_environments(sets, labels)
+        self.progressBar.setRange(0, 1)
+        self.progressBar.setValue(1 if ws.rows else 0)
+        self.progressBar.setFormat(f"{len(ws.rows)} points shown")
+        self.progressLabel.setText(f"Showing {where(main)}" + (f" and {len(ws.compared)} compared set(s)"
+                                                                  if ws.compared else ""))
+        self.etaLabel.setText("")
+        self.shown.emit()
+
+    def show_environments(self, sets: list[ResultSet], labels: list[str]) -> None:
+        """The records the sets were measured with, where they are not this machine's."""
+        self.environment.show_sources([(f"{label or 'Results'} ({where(rs)})", rs.environment)
+                                       for rs, label in zip(sets, labels)
+                                       if rs.environment != self.workspace.environment])
+
+
+def where(rs: ResultSet) -> str:
+    """Where a set comes from, in a few words: its file, else its host and date."""
+    if rs.source:
+        return Path(rs.source).name
+    return ", ".join(x for x in (rs.host, rs.written[:10]) if x) or "this sweep"
