@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Callable
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtWidgets import QFileDialog, QWidget
 
-from workbench import lessons
+from workbench.core.lazy import lazy_module
 from workbench.catalog.backends import probe_all
 from workbench.core import atomic
 from workbench.core.sizes import fmt_bytes_exact, fmt_size
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from panels.plots import PlotsPanel
     from workbench.workspace import Workspace
 
+lessons = lazy_module("workbench.lessons")     # after the first frame (panels.worker.PRELOAD)
 log = logging.getLogger(__name__)
 
 

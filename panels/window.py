@@ -204,6 +204,7 @@ class MainWindow(QMainWindow):
         }
         self.workspace.listen(self.on_event)
         self.resultsTable.results.attach(self.workspace.rows)
+        e.ready.connect(self.menus.add_lessons)     # before the window says ready: a test looks them up then
         e.ready.connect(self.ready)
         # A sweep's progress -> run control, lessons and the window's own signals.
         p.began.connect(self._sweep_began)

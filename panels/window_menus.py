@@ -12,7 +12,6 @@ from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox
 
-from workbench import lessons
 
 if TYPE_CHECKING:
     from panels.plots import PlotsPanel
@@ -74,18 +73,14 @@ class Menus(QObject):
         view.addActions([plots.keysAction, plots.captionsAction, *plots.alone.values()])
         view.addSeparator()
         view.addAction(full)
-        # Lessons: one click sets up the experiment and runs it; the statement follows the sweep.
+        # Lessons: one click sets up the experiment and runs it; the statement follows the sweep. The
+        # lessons themselves (a dozen modules) load after the first frame: add_lessons fills the menu.
         self.lessonsMenu = bar.addMenu("&Lessons")
         self.lessonsMenu.setObjectName("lessonsMenu")
         self.lessonsMenu.setToolTipsVisible(True)
-        for ls in lessons.LESSONS.values():
-            a = QAction(ls.title, window)
-            a.setObjectName(f"lesson:{ls.name}")
-            a.setData(ls.name)
-            a.setToolTip(ls.claim)
-            a.setStatusTip(ls.claim)
-            self.lessonsMenu.addAction(a)
-        self.lessonsMenu.addSeparator()
+        self._window = window
+        self._lessonsEnd = self.lessonsMenu.addSeparator()
+        self.lessonsMenu.aboutToShow.connect(self.add_lessons)     # opened before they were added
         # Its data stays empty: only the actions that name a lesson are lessonChosen.
         self.exportLessonAction = action("&Export the lesson's chart and text...", self.exportLessonAsked,
                                          None, "exportLessonAction")
@@ -93,6 +88,24 @@ class Menus(QObject):
         self.lessonsMenu.addAction(self.exportLessonAction)
         self.lessonsMenu.triggered.connect(self._lesson_triggered)
         bar.addMenu("&Help").addAction(about)
+
+    @Slot()
+    def add_lessons(self) -> None:
+        """The lessons into their menu, once: called when the window is ready (the worker's thread
+        imported them after the first frame), or when the menu is opened before that."""
+        if self._lessonsEnd is None:
+            return
+        from workbench import lessons
+        actions = []
+        for ls in lessons.LESSONS.values():
+            a = QAction(ls.title, self._window)
+            a.setObjectName(f"lesson:{ls.name}")
+            a.setData(ls.name)
+            a.setToolTip(ls.claim)
+            a.setStatusTip(ls.claim)
+            actions.append(a)
+        self.lessonsMenu.insertActions(self._lessonsEnd, actions)
+        self._lessonsEnd = None
 
     @Slot(QAction)
     def _lesson_triggered(self, action: QAction) -> None:
