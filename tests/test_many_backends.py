@@ -141,6 +141,28 @@ def shown_h200(qtbot, window, h200):
     return show
 
 
+def test_every_key_is_drawn_whole_at_1280x720(shown_h200):
+    """The transfer chart's key ran past its chart ("host to d..."), the strip's band entry was
+    elided ("runtime band: q1 to q3 of the samples (no inter..."): each text drawn whole, in view."""
+    w = shown_h200(1280, 720)
+    for chart in w.plots.plots():
+        if not chart.isVisible() or chart.spec is None:
+            continue
+        wanted = [e.label for e in chart.spec.legend if e.role in ("key", "ring")]
+        assert chart.key_labels() == wanted, chart.kind
+        for _, label in chart.legend.items:
+            r = chart.mapFromScene(label.item.sceneBoundingRect()).boundingRect()
+            assert chart.viewport().rect().contains(r), (chart.kind, label.text, r, chart.viewport().rect())
+    strip = w.plots.legendStrip
+    from PySide6.QtWidgets import QLabel
+    texts = [q for q in strip.findChildren(QLabel) if q.isVisible() and q.text()]
+    assert sorted(q.text() for q in texts) == sorted(strip.entries)
+    assert any(t.startswith("runtime band: q1 to q3 of the samples (no interval in the file)") for t in strip.entries)
+    for q in texts:
+        r = q.rect().translated(q.mapTo(strip, q.rect().topLeft()))
+        assert strip.rect().contains(r), (q.text(), r, strip.rect())
+
+
 def test_the_transfer_chart_keeps_its_end_ticks_in_presentation_at_1920x1080(shown_h200):
     """0 and 100 % lie at the ends of the axis: their labels, half a presentation font's height past
     it, were dropped by pyqtgraph (the window showed 25, 50, 75; the export all five)."""
