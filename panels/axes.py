@@ -16,7 +16,8 @@ import math
 from typing import Callable
 
 import pyqtgraph as pg
-from PySide6.QtGui import QFont, QFontMetrics, QImage, QPainter
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QFont, QFontMetrics, QFontMetricsF, QImage, QPainter
 
 from workbench.core import units
 from workbench.views import spec
@@ -121,14 +122,43 @@ class SpecAxis(ReadableAxis):
         self._shown: dict[float, str] = {}            # the labels drawn now, by view coordinate
         self._ladder = False                          # zoomed past the spec's ticks: a ladder of our own
 
-    #: How far a label at an end of the axis may reach past it (into the corner beside the plot):
-    #: pyqtgraph drops a label that does not fit the axis and the plot, where the export draws it.
+    #: How far a label at an end of the axis may reach past it (into the corner beside the plot), at
+    #: least: pyqtgraph drops a label that does not fit the axis and the plot, where the export draws it.
     OVERHANG_PX = {"bottom": 24, "top": 24, "left": 10, "right": 10}
 
     def boundingRect(self):
-        m = self.OVERHANG_PX[self.orientation]
+        m = self._overhang()
         r = super().boundingRect()
         return r.adjusted(-m, 0, m, 0) if self.orientation in ("top", "bottom") else r.adjusted(0, -m, 0, m)
+
+    def _overhang(self) -> float:
+        """Half the spec's largest label along the axis, as pyqtgraph measures it: a tick at an end
+        of the range (0 and 100 % of the transfer chart) keeps its label in presentation's font,
+        whose half height passed the fixed 10 px (issue 38)."""
+        along = self._spec_extent(0 if self.orientation in ("left", "right") else 1)
+        return max(self.OVERHANG_PX[self.orientation], along / 2 + 2)
+
+    def _spec_extent(self, which: int) -> float:
+        """The spec's largest tick label in the tick font: its height (``which`` 0) or width (1),
+        measured as pyqtgraph's ``generateDrawSpecs`` does (a bounding rect, its height times 0.8)."""
+        if not getattr(self, "_ticks", None):       # none yet (pyqtgraph's constructor asks too)
+            return 0.0
+        metrics = QFontMetricsF(self.style["tickFont"] or QFont())
+        rects = [metrics.boundingRect(QRectF(0, 0, 100, 100), Qt.AlignmentFlag.AlignCenter, text)
+                 for _, text in self._ticks]
+        return max(r.height() * 0.8 if which == 0 else r.width() for r in rects)
+
+    def _updateMaxTextSize(self, x: int) -> None:
+        # Room for every label of the spec from the first paint: pyqtgraph widens the axis only after
+        # a paint that measured a label, so a label wider than the last (the roofline's "100,000" at
+        # its top) was left out until the next one, and the window and the export differed.
+        if getattr(self, "axis", None) is not None and not self._ladder:
+            x = max(x, self._spec_extent(1 if self.orientation in ("left", "right") else 0))
+        super()._updateMaxTextSize(x)
+
+    def setTickFont(self, font) -> None:
+        super().setTickFont(font)
+        self._updateMaxTextSize(0)
 
     def show_axis(self, a: spec.Axis) -> None:
         if a == self.axis:
@@ -138,6 +168,8 @@ class SpecAxis(ReadableAxis):
         view = (lambda v: math.log10(v)) if a.log else float
         self._ticks = [(view(t), label) for t, label in zip(a.ticks, a.tick_labels) if not a.log or t > 0]
         self.picture = None
+        self.prepareGeometryChange()          # its overhang follows the labels
+        self._updateMaxTextSize(0)
         self.update()
 
     def labels(self) -> list[str]:

@@ -111,23 +111,26 @@ class LegendStrip(QWidget):
         self.entries, self.kinds = [], []
         px = round(look.font_pt * 1.4)
         for e, kinds in self._shown:
-            self._add(style.entry_pixmap(e, look, px), f"{BAND_PREFIX}{e.label}" if e.role == "band" else e.label)
+            self._add(style.entry_pixmap(e, look, px), f"{BAND_PREFIX}{e.label}" if e.role == "band" else e.label,
+                      e.role == "series")
             self.kinds.append(set(kinds))
         self.setVisible(bool(self._shown) or self._reserved)
         self.updateGeometry()
 
-    def _add(self, pixmap, text: str) -> None:
-        self.layout_.addWidget(self._entry(pixmap, text))
+    def _add(self, pixmap, text: str, name: bool = True) -> None:
+        self.layout_.addWidget(self._entry(pixmap, text, name))
         self.entries.append(text)
 
-    def _entry(self, pixmap, text: str) -> QWidget:
-        """One entry: its sign and its text."""
+    def _entry(self, pixmap, text: str, name: bool = True) -> QWidget:
+        """One entry: its sign and its text; a ``name`` (a backend's, a set's) elided past
+        :data:`MOST_CHARACTERS`, the workbench's own words (what the band is) never: "runtime band:
+        q1 to q3 of the samples (no inter…" hid what the band is (issue 38); the strip wraps."""
         font = QFont()
         font.setPointSize(self.look.font_pt)
         sign = QLabel()
         sign.setPixmap(pixmap)
         # A name, never markup; a very long one elided to a line's share of the strip, whole in its tooltip.
-        shown = text if len(text) <= MOST_CHARACTERS else text[:MOST_CHARACTERS - 1] + "…"
+        shown = text if len(text) <= MOST_CHARACTERS or not name else text[:MOST_CHARACTERS - 1] + "…"
         label = QLabel(shown, textFormat=Qt.TextFormat.PlainText)
         if shown != text:
             label.setToolTip(text)

@@ -24,6 +24,8 @@ log = logging.getLogger(__name__)
 KEY_FULL_WIDTH = 340
 #: The legend entries a chart shows in its own key; the others are the panel's strip's.
 OWN_KEY = ("key", "ring")
+#: Entries of the key side by side, where the chart is wide enough (else one a row).
+KEY_COLUMNS = 2
 
 
 class SpecChart(Titled, pg.PlotWidget):
@@ -60,7 +62,7 @@ class SpecChart(Titled, pg.PlotWidget):
         self.getPlotItem().hideButtons()       # the "A" button overlaps the axis on a small chart
         # The key to the line styles sits under the x axis, in the chart's own layout: inside the
         # plot area it covered points on a small chart.
-        self.legend = pg.LegendItem(colCount=2, horSpacing=16, verSpacing=-4)
+        self.legend = pg.LegendItem(colCount=KEY_COLUMNS, horSpacing=16, verSpacing=-4)
         # It spans the axis column too, and claims no minimum width: a chart must shrink, not crop.
         self.getPlotItem().layout.addItem(self.legend, 4, 0, 1, 3, alignment=Qt.AlignmentFlag.AlignHCenter)
         self.legend.setMinimumWidth(0)
@@ -110,6 +112,7 @@ class SpecChart(Titled, pg.PlotWidget):
         self.getAxis("bottom").show_axis(chart.x)
         yield from self.draw_steps(chart)
         yield from self._key_steps([e for e in chart.legend if e.role in OWN_KEY])
+        self._fit_key_columns()
         self.hint.setText(chart.empty)
         self._show_note_row(self.notes_shown and bool(chart.notes))
         self._place_notes()
@@ -210,7 +213,7 @@ class SpecChart(Titled, pg.PlotWidget):
         key = tuple(entries)
         if key == self._key:
             return
-        if key[:len(self._key)] != self._key:
+        if key[:len(self._key)] != self._key or not self._key:
             self.legend.clear()
             self.key_items = []
             self._key = ()
@@ -241,6 +244,31 @@ class SpecChart(Titled, pg.PlotWidget):
     def _fit_key(self) -> None:
         if self.key_items and self.legend.items and self.legend.items[0][1].opts.get("size") != f"{self.key_pt()}pt":
             self._style_key()
+        self._fit_key_columns()
+
+    def key_width(self, columns: int) -> float:
+        """The key's width in pixels laid out in ``columns`` columns: each column as wide as its
+        widest sample and label (pyqtgraph's grid), with the legend's spacing between them."""
+        widths = [0.0] * columns
+        for i, (sample, label) in enumerate(self.legend.items):
+            text = label.item.boundingRect().width()
+            widths[i % columns] = max(widths[i % columns], sample.boundingRect().width() + text + 6)
+        return sum(widths) + self.legend.layout.horizontalSpacing() * (columns - 1)
+
+    def _fit_key_columns(self) -> None:
+        """Two entries a row where both fit the chart's width, else one: side by side, the transfer
+        chart's "copies (the rest: compute)" and "host to device" ran past a 1280x720 window's
+        chart and were cut ("host to d", issue 38)."""
+        if not self.legend.items:
+            return
+        columns = KEY_COLUMNS if self.key_width(KEY_COLUMNS) <= self.width() - 2 * self.frameWidth() - 8 else 1
+        if columns == self.legend.columnCount:
+            return
+        self.legend.columnCount = columns      # pyqtgraph's setColumnCount leaves the grid's old columns
+        entries, self._key = self._key, ()
+        for _ in self._key_steps(entries):
+            pass
+        self._fit_minimum()
 
     def show_key(self, on: bool) -> None:
         """The chart's key to its line styles, shown or hidden (the export's legend says the same)."""

@@ -211,7 +211,8 @@ def exported(kind: str, sets) -> dict:
     out["x ticks"] = _ticks(ax.get_xticks(), ax.get_xticklabels(), ax.get_xlim())
     out["y ticks"] = _ticks(ax.get_yticks(), ax.get_yticklabels(), ax.get_ylim())
     legends = [lg for sub in fig.subfigs for lg in sub.legends] + list(fig.legends)
-    out["legend"] = sorted(t.get_text() for lg in legends for t in lg.get_texts())
+    # A long label wraps in the export's legend (issue 38): its words are what it says.
+    out["legend"] = sorted(" ".join(t.get_text().split()) for lg in legends for t in lg.get_texts())
     out["texts"] = [t.get_text().strip() for t in ax.texts]
     noted = [" ".join(t.get_text().split()) for sub in fig.subfigs for t in sub.texts if t.get_gid() == "note"]
     out["texts"] += [" ".join(noted)] if noted else []      # under the chart, wrapped (issue 38)

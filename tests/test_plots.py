@@ -200,7 +200,7 @@ def test_the_window_and_the_exported_chart_draw_one_band_the_ci_columns(plots):
         assert np.allclose([exported[x] for x in band.x], np.column_stack([band.lo, band.hi]))
     from panels.legend import BAND_PREFIX
     keyed = plots.legendStrip.entries           # the window says what the band is above the charts
-    legend = [t.get_text() for sub in fig.subfigs for lg in sub.legends for t in lg.get_texts()]
+    legend = [" ".join(t.get_text().split()) for sub in fig.subfigs for lg in sub.legends for t in lg.get_texts()]
     assert BAND_PREFIX + bands.INTERVAL in keyed and bands.INTERVAL in legend
     assert not any(bands.QUARTILES in text for text in keyed + legend)
     # An old file, without intervals: both fall back to the quartiles, and both say so.
@@ -211,7 +211,7 @@ def test_the_window_and_the_exported_chart_draw_one_band_the_ci_columns(plots):
     assert plots.legendStrip.entries[-1] == BAND_PREFIX + bands.QUARTILES
     with charts.style(charts.preset()):
         fig = charts.figure("runtime", [ResultSet(old)])
-    legend = [t.get_text() for sub in fig.subfigs for lg in sub.legends for t in lg.get_texts()]
+    legend = [" ".join(t.get_text().split()) for sub in fig.subfigs for lg in sub.legends for t in lg.get_texts()]
     assert bands.QUARTILES in legend and bands.INTERVAL not in legend
 
 

@@ -39,7 +39,7 @@ def exported_rings(rs, baseline="numpy") -> dict[str, tuple[np.ndarray, np.ndarr
         fig = charts.figure("speedup", [rs], baseline_name=baseline)
     rings = {ln.get_gid(): (np.asarray(ln.get_xdata(), float), np.asarray(ln.get_ydata(), float))
              for ln in fig.axes[0].get_lines() if (ln.get_gid() or "").startswith("series-speedup-within-noise")}
-    legend = [t.get_text() for lg in [*fig.legends, *(lg for sub in fig.subfigs for lg in sub.legends)]
+    legend = [" ".join(t.get_text().split()) for lg in [*fig.legends, *(lg for sub in fig.subfigs for lg in sub.legends)]
               for t in lg.get_texts()]
     return rings, legend
 

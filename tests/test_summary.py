@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from workbench.results import rows as results
-from workbench.views.summary import comparisons, summarize
+from workbench.views.summary import comparisons, sentences, summarize
 
 
 def frame_of(times: dict[str, list[float]], sizes: list[int], status: dict | None = None):
@@ -145,3 +145,43 @@ def test_a_kernel_at_its_roof_inside_long_copies_says_both():
     (c,) = comparisons(frame, "numpy")
     assert c.headline().endswith("its kernel runs at 100 % of the device memory bandwidth; transfers take "
                                  "90 % of its end-to-end time.")
+
+
+def _without_intervals(frame):
+    for figure in ("total", "compute"):
+        frame[f"{figure}_ci_lo_s"] = np.nan
+        frame[f"{figure}_ci_hi_s"] = np.nan
+    return frame
+
+
+def test_results_without_intervals_say_so_once_and_call_no_backend_faster():
+    """An older file has medians and no intervals: "numba and numpy are not told apart" claimed a
+    measurement that could not separate 6 ms from 100 ms (issue 38). It says once that nothing can
+    be decided, and gives the medians alone, fastest first."""
+    sizes = [2 ** 10, 2 ** 26]
+    times = {"numpy": [1e-5, 0.108], "numba": [2e-5, 0.00613], "cupy": [3e-5, 0.088]}
+    text = " ".join(sentences(_without_intervals(frame_of(times, sizes)), "numpy"))
+    assert "not told apart" not in text and " is faster than " not in text and "Fastest" not in text
+    assert text.count("no intervals of their medians") == 1
+    assert "no backend is called faster than another" in text
+    assert "the medians alone, end to end at 2^26: numba 6.13 ms, cupy 88 ms, numpy 108 ms." in text
+
+
+def test_results_with_intervals_keep_their_verdicts_and_wording():
+    sizes = [2 ** 10, 2 ** 26]
+    times = {"numpy": [1e-5, 0.108], "numba": [2e-5, 0.00613], "cupy": [3e-5, 0.0062]}
+    lines = sentences(frame_of(times, sizes), "numpy")
+    text = " ".join(lines)
+    assert "no interval" not in text and "medians alone" not in text
+    assert "Fastest end-to-end at 2^26: numba (6.13 ms), the same as cupy (6.2 ms)." in lines
+    assert any(line.startswith("numba is faster than numpy end to end from 2^26: 17.") for line in lines)
+
+
+def test_one_backend_without_intervals_is_named_and_the_others_keep_their_verdicts():
+    frame = frame_of({"numpy": [1e-5, 0.108], "numba": [2e-5, 0.00613], "cupy": [3e-5, 0.088]}, [2 ** 10, 2 ** 26])
+    blind = frame["backend"] == "cupy"
+    frame.loc[blind, ["total_ci_lo_s", "total_ci_hi_s", "compute_ci_lo_s", "compute_ci_hi_s"]] = np.nan
+    lines = sentences(frame, "numpy")
+    assert "cupy has no interval of its median at 2^26" in " ".join(lines)
+    assert any(line.startswith("numba is faster than numpy end to end from 2^26: 17.") for line in lines)
+    assert not any("not told apart" in line and "cupy" in line for line in lines)

@@ -232,10 +232,17 @@ def draw(chart: ChartSpec, p: Preset | None = None, stamp: str | None = None) ->
                     gid=_gid(chart.kind, "label", t.text), clip_on=True)
     if chart.legend:
         handles = [_handle(e, p) for e in chart.legend]
+        names = [h.get_label() for h in handles]
+        # The workbench's own words wrap; a name (a backend's, a set's) is never split.
+        own = [e.role != "series" for e in chart.legend]
         if p.legend == "right":
-            top.legend(handles, [h.get_label() for h in handles], loc="outside right upper")
+            top.legend(handles, [_wrapped(n, LEGEND_CHARS) if o else n for n, o in zip(names, own)],
+                       loc="outside right upper")
         else:
-            top.legend(handles, [h.get_label() for h in handles], loc="outside lower center", ncols=2)
+            columns = _legend_columns(names, p)
+            chars = _legend_chars(p, columns)
+            top.legend(handles, [_wrapped(n, chars) if o else n for n, o in zip(names, own)],
+                       loc="outside lower center", ncols=columns)
     if bottom is not None:
         if said:
             bottom.text(0.01, 0.98, "\n".join(said), fontsize=_caption_pt(p), color="#222", ha="left",
@@ -280,6 +287,38 @@ def _note_pt(p: Preset) -> float:
 
 def _caption_pt(p: Preset) -> float:
     return max(5.5, 0.72 * p.font_pt)
+
+
+#: A legend beside the plot wraps its labels at this many characters: the band's "q1 to q3 of the
+#: samples (no interval in the file)" in one line took two fifths of a slide from the plot (issue 38).
+LEGEND_CHARS = 28
+#: What a legend entry takes beside its text, in ems (matplotlib's handle length, its pad to the
+#: text, the spacing between columns).
+_HANDLE_EM, _COLUMN_EM = 2.8, 2.0
+
+
+def _wrapped(label: str, chars: int) -> str:
+    return "\n".join(textwrap.wrap(label, chars, break_on_hyphens=False, break_long_words=False)) or label
+
+
+def _legend_pt(p: Preset) -> float:
+    return 0.85 * p.font_pt          # legend.fontsize in _rc
+
+
+def _legend_columns(names: Sequence[str], p: Preset) -> int:
+    """Two entries a row under the plot where both fit the figure's width, else one (DejaVu Sans
+    averages about 0.55 em a character)."""
+    em = _legend_pt(p)
+    widest = [max((len(n) for n in names[c::2]), default=0) for c in range(2)]
+    need = sum((0.55 * w + _HANDLE_EM) * em for w in widest) + _COLUMN_EM * em
+    return 2 if need <= 0.95 * p.width_in * 72 else 1
+
+
+def _legend_chars(p: Preset, columns: int) -> int:
+    """The most characters of a label in a legend of ``columns`` under the plot: it stays in the figure."""
+    em = _legend_pt(p)
+    room = 0.95 * p.width_in * 72 / columns - (_HANDLE_EM + _COLUMN_EM) * em
+    return max(12, int(room / (0.55 * em)))
 
 
 def _wrap(text: str, p: Preset, pt: float) -> list[str]:

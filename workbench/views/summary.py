@@ -55,6 +55,7 @@ class Comparison:
     ratios: tuple[float, ...] = ()       # backend's time over the baseline's, one per size
     intervals: tuple[tuple[float, float], ...] = ()   # each ratio's 95 % interval
     last: tuple[dict, dict] = ({}, {})   # the backend's and the baseline's rows at the largest size
+    whys: tuple[str, ...] = ()           # why each verdict is as it is ("" or stats.NO_INTERVAL, ...)
 
     def runs(self, verdict: str) -> tuple[tuple[int, int], ...]:
         return tuple(ranges(list(self.sizes), [v == verdict for v in self.verdicts]))
@@ -114,6 +115,10 @@ class Comparison:
         elif self.verdicts[-1] == "slower":
             wins = f"; it wins only at {_where(self.wins)}" if self.wins else ""
             said = f"{base} is faster than {me} {what} at {largest}: {_x(ratio)} ({_n(lo)}-{_x(hi)}){wins}"
+        elif self.whys and self.whys[-1] == stats.NO_INTERVAL:
+            # Not "not told apart": nothing was measured that could tell them apart or not.
+            wins = f"; it wins at {_where(self.wins)}" if self.wins else ""
+            said = f"{me} against {base} {what} at {largest}: {stats.NO_INTERVAL}{wins}"
         else:
             wins = f"; it wins at {_where(self.wins)}" if self.wins else ""
             said = (f"{me} and {base} take the same time {what} at {largest}{wins}" if self.verdicts[-1] == "same"
@@ -193,7 +198,8 @@ def comparisons(frame: pd.DataFrame, baseline: str, column: str = "total_median_
         found = verdicts.compare_records([r for _, r, _ in pairs], [b for _, _, b in pairs], column, min_effect)
         out.append(Comparison(backend, variant, baseline, tuple(size for size, _, _ in pairs),
                               tuple(v.verdict for v in found), tuple(v.ratio for v in found),
-                              tuple((v.lo, v.hi) for v in found), (pairs[-1][1], pairs[-1][2])))
+                              tuple((v.lo, v.hi) for v in found), (pairs[-1][1], pairs[-1][2]),
+                              tuple(v.why for v in found)))
     return out
 
 
@@ -238,17 +244,23 @@ def sentences(frame: pd.DataFrame, baseline: str, strong: Callable[[str], str] =
     at = ok[ok["size"] == largest].sort_values("total_median_s")
     best = at.iloc[0]
     fastest = f"Fastest end-to-end at {fmt_size(largest)}: {strong(best['backend'])} ({human_seconds(best['total_median_s'])})"
+    blind = _without_intervals(at, largest)
     if len(at) > 1:
         # The runner-up is named where the noise cannot tell the two apart: a fastest by a hair is no verdict.
         second = at.iloc[1]
         v = verdicts.compare_rows(best, second)
-        if v.verdict != "faster":
+        if v.why == stats.NO_INTERVAL:
+            fastest = ""                             # no verdict at all: the medians alone, below
+        elif v.verdict != "faster":
             fastest += (f", {'the same as' if v.verdict == 'same' else 'not told apart from'} "
                         f"{second['backend']} ({human_seconds(second['total_median_s'])}"
                         + (f"; {v.why}" if v.why else "") + ")")
-    lines.append(fastest + ".")
+    lines += [fastest + "."] if fastest else []
+    lines += [blind] if blind else []
     answered = answers(frame, baseline)
     for c in comparisons(ok, baseline):
+        if set(c.whys) == {stats.NO_INTERVAL}:
+            continue                                 # said once, in the sentence of the medians
         if c.backend not in answered:                # a drop-in's headline is in its answer, below
             lines.append(c.headline())
         if ranges:
@@ -269,6 +281,26 @@ def sentences(frame: pd.DataFrame, baseline: str, strong: Callable[[str], str] =
         lines.append(f"Worst first call (compilation, setup): {w['backend']} at {fmt_size(w['size'])}, "
                      f"{human_seconds(w['first_call_s'])}, {fc.max():,.0f}x a steady call.")
     return lines
+
+
+def _without_intervals(at: pd.DataFrame, largest: int) -> str:
+    """Where points at the largest size have no interval of their median (a file written before
+    intervals were kept), one sentence that says so and gives the medians alone, fastest first: two
+    medians decide nothing, and "not told apart" would claim a measurement that could not separate
+    them (numpy's 100 ms against numba's 6 ms, issue 38). '' where every point has its interval."""
+    if len(at) < 2:
+        return ""
+    blind = [str(r["backend"]) for r in at.to_dict("records") if not verdicts.estimate_of(r).usable]
+    if not blind:
+        return ""
+    medians = ", ".join(f"{b} {human_seconds(t)}" for b, t in zip(at["backend"], at["total_median_s"]))
+    size = fmt_size(largest)
+    if len(blind) == len(at):
+        return (f"These results have no intervals of their medians: no backend is called faster than another; "
+                f"the medians alone, end to end at {size}: {medians}.")
+    return (f"{', '.join(blind)} {'has' if len(blind) == 1 else 'have'} no interval of {'its' if len(blind) == 1 else 'their'} "
+            f"median at {size}: {'it is' if len(blind) == 1 else 'they are'} called neither faster nor slower than another there; "
+            f"the medians alone, end to end: {medians}.")
 
 
 def overlap_sentences(frame: pd.DataFrame) -> list[str]:
