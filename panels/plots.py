@@ -39,6 +39,7 @@ from workbench.views import chart_kinds, compare, overlay_verdicts, spec
 from workbench.views.bands import INTERVAL
 from workbench.views.compare import Baseline, Overlay
 from workbench.views.live import EMPTY_MESSAGE, Prepared, summary_text
+from workbench.views.point_rows import PointRows
 from workbench.views.palette import PHASE_LABELS
 
 pd = lazy_module("pandas")      # imported at first use: not needed to show the window
@@ -85,6 +86,8 @@ class PlotsPanel(QWidget):
         self.baselineCombo.currentIndexChanged.connect(self._baseline_changed)
         self._overlay: Overlay | None = Overlay.of([])
         self._overlay_sets: Callable[[], Sequence[ResultSet]] | None = None   # makes it, where None
+        self._point_rows: PointRows | None = None       # the points' rows by key (point_rows)
+        self.rows_from: Callable[[], SetParts | object] | None = None    # the live parts shown
         self._labels: tuple[str, ...] = ()
         self.verdicts: list[overlay_verdicts.SetVerdicts] = []    # each later set's against the first
         self.lesson_html = ""          # a lesson's statement, above the summary, until the next sweep
@@ -120,7 +123,7 @@ class PlotsPanel(QWidget):
         for chart in self.plots():
             chart.pointClicked.connect(self.pointClicked)
             chart.describe = self.describe
-            chart.overlay_of = lambda: self.overlay    # its points' rows, for the hover
+            chart.rows_of = self.point_rows            # its points' rows, for the hover
         self.legendStrip = LegendStrip()
         self.summary = QLabel(EMPTY_MESSAGE, wordWrap=True, objectName="plotSummary")
         self.summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
@@ -168,6 +171,7 @@ class PlotsPanel(QWidget):
     def overlay(self, overlay: Overlay) -> None:
         self._overlay, self._overlay_sets = overlay, None
         self._labels = tuple(overlay.labels)
+        self._point_rows = None
 
     @property
     def sets_made(self) -> bool:
@@ -290,6 +294,8 @@ class PlotsPanel(QWidget):
         else:                       # made in the spec process: the sets are made here if asked for
             self._overlay, self._labels = None, p.labels
             self._overlay_sets = sets
+            self._point_rows = None
+            self.rows_from = self.specs.shown if callable(self.specs.shown) else None
         self.verdicts = p.verdicts
         self._context = p.context
         self._offer_baselines(p.choices, p.baseline_text)
@@ -466,7 +472,17 @@ class PlotsPanel(QWidget):
 
     def describe(self, row: dict, set_index: int = 0) -> str:
         """A point's hover text (``panels.point_hover``), against the baseline chosen."""
-        return point_hover.describe(row, set_index, self.overlay, self.speedupPlot.choice, self.verdicts)
+        return point_hover.describe(row, set_index, self.labels, self.speedupPlot.choice, self.verdicts,
+                                    self.point_rows())
+
+    def point_rows(self) -> PointRows:
+        """The rows of the points shown, by key: of the live rows (``rows_from``) where the sets are
+        not made here, so that a hover does not make them (issue 38)."""
+        if self._point_rows is None:
+            parts = self.rows_from() if self._overlay is None and self.rows_from is not None else None
+            self._point_rows = PointRows.of_parts(parts) if isinstance(parts, SetParts) else \
+                PointRows.of_sets(self.overlay.sets)
+        return self._point_rows
 
     # --- how it looks -------------------------------------------------------------------------
 

@@ -52,6 +52,7 @@ class SpecPipeline(QObject):
         self._task: Task | None = None  # the job in flight
         self._job: tuple = (None, None)  # (data, sets) it was given
         self._wanted: tuple | None = None   # (data, sets) scheduled while it was in flight
+        self.shown: Any = None              # the data of the last specs ``made`` gave
 
     @property
     def busy(self) -> bool:
@@ -120,6 +121,7 @@ class SpecPipeline(QObject):
             self._submit(*self._job)         # made with a lesson's old marks: made again
         else:
             data, sets = self._job
+            self.shown = data
             self.made.emit(result, sets or _sets_maker(data))
 
     @Slot(object, object)
