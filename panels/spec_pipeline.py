@@ -85,6 +85,7 @@ class SpecPipeline(QObject):
         if self._task is not None:
             self._task.cancel()
         self._task = self._wanted = None
+        self.shown = None
 
     def shutdown(self) -> None:
         """The thread ends (the job in flight first) and the spec process is let go."""
