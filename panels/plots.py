@@ -39,7 +39,6 @@ from workbench.views import chart_kinds, compare, overlay_verdicts, spec
 from workbench.views.bands import INTERVAL
 from workbench.views.compare import Baseline, Overlay
 from workbench.views.live import EMPTY_MESSAGE, Prepared, summary_text
-from workbench.views.point_rows import PointRows
 from workbench.views.palette import PHASE_LABELS
 
 pd = lazy_module("pandas")      # imported at first use: not needed to show the window
@@ -53,7 +52,7 @@ TURN_MS = 1
 
 
 
-class PlotsPanel(QWidget):
+class PlotsPanel(point_hover.Hovered, QWidget):
     """The five charts in a grid, the legend strip, the speedup baseline chooser and the summary.
 
     ``schedule`` has the specs made off the GUI thread (``specs``), then draws them a step per
@@ -86,8 +85,6 @@ class PlotsPanel(QWidget):
         self.baselineCombo.currentIndexChanged.connect(self._baseline_changed)
         self._overlay: Overlay | None = Overlay.of([])
         self._overlay_sets: Callable[[], Sequence[ResultSet]] | None = None   # makes it, where None
-        self._point_rows: PointRows | None = None       # the points' rows by key (point_rows)
-        self.rows_from: Callable[[], SetParts | object] | None = None    # the live parts shown
         self._labels: tuple[str, ...] = ()
         self.verdicts: list[overlay_verdicts.SetVerdicts] = []    # each later set's against the first
         self.lesson_html = ""          # a lesson's statement, above the summary, until the next sweep
@@ -391,9 +388,8 @@ class PlotsPanel(QWidget):
 
     def _baseline_changed(self, _index: int) -> None:
         if self.specs.shown is not None:
-            # What the spec pipeline made is shown: it makes the speedups anew with this baseline
-            # (it reads the chooser), off the GUI thread. Made here, the speedup chart and the
-            # summary took 0.6-1.5 s at 5,000 points, the sets' tables made first (issue 38).
+            # The pipeline's specs are shown: it makes them anew with this baseline (it reads the
+            # chooser), off the GUI thread (made here: 0.6-1.5 s at 5,000 points, issue 38).
             self.specs.schedule(self.specs.shown, self._overlay_sets)
             return
         self.speedupPlot.set_baseline(self.baseline_choice(), self.overlay.labels)
@@ -473,22 +469,6 @@ class PlotsPanel(QWidget):
             chart.show_notes(self.captions_shown)
         if self.overlay.sets or self.lesson_html:
             self.say()
-
-    # --- what a point says when the pointer is on it -------------------------------------------
-
-    def describe(self, row: dict, set_index: int = 0) -> str:
-        """A point's hover text (``panels.point_hover``), against the baseline chosen."""
-        return point_hover.describe(row, set_index, self.labels, self.speedupPlot.choice, self.verdicts,
-                                    self.point_rows())
-
-    def point_rows(self) -> PointRows:
-        """The rows of the points shown, by key: of the live rows (``rows_from``) where the sets are
-        not made here, so that a hover does not make them (issue 38)."""
-        if self._point_rows is None:
-            parts = self.rows_from() if self._overlay is None and self.rows_from is not None else None
-            self._point_rows = PointRows.of_parts(parts) if isinstance(parts, SetParts) else \
-                PointRows.of_sets(self.overlay.sets)
-        return self._point_rows
 
     # --- how it looks -------------------------------------------------------------------------
 
