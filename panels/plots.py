@@ -52,7 +52,7 @@ TURN_MS = 1
 
 
 
-class PlotsPanel(QWidget):
+class PlotsPanel(point_hover.Hovered, QWidget):
     """The five charts in a grid, the legend strip, the speedup baseline chooser and the summary.
 
     ``schedule`` has the specs made off the GUI thread (``specs``), then draws them a step per
@@ -120,7 +120,7 @@ class PlotsPanel(QWidget):
         for chart in self.plots():
             chart.pointClicked.connect(self.pointClicked)
             chart.describe = self.describe
-            chart.overlay_of = lambda: self.overlay    # its points' rows, for the hover
+            chart.rows_of = self.point_rows            # its points' rows, for the hover
         self.legendStrip = LegendStrip()
         self.summary = QLabel(EMPTY_MESSAGE, wordWrap=True, objectName="plotSummary")
         self.summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
@@ -168,6 +168,7 @@ class PlotsPanel(QWidget):
     def overlay(self, overlay: Overlay) -> None:
         self._overlay, self._overlay_sets = overlay, None
         self._labels = tuple(overlay.labels)
+        self._point_rows = None
 
     @property
     def sets_made(self) -> bool:
@@ -290,6 +291,8 @@ class PlotsPanel(QWidget):
         else:                       # made in the spec process: the sets are made here if asked for
             self._overlay, self._labels = None, p.labels
             self._overlay_sets = sets
+            self._point_rows = None
+            self.rows_from = self.specs.shown if callable(self.specs.shown) else None
         self.verdicts = p.verdicts
         self._context = p.context
         self._offer_baselines(p.choices, p.baseline_text)
@@ -384,6 +387,11 @@ class PlotsPanel(QWidget):
         return self._context
 
     def _baseline_changed(self, _index: int) -> None:
+        if self.specs.shown is not None:
+            # The pipeline's specs are shown: it makes them anew with this baseline (it reads the
+            # chooser), off the GUI thread (made here: 0.6-1.5 s at 5,000 points, issue 38).
+            self.specs.schedule(self.specs.shown, self._overlay_sets)
+            return
         self.speedupPlot.set_baseline(self.baseline_choice(), self.overlay.labels)
         ready = self.drawing.ready
         if ready is not None:                # the charts still to draw: their speedup spec is the old baseline's
@@ -461,12 +469,6 @@ class PlotsPanel(QWidget):
             chart.show_notes(self.captions_shown)
         if self.overlay.sets or self.lesson_html:
             self.say()
-
-    # --- what a point says when the pointer is on it -------------------------------------------
-
-    def describe(self, row: dict, set_index: int = 0) -> str:
-        """A point's hover text (``panels.point_hover``), against the baseline chosen."""
-        return point_hover.describe(row, set_index, self.overlay, self.speedupPlot.choice, self.verdicts)
 
     # --- how it looks -------------------------------------------------------------------------
 

@@ -2,44 +2,66 @@
 from __future__ import annotations
 
 from html import escape
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from workbench.core import stats, verdicts
 from workbench.core.sizes import fmt_size
 from workbench.results.rows import human_seconds
+from workbench.results.sets import SetParts
 from workbench.views.table_text import caution, interval_text
-from workbench.views import compare, overlap, overlay_verdicts, point_text
-from workbench.views.compare import Baseline, Overlay
+from workbench.views import overlap, overlay_verdicts, point_text
+from workbench.views.compare import Baseline
+from workbench.views.point_rows import PointRows
 
 CAUTION_COLOR = "#8a5a00"      # amber, as the experiment panel's notes: read with care, not an error
 
 
-def describe(row: dict, set_index: int, overlay: Overlay, baseline: Baseline,
-             set_verdicts: Sequence[overlay_verdicts.SetVerdicts]) -> str:
+class Hovered:
+    """What the charts of a plots panel (``panels.plots.PlotsPanel``, which mixes this in) say of
+    the point under the pointer, and where they find its row: in the live rows, by key, where the
+    sets are not made in this process (made for a hover, 0.2-1 s at 5,000 points, issue 38)."""
+
+    _point_rows: PointRows | None = None    # made at the first hover after new sets are shown
+    rows_from: Callable[[], Any] | None = None      # the live parts shown (from the spec pipeline)
+
+    def describe(self, row: dict, set_index: int = 0) -> str:
+        """A point's hover text, against the baseline chosen."""
+        return describe(row, set_index, self.labels, self.speedupPlot.choice, self.verdicts, self.point_rows())
+
+    def point_rows(self) -> PointRows:
+        """The rows of the points shown, by key."""
+        if self._point_rows is None:
+            parts = self.rows_from() if self._overlay is None and self.rows_from is not None else None
+            self._point_rows = PointRows.of_parts(parts) if isinstance(parts, SetParts) else \
+                PointRows.of_sets(self.overlay.sets)
+        return self._point_rows
+
+
+def describe(row: dict, set_index: int, labels: Sequence[str], baseline: Baseline,
+             set_verdicts: Sequence[overlay_verdicts.SetVerdicts], rows: PointRows) -> str:
     """Backend, size, median with its 95 % interval and sample count, end-to-end, speedup over
     ``baseline``; a caution where the machine or the noise asks for one; when sets are compared,
-    the verdict against the first. Rich text: every name in it is escaped (a backend may be ``numba<!--``)."""
+    the verdict against the first. Rich text: every name in it is escaped (a backend may be ``numba<!--``).
+    ``labels``: the sets'; ``rows``: their points' rows, where the baseline's is found."""
     label = row["backend"] + (f" ({row['variant']})" if row["variant"] else "")
-    o, b = overlay, baseline
-    where = f" ({escape(o.labels[set_index])})" if o.compare and set_index < len(o.labels) else ""
+    b = baseline
+    where = f" ({escape(labels[set_index])})" if len(labels) > 1 and set_index < len(labels) else ""
     gpu = bool(row.get("host_memory"))
     lines = [f"<b>{escape(label)}</b>{where} at {fmt_size(row['size'])}",
              f"compute median {human_seconds(row['compute_median_s'])}, {spread_text(row, 'compute')}",
              f"end-to-end {human_seconds(row['total_median_s'])}"
              + (f", {spread_text(row, 'total')}" if gpu else "")]
-    ref = compare.baseline_rows(o.sets, b, set_index) if b.backend and o.sets else None
-    if ref is not None and not (row["backend"] == b.backend and b.set_index in (None, set_index)):
-        r = ref[(ref["size"] == row["size"]) & (ref["variant"] == row["variant"])]
-        if len(r) and row["total_median_s"] > 0:
-            base = r.iloc[0].to_dict()
+    base = rows.baseline_row(b, set_index, row["variant"], row["size"]) if b.backend else None
+    if base is not None and not (row["backend"] == b.backend and b.set_index in (None, set_index)):
+        if row["total_median_s"] > 0:
             said = stats.describe(verdicts.compare_rows(row, base, "total_median_s"))
-            lines.append(f"speedup over {escape(b.describe(o.labels))}: "
+            lines.append(f"speedup over {escape(b.describe(labels))}: "
                          f"{base['total_median_s'] / row['total_median_s']:.3g}x "
                          f"end-to-end, {base['compute_median_s'] / row['compute_median_s']:.3g}x compute; "
                          f"end-to-end {escape(said)}")
     said = overlay_verdicts.point(set_verdicts, row, set_index) if set_index else None
     if said is not None:
-        lines.append(f"end-to-end against {escape(o.labels[0])}: <b>{escape(said['described'])}</b>")
+        lines.append(f"end-to-end against {escape(labels[0])}: <b>{escape(said['described'])}</b>")
     for extra in (point_text.bound_text(row), overlap.limit_text(row) if overlap.is_overlapped(row) else "", point_text.memory_text(row),
                   point_text.kernels_text(row), point_text.energy_text(row)):
         if extra:

@@ -8,13 +8,12 @@ import math
 from html import escape
 from typing import Iterator
 
-import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF
 from PySide6.QtGui import QFont
 
 from panels import style
-from panels.series_chart import HOVER_PX, Chart
+from panels.series_chart import HOVER_PX, Chart, nearest
 from workbench.views import point_text
 from workbench.views.spec import ChartSpec
 
@@ -68,11 +67,10 @@ class RooflineChart(Chart):
             s = self.meta.get(key)
             if s is None or s.role == "roof" or item.xData is None or not item.isVisible():
                 continue
-            for i, (x, y) in enumerate(zip(item.xData, item.yData)):
-                p = vb.mapViewToScene(QPointF(np.log10(x), np.log10(y)))
-                d = float(np.hypot(p.x() - scene_pos.x(), p.y() - scene_pos.y()))
-                if d <= best_d and i < len(s.sizes):
-                    best, best_d = (s, s.sizes[i]), d
+            n = min(len(item.xData), len(s.sizes))     # a point beyond the sizes names none
+            i, d = nearest(vb, item.xData[:n], item.yData[:n], scene_pos)
+            if d <= best_d:
+                best, best_d = (s, s.sizes[i]), d
         if best is None:
             return None
         s, size = best

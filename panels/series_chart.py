@@ -27,6 +27,23 @@ def positive(a) -> np.ndarray:
     return np.where(a > 0, a, np.nan)
 
 
+def nearest(vb: pg.ViewBox, xs, ys, scene_pos: QPointF) -> tuple[int, float]:
+    """The index of the point of (``xs``, ``ys``) (data units, drawn on log10 axes) nearest
+    ``scene_pos`` and its distance in pixels (inf where none can be drawn); of equals, the last.
+    One array expression: a loop that mapped each point into the scene took 80 ms a pointer move
+    at 5,000 points (issue 38). The view's map is a scale and a shift, found from three points."""
+    o, ex, ey = (vb.mapViewToScene(QPointF(*p)) for p in ((0, 0), (1, 0), (0, 1)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lx, ly = np.log10(np.asarray(xs, dtype=float)), np.log10(np.asarray(ys, dtype=float))
+        px = o.x() + lx * (ex.x() - o.x()) + ly * (ey.x() - o.x())
+        py = o.y() + lx * (ex.y() - o.y()) + ly * (ey.y() - o.y())
+        d = np.hypot(px - scene_pos.x(), py - scene_pos.y())
+    d = np.where(np.isfinite(d), d, np.inf)
+    if not len(d):
+        return 0, math.inf
+    i = len(d) - 1 - int(np.argmin(d[::-1]))
+    return i, float(d[i])
+
 
 class Chart(SpecChart):
     """A log-log chart of series: lines with their markers, bands, rings and marks, one item per
@@ -262,11 +279,9 @@ class Chart(SpecChart):
         for key, item in self.series.items():
             if item.xData is None or not item.isVisible() or key not in self.meta:
                 continue
-            for i, (x, y) in enumerate(zip(item.xData, item.yData)):
-                p = vb.mapViewToScene(QPointF(np.log10(x), np.log10(y)))
-                d = float(np.hypot(p.x() - scene_pos.x(), p.y() - scene_pos.y()))
-                if d <= best_d:
-                    best, best_d = (key, x, i), d
+            i, d = nearest(vb, item.xData, item.yData, scene_pos)
+            if d <= best_d:
+                best, best_d = (key, item.xData[i], i), d
         if best is None:
             return None
         key, x, i = best

@@ -17,6 +17,7 @@ from panels.chart_text import MIN_CHART, Titled, width_free
 from panels.style import Look
 from workbench.views import spec
 from workbench.views.compare import Overlay
+from workbench.views.point_rows import PointRows
 from workbench.views.spec import ChartSpec
 
 log = logging.getLogger(__name__)
@@ -47,8 +48,10 @@ class SpecChart(Titled, pg.PlotWidget):
         self.look = style.NORMAL
         self.spec: ChartSpec | None = None
         self.overlay = Overlay.of([])
-        # The sets its points' rows are read from on a hover: a panel's own (made only then).
-        self.overlay_of: Callable[[], Overlay] = lambda: self.overlay
+        # Its points' rows, read on a hover: a panel's own (indexed as they come, the sets' tables
+        # not made for it).
+        self.rows_of: Callable[[], PointRows] = self._own_rows
+        self._rows: tuple = (None, None)        # (the overlay, its PointRows)
         self.describe: Callable[[dict, int], str] = lambda row, set_index: ""
         self.lesson_marks: list[tuple[float, str]] | None = None   # None: those the sets carry
         self.lesson_caption: str | None = None
@@ -337,11 +340,11 @@ class SpecChart(Titled, pg.PlotWidget):
         if hit is not None:
             self.pointClicked.emit(hit)
 
+    def _own_rows(self) -> PointRows:
+        if self._rows[0] is not self.overlay:
+            self._rows = (self.overlay, PointRows.of_sets(self.overlay.sets))
+        return self._rows[1]
+
     def row_at(self, backend: str, variant: str, size: float, set_index: int) -> dict | None:
         """The ok row a drawn point stands for, as a dict (made only when hovered: to_dict is slow)."""
-        sets = self.overlay_of().sets
-        if not 0 <= set_index < len(sets):
-            return None
-        f = sets[set_index].frame
-        hit = f[(f["status"] == "ok") & (f["backend"] == backend) & (f["variant"] == variant) & (f["size"] == size)]
-        return hit.iloc[0].to_dict() if len(hit) else None
+        return self.rows_of().row(set_index, backend, variant, size)

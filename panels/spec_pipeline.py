@@ -52,6 +52,7 @@ class SpecPipeline(QObject):
         self._task: Task | None = None  # the job in flight
         self._job: tuple = (None, None)  # (data, sets) it was given
         self._wanted: tuple | None = None   # (data, sets) scheduled while it was in flight
+        self.shown: Any = None              # the data of the last specs ``made`` gave
 
     @property
     def busy(self) -> bool:
@@ -84,6 +85,7 @@ class SpecPipeline(QObject):
         if self._task is not None:
             self._task.cancel()
         self._task = self._wanted = None
+        self.shown = None
 
     def shutdown(self) -> None:
         """The thread ends (the job in flight first) and the spec process is let go."""
@@ -120,6 +122,7 @@ class SpecPipeline(QObject):
             self._submit(*self._job)         # made with a lesson's old marks: made again
         else:
             data, sets = self._job
+            self.shown = data
             self.made.emit(result, sets or _sets_maker(data))
 
     @Slot(object, object)

@@ -1,0 +1,93 @@
+"""Work that must not grow with the points shown (issue 38: 5,000 points, 10 series x 500 sizes).
+
+Counted, not timed: what one hover, or one look-up after new rows came, reads or maps. A cost
+that grows with the points is a stall that grows with the sweep (benchmarks/gui_500_points.py
+measures the stalls themselves)."""
+from __future__ import annotations
+
+import pytest
+
+from workbench.results import rows as results
+from workbench.results.files import ResultSet
+from workbench.results.sets import SetParts
+from workbench.views.compare import Baseline
+from workbench.views.point_rows import PointRows
+
+
+def row(backend, size, t, status="ok"):
+    return results.Row.of(results.empty_row(
+        workload="source_terms", backend=backend, device="cpu", size=size, dtype="float32",
+        compute_median_s=t, compute_q1_s=0.9 * t, compute_q3_s=1.1 * t, total_median_s=t, total_q1_s=0.9 * t,
+        total_q3_s=1.1 * t, first_call_s=3 * t, h2d_s=0.0, d2h_s=0.0, status=status))
+
+
+class CountedRows(list):
+    """The live list of rows, counting the rows read through slices (how an index catches up)."""
+
+    read = 0
+
+    def __getitem__(self, index):
+        got = super().__getitem__(index)
+        if isinstance(index, slice):
+            CountedRows.read += len(got)
+        return got
+
+
+def sweep(sizes: int, backends=("numpy", "numba")) -> CountedRows:
+    return CountedRows(row(b, 1024 * (i + 1), 1e-3 * (i + 1) / (k + 1))
+                       for i in range(sizes) for k, b in enumerate(backends))
+
+
+def test_a_look_up_after_new_rows_reads_only_the_new_ones():
+    rows = sweep(1000)
+    found = PointRows.of_parts(SetParts(rows, len(rows), 0, None, (), {}, {}))
+    assert found.row(0, "numba", "", 1024 * 10)["total_median_s"] == pytest.approx(5e-3)
+    rows += [row("numpy", 1024 * 1001, 1.0), row("numba", 1024 * 1001, 0.5, status="error")]
+    CountedRows.read = 0
+    assert found.row(0, "numpy", "", 1024 * 1001)["total_median_s"] == 1.0
+    assert found.row(0, "numba", "", 1024 * 1001) is None          # not ok: no point is drawn for it
+    assert found.baseline_row(Baseline("numpy"), 0, "", 1024 * 3)["total_median_s"] == pytest.approx(3e-3)
+    assert CountedRows.read == 2
+
+
+def test_the_baseline_row_is_found_as_compare_finds_it():
+    """The named set's; else the point's own set's; else the first set's that has the backend."""
+    first = sweep(3)
+    second = results.to_frame([row("cupy", 1024, 7e-4), row("numpy", 1024, 9e-3)])
+    found = PointRows.of_parts(SetParts(first, len(first), 0, None, (ResultSet(second),), {}, {}))
+    assert found.baseline_row(Baseline("numpy"), 1, "", 1024)["total_median_s"] == 9e-3       # its own set's
+    assert found.baseline_row(Baseline("numpy", 0), 1, "", 1024)["total_median_s"] == 1e-3    # the named set's
+    assert found.baseline_row(Baseline("cupy"), 0, "", 1024)["total_median_s"] == 7e-4       # the first that has it
+    assert found.baseline_row(Baseline("cupy"), 0, "", 2048) is None
+    assert found.row(1, "cupy", "", 1024)["backend"] == "cupy" and found.row(2, "cupy", "", 1024) is None
+
+
+@pytest.mark.parametrize("kind", ["runtime", "speedup"])
+def test_a_hover_maps_as_many_points_into_the_scene_at_2000_points_as_at_20(qtbot, monkeypatch, kind):
+    """The nearest point is found with the view's map found once, not one mapping per point; the
+    hover still names the point's row."""
+    pytest.importorskip("pytestqt")
+    import numpy as np
+    from PySide6.QtCore import QPointF
+
+    from panels.plots import PlotsPanel
+    counts = []
+    for sizes in (10, 1000):
+        p = PlotsPanel()
+        qtbot.addWidget(p)
+        p.resize(1200, 700)
+        p.show()
+        p.update_from(results.to_frame(sweep(sizes)))
+        chart = {c.kind: c for c in p.plots()}[kind]
+        vb = chart.getViewBox()
+        key = next(k for k in chart.points() if "numba" in k)
+        x, y = chart.points()[key]
+        at = vb.mapViewToScene(QPointF(np.log10(x[sizes // 2]), np.log10(y[sizes // 2]))) + QPointF(2, 2)
+        calls = []
+        real = vb.mapViewToScene
+        monkeypatch.setattr(vb, "mapViewToScene", lambda *a: calls.append(1) or real(*a))
+        text = chart.hover_text(at)
+        counts.append(len(calls))
+        assert text.startswith("<b>numba</b>") and "speedup over numpy" in text, text
+        p.shutdown()
+    assert counts[0] == counts[1] > 0
