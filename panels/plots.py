@@ -1,15 +1,10 @@
 """The plots panel: five charts in a grid (the roofline alone, on demand), a legend strip, the speedup baseline and a summary.
 
-The charts live in ``panels.charts``; this panel feeds them one result table (a
-live sweep) or several result sets overlaid (``workbench.views.compare``),
-staggers their updates over timer ticks, applies one look (normal or
-presentation, light or dark) to all of them, and shows one chart alone, large,
-on a double click. Each chart draws its kind's spec (``workbench.views.spec``), which the
-exports draw too; the legend strip shows the series, phases and band those specs name, and the
-captions (a lesson's statement above the summary, the charts' notes) can be hidden.
-
-While a sweep runs, the specs are made off the GUI thread (``panels.spec_pipeline``) and drawn a
-step per timer tick (``panels.chart_drawing``); a point's hover text is ``panels.point_hover``.
+The charts (``panels.charts``) are fed one result table (a live sweep) or several sets overlaid
+(``workbench.views.compare``), each drawing its kind's spec (``workbench.views.spec``), which the
+exports draw too, in one look; a double click shows one alone. While a sweep runs, the specs are
+made off the GUI thread (``panels.spec_pipeline``) and drawn a step per timer tick
+(``panels.chart_drawing``); a point's hover text is ``panels.point_hover``.
 """
 from __future__ import annotations
 
@@ -17,7 +12,6 @@ import logging
 from html import escape
 from typing import Callable, Sequence
 
-from workbench.core.lazy import lazy_module
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QFont
@@ -33,6 +27,7 @@ from panels.spec_pipeline import SpecPipeline
 from panels.style import Look
 from panels.transfer_chart import TransferChart
 from workbench.catalog.backends import is_gpu
+from workbench.core.lazy import lazy_module
 from workbench.results.files import ResultSet
 from workbench.results.sets import SetParts
 from workbench.views import chart_kinds, compare, overlay_verdicts, spec
@@ -42,7 +37,6 @@ from workbench.views.live import EMPTY_MESSAGE, Prepared, summary_text
 from workbench.views.palette import PHASE_LABELS
 
 pd = lazy_module("pandas")      # imported at first use: not needed to show the window
-
 log = logging.getLogger(__name__)
 MIN_SUMMARY = (150, 100)
 
@@ -51,14 +45,10 @@ MIN_SUMMARY = (150, 100)
 TURN_MS = 1
 
 
-
-class PlotsPanel(point_hover.Hovered, QWidget):
+class PlotsPanel(QWidget):
     """The five charts in a grid, the legend strip, the speedup baseline chooser and the summary.
-
-    ``schedule`` has the specs made off the GUI thread (``specs``), then draws them a step per
-    timer tick (``drawing``), so that each is a short slice of the GUI thread rather than one
-    long stall for all five.
-    """
+    ``schedule`` has the specs made off the GUI thread (``specs``), then draws them a step per timer
+    tick (``drawing``): each a short slice of the GUI thread rather than one long stall for all five."""
 
     updated = Signal()     # every chart shows the last scheduled table
     pointClicked = Signal(object)   # a chart's point clicked: (backend, variant, size, set index)
@@ -117,10 +107,11 @@ class PlotsPanel(point_hover.Hovered, QWidget):
                 self.added.append(chart)
                 self.alone[chart] = self._alone_action(chart, f"{kind.short_title.replace('&', '&&')} chart", "",
                                                        f"The {kind.name} chart alone, in the charts' place")
+        self.hover = point_hover.HoverRows(self._shown_parts, lambda: self.overlay.sets)
         for chart in self.plots():
             chart.pointClicked.connect(self.pointClicked)
             chart.describe = self.describe
-            chart.rows_of = self.point_rows            # its points' rows, for the hover
+            chart.rows_of = self.hover.rows            # its points' rows, for the hover
         self.legendStrip = LegendStrip()
         self.summary = QLabel(EMPTY_MESSAGE, wordWrap=True, objectName="plotSummary")
         self.summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
@@ -168,7 +159,16 @@ class PlotsPanel(point_hover.Hovered, QWidget):
     def overlay(self, overlay: Overlay) -> None:
         self._overlay, self._overlay_sets = overlay, None
         self._labels = tuple(overlay.labels)
-        self._point_rows = None
+        self.hover.forget()
+
+    def _shown_parts(self):
+        shown = self.specs.shown
+        return shown() if self._overlay is None and callable(shown) else None
+
+    def describe(self, row: dict, set_index: int = 0) -> str:
+        """A point's hover text, against the baseline chosen (``panels.point_hover``)."""
+        return point_hover.describe(row, set_index, self.labels, self.speedupPlot.choice, self.verdicts,
+                                    self.hover.rows())
 
     @property
     def sets_made(self) -> bool:
@@ -291,8 +291,7 @@ class PlotsPanel(point_hover.Hovered, QWidget):
         else:                       # made in the spec process: the sets are made here if asked for
             self._overlay, self._labels = None, p.labels
             self._overlay_sets = sets
-            self._point_rows = None
-            self.rows_from = self.specs.shown if callable(self.specs.shown) else None
+            self.hover.forget()
         self.verdicts = p.verdicts
         self._context = p.context
         self._offer_baselines(p.choices, p.baseline_text)

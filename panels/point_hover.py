@@ -16,25 +16,24 @@ from workbench.views.point_rows import PointRows
 CAUTION_COLOR = "#8a5a00"      # amber, as the experiment panel's notes: read with care, not an error
 
 
-class Hovered:
-    """What the charts of a plots panel (``panels.plots.PlotsPanel``, which mixes this in) say of
-    the point under the pointer, and where they find its row: in the live rows, by key, where the
-    sets are not made in this process (made for a hover, 0.2-1 s at 5,000 points, issue 38)."""
+class HoverRows:
+    """The rows behind a plots panel's hover: where a point's row and its baseline's are found, by
+    key, in the live rows when the sets are not made in this process (made for a hover, 0.2-1 s at
+    5,000 points, issue 38); the panel owns one and says when the points shown change (``forget``).
+    ``parts``: the live parts shown, or None where the panel's sets are made here (``sets``)."""
 
-    _point_rows: PointRows | None = None    # made at the first hover after new sets are shown
-    rows_from: Callable[[], Any] | None = None      # the live parts shown (from the spec pipeline)
+    def __init__(self, parts: Callable[[], Any], sets: Callable[[], Sequence]) -> None:
+        self.parts, self.sets = parts, sets
+        self._rows: PointRows | None = None     # made at the first hover after new points are shown
 
-    def describe(self, row: dict, set_index: int = 0) -> str:
-        """A point's hover text, against the baseline chosen."""
-        return describe(row, set_index, self.labels, self.speedupPlot.choice, self.verdicts, self.point_rows())
+    def forget(self) -> None:
+        self._rows = None
 
-    def point_rows(self) -> PointRows:
-        """The rows of the points shown, by key."""
-        if self._point_rows is None:
-            parts = self.rows_from() if self._overlay is None and self.rows_from is not None else None
-            self._point_rows = PointRows.of_parts(parts) if isinstance(parts, SetParts) else \
-                PointRows.of_sets(self.overlay.sets)
-        return self._point_rows
+    def rows(self) -> PointRows:
+        if self._rows is None:
+            parts = self.parts()
+            self._rows = PointRows.of_parts(parts) if isinstance(parts, SetParts) else PointRows.of_sets(self.sets())
+        return self._rows
 
 
 def describe(row: dict, set_index: int, labels: Sequence[str], baseline: Baseline,
