@@ -318,8 +318,9 @@ class SpecChart(Titled, pg.PlotWidget):
             axis.setPen(fg)
             axis.setTextPen(fg)
             axis.setTickFont(font)
-        self.legend.setLabelTextSize(f"{look.font_pt}pt")
-        self.legend.setLabelTextColor(fg)
+        # Not the legend's setLabelTextSize/Color: they change each label's options without drawing
+        # it again, and _style_key, which draws a label whose options differ, then saw nothing to
+        # do: a key left presentation mode at its presentation size (issue 38's screenshots).
         self._style_key()
         self.hint.setColor(look.muted)
         self.hint.setFont(font)

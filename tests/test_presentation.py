@@ -162,6 +162,25 @@ def test_presentation_mode_folds_the_docks_and_scales_everything(qtbot, window):
     assert runtime.look.font_pt < 16
 
 
+def test_a_key_drawn_in_presentation_mode_is_drawn_small_again_after_it(qtbot, window):
+    """What is drawn, not the label's options: pyqtgraph's legend setters changed the options alone,
+    and a key wide enough for the look's full size came back from presentation mode at its
+    presentation size (the window's chart at 1600x1000 is that wide)."""
+    w = window
+    show_at(qtbot, w, 1600, 1000)
+    runtime = w.plots.runtimePlot
+    assert runtime.key_pt() == runtime.look.font_pt                 # not shrunk for its width
+    heights = lambda: [label.item.boundingRect().height() for _, label in runtime.legend.items]   # noqa: E731
+    before = heights()
+    assert before
+    w.presentationAction.trigger()
+    QApplication.processEvents()    # noqa: the test lays the window out before measuring it
+    assert min(heights()) > max(before)
+    w.presentationAction.trigger()
+    QApplication.processEvents()    # noqa: as above
+    assert heights() == pytest.approx(before, abs=0.5)
+
+
 def test_dark_theme_darkens_the_charts_and_the_window(qtbot, window):
     w = window
     show_at(qtbot, w, 1600, 1000)
