@@ -97,7 +97,8 @@ class MainWindow(QMainWindow):
         self.window_settings.restore()
         self.session_restore.offer_next()
         # The deep probe starts an engine process and imports the GPU libraries in it: it waits for
-        # the first frame, which it slowed by a third on a 2-core machine (panels.first_frame).
+        # the first frame: started during construction, it took the GIL and the second of this
+        # machine's two cores from the window being built (panels.first_frame).
         self.firstFrame = first_frame.after_first_frame(self, self.controller.probe)
 
     def _build_widgets(self) -> None:
