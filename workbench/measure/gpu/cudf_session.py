@@ -11,7 +11,7 @@ import time
 from contextlib import contextmanager, nullcontext
 from typing import Any, Callable, Iterator
 
-from workbench.measure.gpu import blocking
+from workbench.measure.gpu import blocking, stream
 from workbench.core import driver
 from workbench.measure.gpu import memory
 
@@ -41,15 +41,9 @@ class CudfSession:
         self.cp.cuda.runtime.deviceSynchronize()
 
     def stream_seconds(self, nbytes: int, pattern: str = "copy", thorough: bool = False) -> float | None:
-        """Device copies timed like everything else here: host clock between synchronisations."""
-        if pattern != "copy":
-            return None
-        cp = self.cp
-        src = cp.ones(max(1, nbytes // 8), "float32")
-        dst = cp.empty_like(src)
-        best = min(self.timed(lambda: cp.copyto(dst, src))[0] for _ in range(7))
-        src = dst = None
-        return best
+        """Best time of ``pattern`` over ``nbytes``, measured by CuPy (which cuDF brings) as a CuPy
+        session measures it: the device's ceiling, whichever backend asked first (``gpu.stream``)."""
+        return stream.through_cupy(nbytes, pattern, thorough)
 
     def timed(self, fn: Callable[[], Any]) -> tuple[float, Any]:
         sync = self.cp.cuda.runtime.deviceSynchronize

@@ -7,7 +7,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from workbench.measure.gpu import blocking, duplex
+from workbench.measure.gpu import blocking, duplex, stream
 from workbench.core import driver
 from workbench.measure.gpu import memory
 
@@ -79,7 +79,8 @@ class CupySession:
             yield peak
 
     def stream_seconds(self, nbytes: int, pattern: str = "copy", thorough: bool = False) -> float:
-        """Best of a few back-to-back device copies, sums or triads counting ``nbytes`` in all."""
+        """Best time of a device copy, sum or triad counting ``nbytes`` in all, timed as points are
+        (``workbench.measure.gpu.stream``)."""
         cp = self.cp
         arrays = {"copy": 2, "read": 1, "triad": 3}[pattern]
         with self.stream:
@@ -88,8 +89,7 @@ class CupySession:
             c = cp.empty_like(a) if pattern == "triad" else None
             work = {"copy": lambda: b.data.copy_from_device_async(a.data, a.nbytes, self.stream),
                     "read": a.sum, "triad": lambda: cp.multiply(a, b, out=c)}[pattern]
-            work()
-            best = min(self.timed(work)[0] for _ in range(7))
+            best = stream.best_seconds(self, work)
             a = b = c = None
         self.release()
         return best

@@ -7,7 +7,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from workbench.measure.gpu import blocking, cap, duplex
+from workbench.measure.gpu import blocking, cap, duplex, stream
 from workbench.core import driver
 from workbench.measure.gpu import memory
 
@@ -61,15 +61,15 @@ class NumbaCudaSession:
         self.cuda.synchronize()
 
     def stream_seconds(self, nbytes: int, pattern: str = "copy", thorough: bool = False) -> float | None:
-        """Best of a few device-to-device copies counting ``nbytes`` (Numba has no one-line read or
-        triad: those are left to a CuPy session on the same device)."""
-        if pattern != "copy":
-            return None
+        """Best time of ``pattern`` over ``nbytes``, measured by CuPy where it is installed, so the
+        device's ceiling does not depend on which backend measured it first (``gpu.stream``); else
+        Numba's own device copies (it has no one-line sum or triad: None for those)."""
+        seconds = stream.through_cupy(nbytes, pattern, thorough)
+        if seconds is not None or stream.cupy_session() is not None or pattern != "copy":
+            return seconds
         src = self.cuda.device_array(max(1, nbytes // 8), np.float32, stream=self.stream)
         dst = self.cuda.device_array_like(src, stream=self.stream)
-        work = lambda: dst.copy_to_device(src, stream=self.stream)  # noqa: E731
-        work()
-        best = min(self.timed(work)[0] for _ in range(7))
+        best = stream.best_seconds(self, lambda: dst.copy_to_device(src, stream=self.stream))
         src = dst = None
         self.release()
         return best
