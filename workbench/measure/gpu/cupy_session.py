@@ -31,7 +31,9 @@ class CupySession:
 
     device_kind = "gpu"
 
-    def __init__(self, backend: Any = None) -> None:
+    def __init__(self, backend: Any = None, flush_l2: bool = True) -> None:
+        """``flush_l2``: hold a buffer of twice the L2 for cold samples (the ladder's own session,
+        which takes no cold samples, does without those 100 MB on an H100)."""
         import cupy as cp
         self.cp = cp
         cp.cuda.Device(0).use()
@@ -43,7 +45,7 @@ class CupySession:
         self._start = cp.cuda.Event()
         self._end = cp.cuda.Event()
         try:
-            self._blocker = blocking.StreamBlocker(cp, self.stream, p.l2_bytes if p else 0)
+            self._blocker = blocking.StreamBlocker(cp, self.stream, p.l2_bytes if p and flush_l2 else 0)
         except Exception as exc:  # noqa: BLE001 - no blocking kernel: warm times keep their launch gaps
             log.warning("no blocking kernel for CuPy (%s): warm GPU times include launch gaps", exc)
             self._blocker = None

@@ -53,7 +53,7 @@ def cupy_session() -> Any | None:
     if not hasattr(_LOCAL, "session"):
         try:
             from workbench.measure.gpu.cupy_session import CupySession
-            _LOCAL.session = CupySession()
+            _LOCAL.session = CupySession(flush_l2=False)
         except Exception:  # noqa: BLE001 - no CuPy (a Numba-only install), or it cannot start here
             _LOCAL.session = None
     return _LOCAL.session
