@@ -51,7 +51,8 @@ def test_a_dense_series_keeps_every_point_but_marks_only_those_a_reader_can_tell
     assert numpy.dense and 0 < len(numpy.marked) < len(SIZES) / 3
     assert numpy.marked == tuple(sorted(set(numpy.marked)))
     assert {0, len(SIZES) - 1, OUTLIER} <= set(numpy.marked)
-    u, v = density.share(chart.x, numpy.xs), density.share(chart.y, numpy.ys)
+    u = density.share(chart.x, numpy.xs) * density.PLOT_PX[0]
+    v = density.share(chart.y, numpy.ys) * density.PLOT_PX[1]
     kept = np.asarray(numpy.marked)
     gaps = np.hypot(np.diff(u[kept]), np.diff(v[kept]))
     # Apart, except where a point that must be marked comes close after another.

@@ -12,8 +12,9 @@ can tell apart, plus every point a reader needs to find, which is never thinned 
 - each point ringed as within the noise of the baseline;
 - each outlier: a point that stands off the line of its neighbours by more than a marker's room.
 
-Distances are taken as shares of the plot's width and height, on the axes' own scales, so the
-choice is the same at any size the chart is drawn.
+Distances are taken on the axes' own scales, in the pixels of a small window's plot
+(``PLOT_PX``): the choice is the same at any size the chart is drawn (an export, larger, shows
+its markers further apart), and markers that a reader can tell apart there are so everywhere.
 """
 from __future__ import annotations
 
@@ -25,11 +26,13 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from workbench.views.spec.model import Axis, ChartSpec, Series
 
-#: Two markers closer than this share of the plot's width and height cannot be told apart in a
-#: window's chart (about 420 px wide at 1280x720: 1/60 is 7 px, a marker's width).
-SPACING = 1 / 60
-#: A point further than this share of the plot off the median of its neighbours is an outlier.
-OUTLIER = 2 * SPACING
+#: The plot area of a chart of the window's grid at 1280x720 (width, height in pixels): the
+#: smallest a chart is read at.
+PLOT_PX = (300.0, 180.0)
+#: Markers (7 px) closer than this, in those pixels, run together.
+SPACING = 9.0
+#: A point further than this (pixels) above or below the median of its neighbours is an outlier.
+OUTLIER = 1.5 * SPACING
 #: The neighbours on each side an outlier is told from.
 NEIGHBOURS = 2
 
@@ -51,7 +54,7 @@ def thin(s: Series, x: Axis, y: Axis) -> Series:
     n = len(s.xs)
     if not s.marker or n < 3:
         return s
-    u, v = share(x, s.xs), share(y, s.ys)
+    u, v = share(x, s.xs) * PLOT_PX[0], share(y, s.ys) * PLOT_PX[1]
     must = np.zeros(n, dtype=bool)
     must[[0, n - 1]] = True
     for b in s.breaks:                     # the line stops after b: both ends of the gap
@@ -78,8 +81,8 @@ def share(a: Axis, values) -> np.ndarray:
 
 
 def outliers(v: np.ndarray) -> np.ndarray:
-    """The points further than OUTLIER (of the plot's height) off the median of their NEIGHBOURS
-    on each side."""
+    """The points further than OUTLIER off the median of their NEIGHBOURS on each side (``v``:
+    heights in pixels)."""
     k, n = NEIGHBOURS, len(v)
     if n < 2 * k + 1:
         return np.zeros(n, dtype=bool)
