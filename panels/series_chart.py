@@ -12,6 +12,7 @@ from PySide6.QtCore import QPointF
 from PySide6.QtGui import QColor, QFont
 
 from panels import style
+from panels.series_markers import SeriesMarkers, style_curve
 from panels.spec_chart import SpecChart
 from panels.style import Look
 from workbench.views import bands, spec
@@ -57,6 +58,7 @@ class Chart(SpecChart):
         self.bands: dict = {}           # key -> the workbench.views.bands.Band it draws: for tests
         self._band_specs: dict = {}     # key -> what of the spec its band was drawn from
         self.rings: dict = {}           # key -> the rings around that series' points within the noise
+        self.markers = SeriesMarkers(self, log_axes=True)     # a dense series' markers (its curve draws none)
         self.mark_items: dict = {}      # (kind, name) -> the line of a mark (a wall, a lesson's, 1x)
         self.marks_shown: dict = {}     # (kind, name) -> the spec.Mark it draws now
         self.apply_look(self.look)
@@ -91,6 +93,7 @@ class Chart(SpecChart):
         for key, item in self.rings.items():
             if key not in drawn:
                 item.setData([], [])
+        self.markers.keep(drawn)
         self._marks(chart.marks)
 
     def _curve(self, s: spec.Series) -> bool:
@@ -105,8 +108,8 @@ class Chart(SpecChart):
         if styled == s and item.xData is not None:     # a live sweep's new point is in one series:
             return False                               # the others are as they were drawn
         self.meta[s.key] = s
-        if styled is None or (styled.color, styled.marker, styled.line, styled.filled) != \
-                (s.color, s.marker, s.line, s.filled):
+        if styled is None or (styled.color, styled.marker, styled.line, styled.filled, styled.dense) != \
+                (s.color, s.marker, s.line, s.filled, s.dense):
             self._style_curve(s.key)
         connect = "all"
         if s.breaks:
@@ -114,17 +117,11 @@ class Chart(SpecChart):
             connect[list(s.breaks)] = False
         item.setData(np.asarray(s.xs, dtype=float), np.asarray(s.ys, dtype=float), connect=connect)
         item.setObjectName(f"{s.role}:{s.name}")     # what the export's id names: the same series
+        self.markers.show(s, self.look)
         return True
 
     def _style_curve(self, key) -> None:
-        s, item, look = self.meta[key], self.series[key], self.look
-        c = style.ink(s.color, look)
-        item.setPen(style.pen(s.color, look, s.line))
-        # Hollow markers on dashed lines: the two series of a backend stay apart where they touch.
-        item.setSymbol(s.marker or None)       # a roof of the roofline chart has none
-        item.setSymbolSize(look.marker_px)
-        item.setSymbolPen(pg.mkPen(c, width=max(1.5, look.line_px / 2)))
-        item.setSymbolBrush(pg.mkBrush(c) if s.filled else None)
+        style_curve(self.series[key], self.meta[key], self.look)
 
     def _band(self, key, s: spec.Series) -> bool:
         """A series' band as one closed outline, filled (pyqtgraph's 'enclosed' fill level), under
@@ -136,15 +133,16 @@ class Chart(SpecChart):
             item.setZValue(-1)
             self.addItem(item)
             self.band_items[key] = item
-        if key in self.bands and self._band_specs.get(key) == (s.band, s.color, s.name):
+        if key in self.bands and self._band_specs.get(key) == (s.band, s.color, s.name, s.dense):
             return False                               # as drawn
+        item.opts["antialias"] = not s.dense           # as its line's (series_markers.style_curve)
         b = bands.Band(np.asarray(s.band.xs, dtype=float), np.asarray(s.band.lo, dtype=float),
                        np.asarray(s.band.hi, dtype=float), s.band.label)
         item.setFillBrush(self._band_brush(s.color))
         item.setData(*b.polygon())
         item.setObjectName(f"band-{s.role}:{s.name}")
         self.bands[key] = b
-        self._band_specs[key] = (s.band, s.color, s.name)
+        self._band_specs[key] = (s.band, s.color, s.name, s.dense)
         return True
 
     def _band_brush(self, colour: str) -> QColor:
@@ -168,6 +166,10 @@ class Chart(SpecChart):
         item.setData(np.log10(x), np.log10(y), size=self.look.marker_px * spec.RING_SCALE,
                      pen=pg.mkPen(spec.RING_COLOR, width=max(1.0, self.look.line_px / 3)), brush=None)
         item.setObjectName(f"within-noise-{s.role}:{s.name}")
+
+    def markers_drawn(self) -> dict:
+        """{key: (x, y)} of the points drawn with a marker, in data units (``SeriesMarkers.drawn``)."""
+        return self.markers.drawn(self.series, self.meta)
 
     def rings_drawn(self) -> dict:
         """{key: (x, y)} of the rings shown, in data units."""
@@ -241,6 +243,7 @@ class Chart(SpecChart):
             item.setData([], [])
         for item in self.rings.values():
             item.setData([], [])
+        self.markers.clear()
         self.meta.clear()
         self.bands.clear()
         self._marks(())
@@ -260,6 +263,8 @@ class Chart(SpecChart):
         super().apply_look(look)
         for key in getattr(self, "meta", {}):         # none yet in the constructor
             self._style_curve(key)
+        if hasattr(self, "markers"):
+            self.markers.restyle(look)
         for key, item in getattr(self, "band_items", {}).items():
             if key in self.bands:
                 s = self.meta.get(("compute" if key[0] == "band-compute" else "total",) + key[1:])

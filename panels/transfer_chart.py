@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QGraphicsItem
 
 from panels import style
 from panels.series_chart import HOVER_PX
+from panels.series_markers import SeriesMarkers, style_curve
 from panels.spec_chart import SpecChart
 from panels.style import Look
 from workbench.results.rows import human_seconds
@@ -46,6 +47,7 @@ class TransferChart(SpecChart):
         self._who: list[tuple] = []         # per bar: (series, backend, variant, size, set_index)
         self.series: dict = {}              # key -> the curve of a share, where the spec has lines
         self.meta: dict = {}                # key -> the spec.Series it draws
+        self.markers = SeriesMarkers(self, log_axes=False)   # a dense series' markers (its curve draws none)
         self.apply_look(self.look)
 
     def draw_content(self, chart: ChartSpec) -> None:
@@ -89,19 +91,19 @@ class TransferChart(SpecChart):
             item.setData(np.asarray(s.xs, dtype=float), np.asarray(s.ys, dtype=float))
             item.setObjectName(f"{s.role}:{s.name}")     # what the export's id names: the same series
         keys = {s.key for s in drawn}
+        self.markers.keep(keys)
         for key, item in self.series.items():
             if key not in keys:
                 item.setData([], [])
                 self.meta.pop(key, None)
 
     def _style_line(self, s) -> None:
-        item, look = self.series[s.key], self.look
-        c = style.ink(s.color, look)
-        item.setPen(style.pen(s.color, look, s.line))
-        item.setSymbol(s.marker or None)
-        item.setSymbolSize(look.marker_px)
-        item.setSymbolPen(pg.mkPen(c, width=max(1.5, look.line_px / 2)))
-        item.setSymbolBrush(pg.mkBrush(c) if s.filled else None)
+        style_curve(self.series[s.key], s, self.look)
+        self.markers.show(s, self.look)
+
+    def markers_drawn(self) -> dict:
+        """{key: (x, y)} of the points drawn with a marker (``SeriesMarkers.drawn``)."""
+        return self.markers.drawn(self.series, self.meta)
 
     def clear_series(self) -> None:
         self._lines(())

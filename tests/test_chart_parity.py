@@ -165,8 +165,26 @@ def energy_set() -> ResultSet:
     return rs
 
 
+def dense_set() -> ResultSet:
+    """Issue 38's density: numpy and three GPU backends (the transfer chart draws lines for them) at
+    300 sizes, with noise, an outlier and a point left out; their markers would overlap."""
+    rng = np.random.default_rng(3)
+    rows = []
+    for i, size in enumerate(int(s) for s in np.unique(np.geomspace(2 ** 10, 2 ** 24, 300).astype(int))):
+        for backend, gpu in (("numpy", False), ("cupy", True), ("cupy-raw", True), ("numba-cuda", True)):
+            t = (2e-5 if gpu else 1e-6) + size * (2e-10 if gpu else 1e-9) * float(np.exp(0.05 * rng.standard_normal()))
+            t *= 4 if backend == "numpy" and i == 120 else 1
+            move = size * (4 if backend == "cupy" else 2) / 12e9 * float(np.exp(0.1 * rng.standard_normal())) if gpu else 0.0
+            rows.append(measured(workload="source_terms", backend=backend, device="GPU: Test" if gpu else "CPU: Test",
+                                 size=size, dtype="float32", host_memory="pageable" if gpu else "",
+                                 compute_median_s=t, total_median_s=t + 2 * move, h2d_s=move, d2h_s=move,
+                                 first_call_s=0.0 if i == 200 else 30 * t, peak_host_bytes=12.0 * size,
+                                 peak_device_bytes=12.0 * size if gpu else float("nan"), status="ok"))
+    return ResultSet(results.to_frame(rows))
+
+
 CASES = {"device backends": lambda: [gpu_set()], "compared": compared_sets, "cpu only": lambda: [cpu_set()],
-         "roofline": lambda: [roofline_set()], "energy": lambda: [energy_set()]}
+         "roofline": lambda: [roofline_set()], "energy": lambda: [energy_set()], "dense": lambda: [dense_set()]}
 CASES.update({f"lesson {name}": (lambda n=name: [lesson_set(n)]) for name in lessons.LESSONS})
 
 
@@ -190,9 +208,13 @@ def exported(kind: str, sets) -> dict:
         elif gid.startswith(f"series-{kind}-within-noise-"):
             out["rings"][gid[len(f"series-{kind}-"):]] = (x, y)
         elif gid.startswith(f"series-{kind}-") and len(_segments(x, y)):     # a line of NaN draws nothing
+            every = line.get_markevery()
+            marked = np.arange(len(x)) if every is None else np.asarray(every, dtype=int)
+            marked = marked[np.isfinite(x[marked]) & np.isfinite(y[marked])]
             out["series"][gid[len(f"series-{kind}-"):]] = {
                 "segments": _segments(x, y), "line": LINES[line.get_linestyle()], "colour": line.get_color().lower(),
-                "filled": line.get_markerfacecolor() != "white"}
+                "filled": line.get_markerfacecolor() != "white",
+                "markers": list(zip(x[marked], y[marked])) if str(line.get_marker()).lower() not in ("", "none") else []}
     for area in ax.collections:
         gid = area.get_gid() or ""
         if gid.startswith(f"series-{kind}-band-"):
@@ -249,6 +271,7 @@ def window_drew(panel, kind: str) -> dict:
            "y label": chart.getAxis("left").labelText, "series": {}, "bands": {}, "rings": {}, "marks": set(),
            "bars": {}}
     log_axes = kind != "transfer"
+    markers = chart.markers_drawn() if hasattr(chart, "markers_drawn") else {}
     for key, item in getattr(chart, "series", {}).items():
         if item.xData is None or not len(item.xData):
             continue
@@ -261,7 +284,8 @@ def window_drew(panel, kind: str) -> dict:
         brush = item.opts["symbolBrush"]
         out["series"][ident(f"{role}-{name}")] = {
             "segments": [s for s in segments if s], "line": PENS[pen.style()], "colour": pen.color().name().lower(),
-            "filled": brush is not None and brush.style() != Qt.BrushStyle.NoBrush}
+            "filled": brush is not None and brush.style() != Qt.BrushStyle.NoBrush,
+            "markers": list(zip(*markers[key])) if key in markers else []}
     for key, item in getattr(chart, "band_items", {}).items():
         if item.xData is None or not len(item.xData):
             continue
@@ -353,6 +377,10 @@ def test_the_window_and_the_export_draw_the_same_chart(qtbot, panel, case):
             assert (mine["line"], mine["colour"], mine["filled"]) == (drawn["line"], drawn["colour"], drawn["filled"]), \
                 (where, name)
             assert len(mine["segments"]) == len(drawn["segments"]), (where, name)
+            # The same points carry a marker (a dense series': those its spec keeps).
+            assert len(mine["markers"]) == len(drawn["markers"]), (where, name)
+            assert all(_close(p[0], q[0]) and _close(p[1], q[1]) for p, q in zip(mine["markers"], drawn["markers"])), \
+                (where, name)
             for a, b in zip(mine["segments"], drawn["segments"]):
                 assert len(a) == len(b) and all(_close(p[0], q[0]) and _close(p[1], q[1]) for p, q in zip(a, b)), \
                     (where, name)
@@ -398,7 +426,7 @@ def test_the_cases_cover_what_can_drift():
             seen |= {m.kind for m in s.marks} | {"band" for x in s.series if x.band} | {"bars" for _ in s.bars}
             seen |= {"note" for _ in s.notes} | ({"empty"} if s.empty else set())
             seen |= {"compared"} if len(sets) > 1 else set()
-            seen |= {"dotted" for x in s.series if x.line == "dotted"}
+            seen |= {"dotted" for x in s.series if x.line == "dotted"} | {"dense" for x in s.series if x.dense}
             seen |= {"roof" for x in s.series if x.role == "roof"} | {"label" for _ in s.labels}
     assert seen >= {"roof", "label", "ring", "gap", "wall", "lesson", "reference", "band", "bars", "note", "empty", "compared",
-                    "dotted"}, seen
+                    "dotted", "dense"}, seen

@@ -111,6 +111,15 @@ def _with_breaks(values: Sequence[float], breaks: Sequence[int]) -> np.ndarray:
     return np.asarray(out, dtype=float)
 
 
+def _marked(s: spec.Series) -> list[int] | None:
+    """A dense series' marked points as indices into the line ``_with_breaks`` draws (each gap's
+    NaN shifts the points after it); None, every point, where it is not dense."""
+    if not s.dense:
+        return None
+    breaks = np.asarray(sorted(s.breaks), dtype=int)
+    return [int(i + np.searchsorted(breaks, i)) for i in s.marked]
+
+
 def _series(ax: Axes, kind: str, s: spec.Series, p: Preset) -> None:
     color = _ink(s.color)
     if s.band is not None:
@@ -118,7 +127,8 @@ def _series(ax: Axes, kind: str, s: spec.Series, p: Preset) -> None:
                         gid=_gid(kind, f"band-{s.role}", s.name))
     ax.plot(_with_breaks(s.xs, s.breaks), _with_breaks(s.ys, s.breaks), color=color, marker=_marker(s.marker),
             linestyle=LINES[s.line], markerfacecolor=color if s.filled else "white",
-            markeredgewidth=p.line_pt / 2, label="_nolegend_", gid=_gid(kind, s.role, s.name))
+            markeredgewidth=p.line_pt / 2, label="_nolegend_", gid=_gid(kind, s.role, s.name),
+            markevery=_marked(s))
     ringed = np.asarray(s.ringed, dtype=bool)
     if ringed.any():
         ax.plot(np.asarray(s.xs)[ringed], np.asarray(s.ys)[ringed], linestyle="none", marker="o",

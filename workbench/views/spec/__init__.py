@@ -19,6 +19,7 @@ from workbench.results.files import ResultSet
 from workbench.views import provenance
 from workbench.views.compare import Baseline, baseline as find_baseline
 from workbench.views.spec import kinds
+from workbench.views.spec.density import thinned
 from workbench.views.spec.kinds import KEY_COLOR, RING_COLOR, RING_SCALE, left_out  # noqa: F401 - the API
 from workbench.views.spec.marks import (SIZE_KINDS, WALL_KINDS, label_parts, lesson_caption, lesson_marks,  # noqa: F401
                                         lesson_of, merge_labels)
@@ -57,11 +58,11 @@ def build(kind: str, sets: Sequence[ResultSet] = (), *, labels: Sequence[str] | 
     c.point = point
     if kind == "speedup":
         b = baseline if isinstance(baseline, Baseline) else find_baseline(c.sets, baseline, c.labels)
-        return kinds.shortened(kinds.speedup(c, b))
+        return thinned(kinds.shortened(kinds.speedup(c, b)))
     if declared.shipped:
-        return kinds.shortened(declared.build(c))
+        return thinned(kinds.shortened(declared.build(c)))
     try:                # another package's kind: its failure empties its own chart, never the others
-        return kinds.shortened(declared.build(c))
+        return thinned(kinds.shortened(declared.build(c)))
     except Exception as exc:  # noqa: BLE001
         log.warning("chart %s (%s) failed: %s: %s", kind, declared.where, type(exc).__name__, exc)
         return ChartSpec(kind, declared.short_title, Axis("", "count"), Axis("", "count"),

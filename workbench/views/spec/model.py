@@ -67,6 +67,15 @@ class Series:
     band: Band | None = None
     ringed: tuple[bool, ...] = ()            # per point: within the noise of the baseline (a ring)
     sizes: tuple[float, ...] = ()            # the size each point stands for, where x is not the size (hover)
+    # Markers that would overlap (``workbench.views.spec.density``): the line through every point,
+    # a marker only on the points of ``marked`` (indices into xs).
+    dense: bool = False
+    marked: tuple[int, ...] = ()
+
+    @property
+    def marker_indices(self) -> tuple[int, ...]:
+        """The points drawn with a marker: every one, unless the series is dense."""
+        return self.marked if self.dense else tuple(range(len(self.xs))) if self.marker else ()
 
 
 @dataclass(frozen=True)
