@@ -25,8 +25,8 @@ from panels.jobs import Job
 from workbench.results import files as result_files
 from workbench.results import session_file
 from workbench.core import writable
-from workbench.measure.offload import Offload
 from workbench.core.lazy import lazy_module
+from workbench.measure.offload import Offload
 from workbench.results.files import ResultSet, ResultsFileError
 from workbench.results.rows import to_frame
 from workbench.results.sets import SetParts, sets_of
@@ -40,8 +40,8 @@ log = logging.getLogger(__name__)
 logging.getLogger("fontTools").setLevel(logging.WARNING)
 RESULT_FILTER = "Results (*.csv *.json);;All files (*)"
 BUSY = "a sweep is running: wait until it ends, or press Stop (Esc)"
-#: Rows turned into a table per call in the job's thread: one call over 5,000 rows holds the GIL,
-#: and so the GUI thread, for tens of ms; 500 at a time, a few.
+#: Rows turned into a table per call in the job's thread: to_frame holds the GIL, and so the GUI
+#: thread, for as long as one call runs, which grows with the rows it is given.
 CHUNK_ROWS = 500
 
 
