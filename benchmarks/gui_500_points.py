@@ -259,7 +259,7 @@ def after_sweep(w, beat: Heartbeat, folder: Path, compare: bool) -> dict[str, tu
     measure("zoom", zoom, 700)
     measure("baseline", baseline, 3000, w.plots.updated)
     csv = folder / "results.csv"
-    measure("export results", lambda: w.files.export_results(csv), 1000)
+    measure("export results", lambda: w.files.export_results(csv), 30_000, w.files.exported)    # written off the GUI thread
     measure("export charts", lambda: w.files.export_chart(folder / "charts.png"), 30_000, w.files.exported)
     if compare:
         measure("compare", lambda: w.files.compare_with([csv]), 30_000, w.plots.updated)

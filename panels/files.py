@@ -3,11 +3,14 @@
 Every file is read and written by the core (``workbench.results.files``, ``session_file``,
 ``charts``, ``report``): this module adds the dialogs, the refusal while a sweep runs, and
 where a problem is said: the notice bar under the toolbar and the status bar, never a
-dialog that blocks, never silence. Charts and reports take seconds of matplotlib, so they
-are drawn in a ``panels.jobs.Job`` off the GUI thread, from a copy of the sets on screen.
+dialog that blocks, never silence. Every export and a saved session are written by a
+``panels.jobs.Job``, off the GUI thread: the GUI thread only takes the workspace's parts (an
+instant); the job's thread makes the sets of them and its child process writes the file
+(results at 5,000 points stalled the window 1.2 s when written here, issue 38).
 """
 from __future__ import annotations
 
+import dataclasses
 import logging
 from functools import partial
 from pathlib import Path
@@ -22,9 +25,14 @@ from panels.jobs import Job
 from workbench.results import files as result_files
 from workbench.results import session_file
 from workbench.core import writable
+from workbench.core.lazy import lazy_module
 from workbench.measure.offload import Offload
 from workbench.results.files import ResultSet, ResultsFileError
+from workbench.results.rows import to_frame
+from workbench.results.sets import SetParts, sets_of
 from workbench.views.presets import output_paths, preset as make_preset
+
+pd = lazy_module("pandas")      # imported at first use: not needed to show the window
 
 log = logging.getLogger(__name__)
 # matplotlib's PDF backend subsets fonts with fontTools, which logs a line per font table at INFO:
@@ -32,6 +40,9 @@ log = logging.getLogger(__name__)
 logging.getLogger("fontTools").setLevel(logging.WARNING)
 RESULT_FILTER = "Results (*.csv *.json);;All files (*)"
 BUSY = "a sweep is running: wait until it ends, or press Stop (Esc)"
+#: Rows turned into a table per call in the job's thread: to_frame holds the GIL, and so the GUI
+#: thread, for as long as one call runs, which grows with the rows it is given.
+CHUNK_ROWS = 500
 
 
 class Shows(Protocol):
@@ -40,10 +51,12 @@ class Shows(Protocol):
 
     busy: bool
     compared: list[ResultSet]
+    experiment: Any         # panels.experiment: its settings(), saved in a session
     notice: Any             # panels.notice.NoticeBar
-    plots: Any              # panels.plots.PlotsPanel
+    plots: Any              # panels.plots.PlotsPanel: chosen_baseline()
     settings: QSettings
     status: QStatusBar
+    workspace: Any          # workbench.workspace: parts(), what the sets on screen are made of
 
     def result_sets(self) -> list[ResultSet]: ...
     def show_sets(self, sets: list[ResultSet]) -> None: ...
@@ -53,7 +66,7 @@ class Shows(Protocol):
 class FileActions(QObject):
     """The File menu's actions and what they do; the window holds what is on screen."""
 
-    exported = Signal(list)     # the files an export wrote
+    exported = Signal(list)     # the files an export (or a session saved) wrote
     problem = Signal(str)       # a problem just shown to the user
 
     def __init__(self, window: Shows) -> None:
@@ -103,13 +116,13 @@ class FileActions(QObject):
 
     @Slot()
     def update_enabled(self) -> None:
-        """Nothing opens or is written while a sweep runs; one export at a time."""
+        """Nothing opens or is written while a sweep runs; one file written at a time."""
         idle = not self.window.busy
-        for a in (self.openAction, self.compareAction, self.openSessionAction, self.saveSessionAction,
-                  self.exportResultsAction):
+        for a in (self.openAction, self.compareAction, self.openSessionAction):
             a.setEnabled(idle)
         self.closeCompareAction.setEnabled(idle and bool(self.window.compared))
-        for a in (self.exportChartAction, self.exportReportAction, *self.chartActions.values()):
+        for a in (self.exportChartAction, self.exportReportAction, self.exportResultsAction, self.saveSessionAction,
+                  *self.chartActions.values()):
             a.setEnabled(idle and not self.job.running)
 
     # --- saying what went wrong --------------------------------------------------------------
@@ -129,7 +142,7 @@ class FileActions(QObject):
         return False
 
     def _nothing_shown(self, what: str) -> bool:
-        if not self.window.result_sets():
+        if not _any_set(self._shown()):
             self.say_problem(f"Nothing to {what} yet: run a sweep (Ctrl+R) or open results (Ctrl+O).")
             return True
         return False
@@ -239,8 +252,8 @@ class FileActions(QObject):
             return False
         if any(self._unwritable(o) for o in out):
             return False
-        sets, baseline = self.window.result_sets(), self._baseline()
-        return self._start(partial(_draw_charts, self.job.child, sets, Path(path), kind, p, stamp, baseline, point),
+        return self._start(partial(_draw_charts, self.job.child, self._shown(), Path(path), kind, p, stamp,
+                                   self._baseline(), point),
                            f"{kind} chart" if kind != "all" else "the charts")
 
     def ask_export_report(self) -> None:
@@ -263,13 +276,19 @@ class FileActions(QObject):
             return False
         if self._unwritable(path):
             return False
-        return self._start(partial(_write_report, self.job.child, self.window.result_sets(), path, stamp,
-                                   self._baseline()),
+        return self._start(partial(_write_report, self.job.child, self._shown(), path, stamp, self._baseline()),
                            "the report")
 
     def _baseline(self) -> str | None:
-        """The window's speedup baseline, as the exports read it ("numpy", "numpy@2")."""
-        return self.window.plots.baseline_choice().text or None
+        """The window's speedup baseline, as the exports read it ("numpy", "numpy@2"): the chooser's
+        choice, read without making the sets (the panel's ``baseline_choice`` makes them)."""
+        return self.window.plots.chosen_baseline() or None
+
+    def _shown(self) -> SetParts:
+        """The sets on screen, unmade, taken in an instant: the main set's rows copied (a list of
+        references), so that a sweep begun while the job writes cannot change what it writes."""
+        parts = self.window.workspace.parts()
+        return dataclasses.replace(parts, rows=tuple(parts.rows[:parts.count]))
 
     def _in_flight(self) -> bool:
         if self.job.running:
@@ -299,7 +318,7 @@ class FileActions(QObject):
         where = f" ({exc.filename})" if isinstance(exc, OSError) and exc.filename else ""
         self.say_problem(f"Could not write {self._writing}: {type(exc).__name__}: {text}{where}.")
 
-    # --- results and sessions: small, written at once ------------------------------------------
+    # --- results and sessions: written off the GUI thread too ------------------------------------
 
     def ask_export_results(self) -> None:
         if self._refused("export results") or self._nothing_shown("export"):
@@ -311,12 +330,18 @@ class FileActions(QObject):
                 path += ".json" if "json" in chosen.lower() else ".csv"
             self.export_results(path)
 
-    def export_results(self, path: str | Path) -> Path | None:
-        """The main set (the sweep's, or the file opened) as CSV (and its sidecar) or JSON."""
-        if self._refused("export results") or self._nothing_shown("export"):
-            return None
-        return self._write_now(partial(result_files.write, self.window.result_sets()[0], Path(path)),
-                               Path(path), "the results")
+    def export_results(self, path: str | Path) -> bool:
+        """The main set (the sweep's, or the file opened) as CSV (and its sidecar) or JSON, written
+        by the job; ``exported`` fires with the files written. False: refused, and said."""
+        path = Path(path)
+        if self._refused("export results") or self._nothing_shown("export") or self._in_flight():
+            return False
+        if path.suffix.lower() not in (".csv", ".json"):
+            self.say_problem(f"Cannot write {path.name}: results must end in .csv or .json.")
+            return False
+        if self._unwritable(path):
+            return False
+        return self._start(partial(_write_results, self.job.child, self._shown(), path), "the results")
 
     def ask_save_session(self) -> None:
         if self._refused("save the session"):
@@ -325,25 +350,15 @@ class FileActions(QObject):
         if path:
             self.save_session(path if path.lower().endswith(".json") else path + ".json")
 
-    def save_session(self, path: str | Path) -> Path | None:
-        """The experiment's settings, every set on screen and the baseline chosen, in one JSON file."""
-        if self._refused("save the session"):
-            return None
-        w = self.window
-        return self._write_now(partial(session_file.save, Path(path), w.experiment.settings(), w.result_sets(),
-                                       {"baseline": w.plots.baseline_choice().text}), Path(path), "the session")
-
-    def _write_now(self, write, path: Path, what: str) -> Path | None:
-        """A small file, written at once: ``write()``'s path, or None and one message saying why not."""
-        if self._unwritable(path):
-            return None
-        try:
-            out = write()
-        except (OSError, ValueError) as exc:
-            self.say_problem(f"Could not write {what} to {path}: {exc}.")
-            return None
-        self.window.status.showMessage(f"Wrote {what} to {out}")
-        return out
+    def save_session(self, path: str | Path) -> bool:
+        """The experiment's settings, every set on screen and the baseline chosen, in one JSON file
+        written by the job; ``exported`` fires with it. False: refused, and said."""
+        path = Path(path)
+        if self._refused("save the session") or self._in_flight() or self._unwritable(path):
+            return False
+        view = {"baseline": self._baseline() or ""}
+        return self._start(partial(_save_session, self.job.child, self._shown(), path,
+                                   self.window.experiment.settings(), view), "the session")
 
     def ask_open_session(self) -> None:
         if self._refused("open a session"):
@@ -370,13 +385,38 @@ class FileActions(QObject):
         return True
 
 
-def _draw_charts(child: Offload, sets: list[ResultSet], path: Path, kind: str, preset, stamp: bool,
+# What the job runs, in its thread: the sets made of the parts taken, then written by its child process
+# (matplotlib, pandas' CSV and the JSON encoder never hold the window's GIL, and never load in it).
+
+def _any_set(parts: SetParts) -> bool:
+    """Whether ``parts`` make any set (``sets_of`` makes none of them otherwise)."""
+    return bool(parts.count or parts.origin is not None or parts.compared)
+
+
+def _made(parts: SetParts) -> list[ResultSet]:
+    """The sets of ``parts``, the main set's table made ``CHUNK_ROWS`` rows per call, then joined."""
+    frames = [to_frame(parts.rows[i:i + CHUNK_ROWS]) for i in range(0, parts.count, CHUNK_ROWS)] or [to_frame(())]
+    # copy(): one block per dtype again, as to_frame's own table.
+    frame = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True).copy()
+    return sets_of(frame, parts.origin, parts.compared, parts.environment, parts.settings)
+
+
+def _draw_charts(child: Offload, parts: SetParts, path: Path, kind: str, preset, stamp: bool,
                  baseline: str | None, point: tuple | None = None) -> list[Path]:
-    """In the job's thread, drawn in the job's child process: matplotlib never loads in the window."""
-    return child.run("workbench.views.matplotlib_charts:export", sets, path, kind, preset, stamp=stamp,
+    return child.run("workbench.views.matplotlib_charts:export", _made(parts), path, kind, preset, stamp=stamp,
                      baseline_name=baseline, point=point)
 
 
-def _write_report(child: Offload, sets: list[ResultSet], path: Path, stamp: bool,
+def _write_report(child: Offload, parts: SetParts, path: Path, stamp: bool,
                   baseline: str | None) -> list[Path]:
-    return [child.run("workbench.views.report:write", sets, path, stamp=stamp, baseline_name=baseline)]
+    return [child.run("workbench.views.report:write", _made(parts), path, stamp=stamp, baseline_name=baseline)]
+
+
+def _write_results(child: Offload, parts: SetParts, path: Path) -> list[Path]:
+    """The main set's file, and the sidecar written with a CSV (the core writes each whole, or not at all)."""
+    out = child.run("workbench.results.files:write", _made(parts)[0], path)
+    return [out, result_files.sidecar_path(out)] if out.suffix.lower() == ".csv" else [out]
+
+
+def _save_session(child: Offload, parts: SetParts, path: Path, experiment: dict, view: dict) -> list[Path]:
+    return [child.run("workbench.results.session_file:save", path, experiment, _made(parts), view)]

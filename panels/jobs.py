@@ -1,5 +1,6 @@
 """Work that takes seconds and touches no widget (drawing five charts with matplotlib, a
-report) runs off the GUI thread, one piece at a time; its end comes back as a signal.
+report, a results file or a session of 5,000 points) runs off the GUI thread, one piece at a
+time; its end comes back as a signal.
 
 One background thread (``panels.background``), owned by the window: matplotlib's style is process-wide while a
 chart is drawn (``rc_context``), so two exports must never overlap, and the window waits

@@ -495,3 +495,6 @@ class PlotsPanel(QWidget):
     def toggle_solo(self, chart: QWidget) -> None:
         """Show ``chart`` alone in the panel, or, if it is alone, every chart again."""
         self.grid.toggle_solo(chart)
+
+    def chosen_baseline(self) -> str:   # "numpy", "numpy@2", "" (the default): read without making the sets
+        return self.baselineCombo.currentData() or ""

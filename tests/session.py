@@ -180,8 +180,10 @@ class Session:
     def export(self, folder: Path) -> None:
         from workbench.results import files as result_files
         w = self.window
-        for suffix in ("csv", "json"):
-            frame, env = result_files.load(w.files.export_results(str(folder / f"r{self.sweeps}.{suffix}")))
+        for suffix in ("csv", "json"):        # written by the files' job: its path comes with ``exported``
+            with self.wait.signal(w.files.exported) as results:
+                assert w.files.export_results(str(folder / f"r{self.sweeps}.{suffix}"))
+            frame, env = result_files.load(results.args[0][0])
             assert len(frame) == len(w.rows) and list(frame["size"]) == [r["size"] for r in w.rows]
         with self.wait.signal(w.files.exported) as written:
             assert w.files.export_chart(folder / f"c{self.sweeps}.svg")

@@ -123,7 +123,9 @@ def test_export_writes_what_the_table_shows(qtbot, window, tmp_path):
     w.experiment.budgetSpin.setValue(0.0)
     with qtbot.waitSignal(w.sweepCompleted, timeout=60_000):
         w.run()
-    frame, env = result_files.load(w.files.export_results(str(tmp_path / "r.json")))
+    with qtbot.waitSignal(w.files.exported, timeout=60_000) as results:
+        assert w.files.export_results(str(tmp_path / "r.json"))
+    frame, env = result_files.load(results.args[0][0])
     assert list(frame["size"]) == [1000, 4000] and (frame["status"] == "ok").all()
     assert env["cpu"]
     with qtbot.waitSignal(w.files.exported, timeout=60_000) as written:

@@ -109,8 +109,11 @@ def test_a_lesson_on_a_gpu_shows_its_statement_marks_the_break_even_and_exports_
         assert size == pytest.approx(st.break_even) and label == "break-even cupy vs numpy"
     assert not w.busy and w.runButton.isEnabled()
 
-    csv = w.files.export_results(str(tmp_path / "lesson.csv"))
-    told = json.loads(csv.with_name("lesson.meta.json").read_text())["settings"]["lesson"]
+    with qtbot.waitSignal(w.files.exported, timeout=60_000) as results:
+        assert w.files.export_results(str(tmp_path / "lesson.csv"))
+    csv, sidecar = results.args[0]
+    assert csv == tmp_path / "lesson.csv" and sidecar == tmp_path / "lesson.meta.json"
+    told = json.loads(sidecar.read_text())["settings"]["lesson"]
     assert told["statement"] == st.text and told["marks"][0][0] == pytest.approx(st.break_even)
     assert w.exportLessonAction.isEnabled()
     exported = w.export_lesson(str(tmp_path / "charts"))

@@ -178,8 +178,10 @@ def test_a_sweep_written_and_opened_again_draws_exactly_what_the_sweep_drew(qtbo
     live = drawn(w)
     assert live
     for suffix in ("csv", "json"):
-        path = w.files.export_results(tmp_path / f"sweep.{suffix}")
-        assert w.files.open_results([path])
+        with qtbot.waitSignal(w.files.exported, timeout=60_000) as written:
+            assert w.files.export_results(tmp_path / f"sweep.{suffix}")
+        path = written.args[0][0]
+        assert path == tmp_path / f"sweep.{suffix}" and w.files.open_results([path])
         again = drawn(w)
         assert again.keys() == live.keys()
         for key in live:
@@ -252,7 +254,9 @@ def test_a_session_saved_and_reopened_restores_settings_rows_and_baseline(qtbot,
     w.experiment.hostMemoryCombo.setCurrentText("pinned")
     combo = w.findChild(QComboBox, "speedupBaseline")
     combo.setCurrentIndex(combo.findData("numba@2"))
-    saved = w.files.save_session(tmp_path / "talk.json")
+    with qtbot.waitSignal(w.files.exported, timeout=60_000) as written:
+        assert w.files.save_session(tmp_path / "talk.json")
+    [saved] = written.args[0]
     settings, sets = w.experiment.settings(), w.result_sets()
 
     from panels.window import MainWindow
