@@ -266,6 +266,21 @@ class PlotsPanel(QWidget):
         needs them (``overlay``)."""
         self.specs.schedule(data, sets)
 
+    def show_sets(self, parts: Callable[[], SetParts], sets: Callable[[], Sequence[ResultSet]]) -> None:
+        """Sets opened, restored or compared, drawn as a live update is (``schedule``: ``parts``
+        made in the spec process, drawn a step per tick; ``updated`` fires once they are drawn):
+        drawn at once here, two sets of 5,000 points held the GUI thread for 5-6 s (issue 38).
+        Until they are drawn, what asks for the sets shown (an export's baseline) gets these."""
+        self._overlay, self._overlay_sets = None, sets
+        self.hover.forget()
+        self.schedule(parts, sets)
+
+    def offer_baselines(self, sets: Sequence[ResultSet], labels: Sequence[str]) -> None:
+        """The chooser lists the baselines of ``sets`` now, before their charts are drawn (a saved
+        session chooses its own right after showing them); ``labels``: each set's."""
+        self._offer_baselines([(b.describe(labels), b.text) for b in compare.baseline_choices(sets, labels)],
+                              compare.baseline(sets, labels=labels).text)
+
     def warm(self) -> None:
         """Start the spec process now (the window calls it when it is ready), not at a sweep's first update."""
         self.specs.warm()
@@ -386,6 +401,11 @@ class PlotsPanel(QWidget):
         return self._context
 
     def _baseline_changed(self, _index: int) -> None:
+        if self.specs.busy:
+            # A job in flight read the chooser before this choice: made again with it, off the
+            # GUI thread, rather than its speedups made here once it is drawn.
+            self.specs.invalidate()
+            return
         if self.specs.shown is not None:
             # The pipeline's specs are shown: it makes them anew with this baseline (it reads the
             # chooser), off the GUI thread (made here: 0.6-1.5 s at 5,000 points, issue 38).

@@ -3,9 +3,10 @@ sample count beside it, sortable, failures highlighted; when result sets are com
 every set, each named by its set's label."""
 from __future__ import annotations
 
+import bisect
 import math
 from html import escape
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QColor
@@ -13,6 +14,9 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 from workbench.results.rows import COLUMNS
 from workbench.views.table_text import cell_text, interval_text
+
+if TYPE_CHECKING:        # annotations only: the table is shown before pandas is imported
+    import pandas as pd
 
 # Every status but "ok" is a failed point and highlighted; "implausible" (a time beyond what the
 # hardware can do) has its own colour, and a status added later still gets OTHER.
@@ -42,6 +46,37 @@ def status_color(status: str) -> QColor | None:
     return None if status == "ok" else FAILED.get(status, OTHER)
 
 
+#: How many rows of a compared set's table :class:`FrameRows` turns into dicts at a time.
+BLOCK_ROWS = 64
+
+
+class FrameRows(Sequence):
+    """A compared set's rows as dicts, made from its table only where the view asks for one, a
+    block of rows at a time: all of them at once (``to_dict("records")``) held the GUI thread for
+    seconds as 5,000 compared rows were shown (issue 38), when a view shows some forty."""
+
+    def __init__(self, frame: pd.DataFrame) -> None:
+        self.frame = frame
+        self._blocks: dict[int, list[dict]] = {}
+
+    def __len__(self) -> int:
+        return len(self.frame)
+
+    def __getitem__(self, n):
+        if isinstance(n, slice):
+            return [self[i] for i in range(*n.indices(len(self)))]
+        if n < 0:
+            n += len(self)
+        if not 0 <= n < len(self):
+            raise IndexError(n)
+        block, at = divmod(n, BLOCK_ROWS)
+        rows = self._blocks.get(block)
+        if rows is None:
+            start = block * BLOCK_ROWS
+            rows = self._blocks[block] = self.frame.iloc[start:start + BLOCK_ROWS].to_dict("records")
+        return rows[at]
+
+
 #: The roles ``ResultsModel.data`` answers.
 _ROLES = frozenset((Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.UserRole, Qt.ItemDataRole.BackgroundRole,
                     Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.ToolTipRole))
@@ -59,7 +94,8 @@ class ResultsModel(QAbstractTableModel):
         super().__init__(parent)
         self.rows: list = []                        # the main set's: the live sweep's, or the file opened
         self._shown = 0                             # how many of them the views know of
-        self.others: list[tuple[int, dict]] = []    # (its set's index, row) of every compared set
+        self.others: list[Sequence[dict]] = []      # each compared set's rows (the second set's first)
+        self._starts: list[int] = [0]               # where each set's rows begin after the main set's
         self._columns = SHOWN
         self.labels = []                            # each set's label; [] for a single set
 
@@ -78,14 +114,14 @@ class ResultsModel(QAbstractTableModel):
         return self._columns
 
     def rowCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else self._shown + len(self.others)
+        return 0 if parent.isValid() else self._shown + self._starts[-1]
 
     def columnCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._columns)
 
     def index(self, row: int, column: int, parent=QModelIndex()) -> QModelIndex:
         # Qt's own asks rowCount and columnCount, two calls into Python for every index it makes.
-        if 0 <= row < self._shown + len(self.others) and 0 <= column < len(self._columns) and not parent.isValid():
+        if 0 <= row < self._shown + self._starts[-1] and 0 <= column < len(self._columns) and not parent.isValid():
             return self.createIndex(row, column)
         return QModelIndex()
 
@@ -96,7 +132,11 @@ class ResultsModel(QAbstractTableModel):
 
     def row_of(self, n: int) -> tuple[int, dict]:
         """(set index, row) of the table's ``n``-th row."""
-        return (0, self.rows[n]) if n < self._shown else self.others[n - self._shown]
+        if n < self._shown:
+            return 0, self.rows[n]
+        n -= self._shown
+        i = bisect.bisect_right(self._starts, n) - 1
+        return i + 1, self.others[i][n - self._starts[i]]
 
     def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole) -> Any:
         # A repaint asks every visible cell for some eight roles, through Python: the five answered
@@ -165,18 +205,22 @@ class ResultsModel(QAbstractTableModel):
         else:
             self.rows = []
 
-    def show_sets(self, rows: list, others: list[list[dict]], labels: list[str]) -> None:
-        """Every row at once: the main set's (read in place), and each compared set's (``labels``:
-        one per set, or [])."""
+    def show_sets(self, rows: list, others: Sequence[Sequence[dict]], labels: list[str]) -> None:
+        """Every row at once: the main set's (read in place), and each compared set's, read where
+        the view asks for a row (a list of dicts, or :class:`FrameRows` of its table); ``labels``:
+        one per set, or []."""
         self.beginResetModel()
         self.rows, self._shown = rows, len(rows)
-        self.others = [(i, r) for i, set_rows in enumerate(others, start=1) for r in set_rows]
-        self.labels = list(labels) if others else []
+        self.others = list(others)
+        self._starts = [0]
+        for set_rows in self.others:
+            self._starts.append(self._starts[-1] + len(set_rows))
+        self.labels = list(labels) if self.others else []
         self.endResetModel()
 
     def set_labels(self, labels: list[str]) -> None:
         """The sets' labels changed (a live set's facets are known once its first points are in)."""
-        labels = list(labels) if self.others else []
+        labels = list(labels) if self._starts[-1] else []
         if labels == self.labels:
             return
         if bool(labels) != bool(self.labels):

@@ -49,6 +49,7 @@ def test_an_interrupted_session_is_offered_and_restored(qtbot, tmp_path):
         qtbot.mouseClick(w.restoreBar.restoreButton, Qt.MouseButton.LeftButton)
     assert blocker.args == [3] and not w.restoreBar.isVisible()
     assert [r["size"] for r in w.resultsTable.results.rows] == [r["size"] for r in rows]
+    qtbot.waitUntil(lambda: ("compute", "numpy", "") in w.runtimePlot.points(), timeout=30_000)   # drawn off the GUI thread
     x, _ = w.runtimePlot.points()[("compute", "numpy", "")]
     assert list(x) == [r["size"] for r in rows]
     w.close()

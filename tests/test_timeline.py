@@ -280,7 +280,8 @@ def test_a_click_on_a_chart_point_or_a_table_row_opens_that_points_timeline(qtbo
     over = gpu_row(overlapped(), total_median_s=4.2e-3)
     path = tmp_path / "overlap.json"
     files.write(a_set(seq, over), path)
-    assert w.files.open_results([str(path)])
+    with qtbot.waitSignal(w.plots.updated, timeout=60_000):     # every chart drawn, off the GUI thread
+        assert w.files.open_results([str(path)])
     assert w.timeline is None                 # not made until asked: nothing at start-up
     chart = w.runtimePlot
     qtbot.waitUntil(lambda: any(k[0] == "total" and chart.series[k].xData is not None and len(chart.series[k].xData)

@@ -156,7 +156,8 @@ def test_a_csv_written_by_the_command_line_draws_the_same_points_as_its_rows(qtb
     rows = pd.read_csv(csv)                                   # any reader opens it as it is
     assert list(rows["size"]) == [1024, 4096, 16384]
     w = window
-    assert w.files.open_results([csv])
+    with qtbot.waitSignal(w.plots.updated, timeout=60_000):     # the charts are drawn off the GUI thread
+        assert w.files.open_results([csv])
     assert w.resultsTable.model().rowCount() == len(rows)
     x, y = w.runtimePlot.points()[("compute", "numpy", "")]
     assert x.tolist() == rows["size"].tolist() and np.array_equal(y, rows["compute_median_s"].to_numpy())
@@ -181,7 +182,9 @@ def test_a_sweep_written_and_opened_again_draws_exactly_what_the_sweep_drew(qtbo
         with qtbot.waitSignal(w.files.exported, timeout=60_000) as written:
             assert w.files.export_results(tmp_path / f"sweep.{suffix}")
         path = written.args[0][0]
-        assert path == tmp_path / f"sweep.{suffix}" and w.files.open_results([path])
+        assert path == tmp_path / f"sweep.{suffix}"
+        with qtbot.waitSignal(w.plots.updated, timeout=60_000):
+            assert w.files.open_results([path])
         again = drawn(w)
         assert again.keys() == live.keys()
         for key in live:
@@ -190,7 +193,10 @@ def test_a_sweep_written_and_opened_again_draws_exactly_what_the_sweep_drew(qtbo
 
 def test_two_sets_compared_are_both_drawn_and_labelled(qtbot, window, two_files, tmp_path):
     w = window
-    assert w.files.open_results([two_files[0]]) and w.files.compare_with([two_files[1]])
+    with qtbot.waitSignal(w.plots.updated, timeout=60_000):
+        assert w.files.open_results([two_files[0]])
+    with qtbot.waitSignal(w.plots.updated, timeout=60_000):
+        assert w.files.compare_with([two_files[1]])
     points = w.runtimePlot.points()
     for backend in ("numpy", "numba", "cupy"):
         (x0, y0), (x1, y1) = points[("compute", backend, "", 0)], points[("compute", backend, "", 1)]
@@ -202,7 +208,8 @@ def test_two_sets_compared_are_both_drawn_and_labelled(qtbot, window, two_files,
     assert {table.data(table.index(r, 0)) for r in range(28)} == {"float32", "float64"}
     # The speedup's baseline taken from the other set: float32 numpy is twice as fast as float64 numpy.
     combo = w.findChild(QComboBox, "speedupBaseline")
-    combo.setCurrentIndex(combo.findText("numpy (float64)"))
+    with qtbot.waitSignal(w.plots.updated, timeout=60_000):   # made anew in the spec process
+        combo.setCurrentIndex(combo.findText("numpy (float64)"))
     _, ratio = w.speedupPlot.points()[("compute", "numpy", "", 0)]
     assert np.allclose(ratio, 2.0) and w.speedupPlot.title_text == "Speedup over numpy (float64)"
     [svg] = export(qtbot, w, tmp_path / "speedup.svg", kind="speedup")
@@ -210,7 +217,8 @@ def test_two_sets_compared_are_both_drawn_and_labelled(qtbot, window, two_files,
     assert "Speedup over numpy (float64)" in texts and {"numba", "float32", "float64"} <= texts
     # The window's legend strip names what the export's legend names: each backend and each set.
     assert {"numba", "float32", "float64"} <= set(w.plots.legendStrip.entries_of("speedup"))
-    w.files.close_compared()
+    with qtbot.waitSignal(w.plots.updated, timeout=60_000):
+        w.files.close_compared()
     assert ("compute", "numpy", "") in w.runtimePlot.points() and w.resultsTable.model().rowCount() == 14
     assert not any(len(x) for k, (x, _) in w.runtimePlot.points().items() if len(k) > 3)
 
@@ -243,7 +251,8 @@ def test_a_sweep_run_while_comparing_is_the_first_set(qtbot, window, tmp_path):
 
 def test_a_session_saved_and_reopened_restores_settings_rows_and_baseline(qtbot, window, two_files, tmp_path):
     w = window
-    w.files.open_results(list(two_files))
+    with qtbot.waitSignal(w.plots.updated, timeout=60_000):
+        w.files.open_results(list(two_files))
     w.experiment.select_workload("source_terms")
     check_backends(w, ["numpy"])
     set_sizes(w, "2^12", "2^18", 4)
@@ -265,7 +274,8 @@ def test_a_session_saved_and_reopened_restores_settings_rows_and_baseline(qtbot,
     with qtbot.waitSignal(other.ready, timeout=120_000):
         pass
     assert other.experiment.settings() != settings
-    assert other.files.open_session(saved)
+    with qtbot.waitSignal(other.plots.updated, timeout=60_000):
+        assert other.files.open_session(saved)
     assert other.experiment.settings() == settings and other.experiment.spec().noise == pytest.approx(0.025)
     again = other.result_sets()
     assert len(again) == 2
@@ -297,7 +307,8 @@ def newer(path: Path) -> Path:
 ])
 def test_a_file_that_cannot_be_opened_says_why_and_changes_nothing(qtbot, window, two_files, tmp_path, bad, reason):
     w = window
-    w.files.open_results([two_files[0]])
+    with qtbot.waitSignal(w.plots.updated, timeout=60_000):
+        w.files.open_results([two_files[0]])
     before, rows = drawn(w), list(w.rows)
     good = result_files.write(result_set(), tmp_path / "good.json")
     path = bad(tmp_path, good)

@@ -104,8 +104,14 @@ class Baseline:
         return self.backend if self.set_index is None else f"{self.backend}@{self.set_index + 1}"
 
 
+def _ok_backends(rs: ResultSet) -> list[str]:
+    """The backends with an ok point in the set, in their order (``unique``: pandas' loop, not
+    Python's over every row, which the window paid as sets were shown)."""
+    return list(rs.frame.loc[rs.frame["status"] == "ok", "backend"].unique())
+
+
 def _present(sets: Sequence[ResultSet]) -> list[str]:
-    return list(dict.fromkeys(b for rs in sets for b in rs.frame.loc[rs.frame["status"] == "ok", "backend"]))
+    return list(dict.fromkeys(b for rs in sets for b in _ok_backends(rs)))
 
 
 def baseline(sets: Sequence[ResultSet], text: str | None = None, labels: Sequence[str] | None = None) -> Baseline:
@@ -145,13 +151,12 @@ def baseline(sets: Sequence[ResultSet], text: str | None = None, labels: Sequenc
 def baseline_choices(sets: Sequence[ResultSet], labels: Sequence[str] | None = None) -> list[Baseline]:
     """Every baseline a chooser offers: each backend (of each set's own), and, when sets are
     compared, each backend of each set, so that one set's speedups can be over another's."""
-    labels = list(labels) if labels is not None else provenance.labels(sets)
+    ok = [set(_ok_backends(rs)) for rs in sets]      # once per set, not once per backend and set
     out = []
     for backend in _present(sets):
         out.append(Baseline(backend))
         if len(sets) > 1:
-            out += [Baseline(backend, i) for i, rs in enumerate(sets)
-                    if ((rs.frame["backend"] == backend) & (rs.frame["status"] == "ok")).any()]
+            out += [Baseline(backend, i) for i, backends in enumerate(ok) if backend in backends]
     return out
 
 

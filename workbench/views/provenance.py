@@ -48,7 +48,10 @@ def facets(rs: ResultSet) -> dict[str, str]:
 
 
 def _texts(values) -> list[str]:
-    """The distinct non-empty strings, in order (a live row may hold NaN where a file holds "")."""
+    """The distinct non-empty strings, in order (a live row may hold NaN where a file holds "").
+    ``unique`` first, in pandas' own loop: a column of Arrow strings read in Python took 30 ms at
+    5,000 rows, held in the GUI thread where compared sets are shown (issue 38)."""
+    values = values.unique() if hasattr(values, "unique") else values
     return [v for v in dict.fromkeys(values) if isinstance(v, str) and v]
 
 
@@ -61,7 +64,7 @@ def _library_versions(rs: ResultSet) -> dict[str, str]:
     recorded = rs.environment.get("libraries")
     if not isinstance(recorded, dict):
         return {}
-    backends = set(rs.frame["backend"]) | {"numpy"}
+    backends = set(rs.frame["backend"].unique()) | {"numpy"}
     out = {}
     for prefix, packages in _LIBRARIES:
         used = any(b == prefix or b.startswith(prefix + "-") for b in backends)
