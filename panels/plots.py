@@ -15,9 +15,10 @@ from typing import Callable, Sequence
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QFont
-from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from panels import point_hover, style
+from panels.baseline_chooser import BaselineChooser
 from panels.chart_grid import ChartGrid
 from panels.chart_drawing import LEGEND, SUMMARY, ChartDrawing  # noqa: F401 - the steps' names, for tests
 from panels.charts import Chart, EnergyChart, FirstCallChart, MemoryChart, RuntimeChart, SpeedupChart
@@ -69,9 +70,7 @@ class PlotsPanel(QWidget):
         self.firstCallPlot = FirstCallChart()
         self.rooflinePlot = RooflineChart()
         self.energyPlot = EnergyChart()
-        self.baselineCombo = QComboBox(objectName="speedupBaseline")
-        self.baselineCombo.setToolTip("The backend every speedup is measured against; when sets are "
-                                      "compared, each set's own or one set's for all")
+        self.baselineCombo = BaselineChooser()
         self.baselineCombo.currentIndexChanged.connect(self._baseline_changed)
         self._overlay: Overlay | None = Overlay.of([])
         self._overlay_sets: Callable[[], Sequence[ResultSet]] | None = None   # makes it, where None
@@ -278,8 +277,7 @@ class PlotsPanel(QWidget):
     def offer_baselines(self, sets: Sequence[ResultSet], labels: Sequence[str]) -> None:
         """The chooser lists the baselines of ``sets`` now, before their charts are drawn (a saved
         session chooses its own right after showing them); ``labels``: each set's."""
-        self._offer_baselines([(b.describe(labels), b.text) for b in compare.baseline_choices(sets, labels)],
-                              compare.baseline(sets, labels=labels).text)
+        self.baselineCombo.offer_for(sets, labels)
 
     def warm(self) -> None:
         """Start the spec process now (the window calls it when it is ready), not at a sweep's first update."""
@@ -357,35 +355,17 @@ class PlotsPanel(QWidget):
         self.grid.arrange(any((f["host_memory"] != "").any() for f in frames))
 
     def _offer_baselines(self, items: list[tuple[str, str]] | None = None, default: str | None = None) -> None:
-        """The chooser lists every baseline the sets allow; the one chosen stays chosen while it is there.
-        ``items`` and ``default``: the chooser's (shown, text) items and the default text, where the
-        spec thread made them."""
+        """The chooser lists every baseline the sets allow. ``items`` and ``default``: the chooser's
+        (shown, text) items and the default text, where the spec thread made them."""
+        o = self.overlay
         if items is None:
-            o = self.overlay
             items = [(b.describe(o.labels), b.text) for b in compare.baseline_choices(o.sets, o.labels)]
-        combo = self.baselineCombo
-        if not items or items == [(combo.itemText(i), combo.itemData(i)) for i in range(combo.count())]:
-            return
-        current = combo.currentData()
-        combo.blockSignals(True)
-        combo.clear()
-        for shown, text in items:
-            combo.addItem(shown, text)
-        texts = [text for _, text in items]
-        if current not in texts and default is None:
-            default = compare.baseline(self.overlay.sets, labels=self.overlay.labels).text
-        combo.setCurrentIndex(texts.index(current) if current in texts else texts.index(default))
-        combo.blockSignals(False)
+        self.baselineCombo.offer(items, default if default is not None else
+                                 lambda: compare.baseline(o.sets, labels=o.labels).text)
 
     def baseline_choice(self) -> Baseline:
-        """The chosen speedup baseline (as ``workbench.views.compare.baseline`` reads it: the exports use it too)."""
-        text = self.baselineCombo.currentData()
-        if not text:
-            return Baseline("")
-        try:
-            return compare.baseline(self.overlay.sets, text, self.overlay.labels)
-        except ValueError:          # the sets changed under the chooser: the default until it is rebuilt
-            return compare.baseline(self.overlay.sets, labels=self.overlay.labels)
+        """The chosen speedup baseline of the sets shown (the exports use it too)."""
+        return self.baselineCombo.choice(self.overlay.sets, self.overlay.labels)
 
     def draw_chart(self, chart, strip_now: bool = True) -> None:
         chart.update_from(self.overlay, self._shared())
@@ -517,4 +497,4 @@ class PlotsPanel(QWidget):
         self.grid.toggle_solo(chart)
 
     def chosen_baseline(self) -> str:   # "numpy", "numpy@2", "" (the default): read without making the sets
-        return self.baselineCombo.currentData() or ""
+        return self.baselineCombo.chosen()
