@@ -55,9 +55,14 @@ class ChartGrid(QGridLayout):
         the summary takes the third column whole."""
         if transfers == self.transfers_shown:
             return
-        if self.solo is not None:                   # a new arrangement: every chart again
-            self.toggle_solo(self.solo)
+        solo = self.solo
+        if solo is not None:                        # every chart again, placed anew ...
+            self.toggle_solo(solo)
         self._place(transfers)
+        # ... and the chart chosen alone alone again, where it is still placed: sets are drawn a
+        # step per tick (issue 38), so a chart chosen alone as a file opens is chosen before this.
+        if solo is not None and (solo is not self.transfer or transfers):
+            self.toggle_solo(solo)
 
     def _place(self, transfers: bool) -> None:
         if self.transfers_shown is None:         # every chart into the panel, hidden or not

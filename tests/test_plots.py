@@ -280,6 +280,12 @@ def test_the_transfer_chart_shows_only_where_a_series_moves_data(qtbot):
     qtbot.waitUntil(lambda: p.runtimePlot.width() < wide)      # three columns of charts again
     p.update_from([cpu])
     assert not p.transferPlot.isVisible()
+    p.toggle_solo(p.memoryPlot)        # chosen alone as sets are drawn: the new arrangement keeps it
+    p.update_from([gpu])
+    assert p.memoryPlot.isVisible() and not p.runtimePlot.isVisible() and not p.transferPlot.isVisible()
+    p.toggle_solo(p.transferPlot)
+    p.update_from([cpu])               # the transfer chart has no place without a GPU series
+    assert not p.transferPlot.isVisible() and p.runtimePlot.isVisible()
 
 
 def test_a_scheduled_update_draws_what_update_from_draws_and_the_latest_data_last(qtbot, plots):
