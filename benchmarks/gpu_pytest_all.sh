@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The whole `pytest -m gpu` in four device calls of under ten minutes each, from the repository root on
 # the accelerator machine (wheels staged by `bash benchmarks/gpu_stage.sh all dask cupti` and installed
-# in /tmp/gpu-site):      bash benchmarks/gpu_pytest_all.sh OUTDIR a|b|c|d
+# in /tmp/gpu-site):      bash benchmarks/gpu_pytest_all.sh OUTDIR a|b|c|d|focus
 #   a  the first half of tests/test_gpu.py and test_gpu_cudf.py (sliced together by gpu_check.sh), then
 #      the timeline and ladder tests ($FIRST)
 #   b  the third quarter of tests/test_gpu.py        c  its last quarter
 #   d  every GPU test of the other files
+#   focus  the tests that failed on 2026-12-07 and the ladder's, then what time is left of the third quarter
 # The halves of benchmarks/gpu_all_tests.sh ran past one call's limit (31 tests of the second half were
 # cut on 2026-12-06), so the heavier second half is split in two. Each step's logs are packed into
 # OUTDIR/STEP.tgz: a call brings back at most 8 files.
@@ -31,6 +32,13 @@ case $STEP in
          $(for f in $FIRST; do echo --ignore=$f; done) -v -rfs --tb=short -p no:cacheprovider \
          --durations=10 > "$OUT/pytest-gpu-others.txt" 2>&1; echo "other GPU tests exit $?"
      grep -E "^(FAILED|ERROR)|^E |passed|failed" "$OUT/pytest-gpu-others.txt" | tail -30 ;;
+  focus) # where little device time is left: what failed on the H100 on 2026-12-07 (the mixed sweeps
+     # past L2's ceiling, the timeline copy sums) with the ladder's own test, then the third quarter
+     timeout 300 python3 -m pytest -m gpu $FIRST tests/test_gpu.py -k "stream or overlap_gpu or \
+         (in_one_sweep_measures_as_alone and (source_terms or flux))" -v -rfs --tb=short -p no:cacheprovider \
+         > "$OUT/pytest-gpu-focus.txt" 2>&1; echo "focused GPU tests exit $?"
+     grep -E "^(FAILED|ERROR)|^E |passed|failed" "$OUT/pytest-gpu-focus.txt" | tail -40
+     PART=3/4 STAGE_TIMEOUT=$(( 570 - SECONDS )) bash benchmarks/gpu_check.sh "$OUT" tests ;;
   b) PART=3/4 STAGE_TIMEOUT=440 bash benchmarks/gpu_check.sh "$OUT" tests ;;
   c) PART=4/4 STAGE_TIMEOUT=440 bash benchmarks/gpu_check.sh "$OUT" tests ;;
 esac
