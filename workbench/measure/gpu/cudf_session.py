@@ -11,7 +11,7 @@ import time
 from contextlib import contextmanager, nullcontext
 from typing import Any, Callable, Iterator
 
-from workbench.measure.gpu import blocking, stream
+from workbench.measure.gpu import blocking, cupy_session
 from workbench.core import driver
 from workbench.measure.gpu import memory
 
@@ -42,8 +42,9 @@ class CudfSession:
 
     def stream_seconds(self, nbytes: int, pattern: str = "copy", thorough: bool = False) -> float | None:
         """Best time of ``pattern`` over ``nbytes``, measured by CuPy (which cuDF brings) as a CuPy
-        session measures it: the device's ceiling, whichever backend asked first (``gpu.stream``)."""
-        return stream.through_cupy(nbytes, pattern, thorough)
+        session measures it: the device's ceiling, whichever backend asked first
+        (``cupy_session.ladder_seconds``)."""
+        return cupy_session.ladder_seconds(nbytes, pattern, thorough)
 
     def timed(self, fn: Callable[[], Any]) -> tuple[float, Any]:
         sync = self.cp.cuda.runtime.deviceSynchronize

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
@@ -157,3 +158,23 @@ class CupySession:
         self.release()
         if self._blocker is not None:
             self._blocker.close()
+
+
+_LADDER = threading.local()
+
+
+def ladder_session() -> CupySession | None:
+    """This thread's CuPy session for a device's bandwidth ladder, whichever backend's session asks
+    (made at first use, without the L2 flush's buffer), or None without a working CuPy."""
+    if not hasattr(_LADDER, "session"):
+        try:
+            _LADDER.session = CupySession(flush_l2=False)
+        except Exception:  # noqa: BLE001 - no CuPy (a Numba-only install), or it cannot start here
+            _LADDER.session = None
+    return _LADDER.session
+
+
+def ladder_seconds(nbytes: int, pattern: str, thorough: bool) -> float | None:
+    """``pattern``'s time over ``nbytes`` as a CuPy session measures it; None without CuPy."""
+    session = ladder_session()
+    return None if session is None else session.stream_seconds(nbytes, pattern, thorough)

@@ -7,7 +7,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from workbench.measure.gpu import blocking, cap, duplex, stream
+from workbench.measure.gpu import blocking, cap, cupy_session, duplex, stream
 from workbench.core import driver
 from workbench.measure.gpu import memory
 
@@ -62,10 +62,11 @@ class NumbaCudaSession:
 
     def stream_seconds(self, nbytes: int, pattern: str = "copy", thorough: bool = False) -> float | None:
         """Best time of ``pattern`` over ``nbytes``, measured by CuPy where it is installed, so the
-        device's ceiling does not depend on which backend measured it first (``gpu.stream``); else
-        Numba's own device copies (it has no one-line sum or triad: None for those)."""
-        seconds = stream.through_cupy(nbytes, pattern, thorough)
-        if seconds is not None or stream.cupy_session() is not None or pattern != "copy":
+        device's ceiling does not depend on which backend measured it first
+        (``cupy_session.ladder_seconds``); else Numba's own device copies (it has no one-line sum or
+        triad: None for those)."""
+        seconds = cupy_session.ladder_seconds(nbytes, pattern, thorough)
+        if seconds is not None or cupy_session.ladder_session() is not None or pattern != "copy":
             return seconds
         src = self.cuda.device_array(max(1, nbytes // 8), np.float32, stream=self.stream)
         dst = self.cuda.device_array_like(src, stream=self.stream)

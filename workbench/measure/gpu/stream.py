@@ -10,20 +10,18 @@ Two faults made the H100's L2 ceiling too low (a CuPy raw kernel at 12 MiB read 
 - The limits of a device are measured once per process, by the first session that asks. A Numba
   or cuDF session measured copies only, a CuPy session sums and triads as well, so the ceiling
   depended on which backend ran first. Every session measures through CuPy now, where it is
-  installed (it always is beside cuDF); a Numba-only install measures its own copies.
+  installed (it always is beside cuDF; ``cupy_session.ladder_seconds``); a Numba-only install
+  measures its own copies.
 """
 from __future__ import annotations
 
 import math
-import threading
 from typing import Any, Callable
 
 from workbench.measure.sampling import BURST_S, MAX_BURST
 
 #: Bursts timed per rung and pattern; the best counts (a STREAM ceiling is a best case).
 REPEATS = 7
-
-_LOCAL = threading.local()
 
 
 def best_seconds(session: Any, work: Callable[[], Any], repeats: int = REPEATS) -> float:
@@ -46,20 +44,3 @@ def best_seconds(session: Any, work: Callable[[], Any], repeats: int = REPEATS) 
             seconds = session.timed(burst)[0]
         best = min(best, seconds)
     return best / n
-
-
-def cupy_session() -> Any | None:
-    """This thread's CuPy session for the ladder (made at first use), or None without CuPy."""
-    if not hasattr(_LOCAL, "session"):
-        try:
-            from workbench.measure.gpu.cupy_session import CupySession
-            _LOCAL.session = CupySession(flush_l2=False)
-        except Exception:  # noqa: BLE001 - no CuPy (a Numba-only install), or it cannot start here
-            _LOCAL.session = None
-    return _LOCAL.session
-
-
-def through_cupy(nbytes: int, pattern: str, thorough: bool) -> float | None:
-    """``pattern``'s time over ``nbytes`` measured by CuPy on this device; None without CuPy."""
-    session = cupy_session()
-    return None if session is None else session.stream_seconds(nbytes, pattern, thorough)
