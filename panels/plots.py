@@ -62,6 +62,7 @@ class PlotsPanel(QWidget):
         self.specs.failed.connect(self._finished)
         self.drawing = ChartDrawing(self)
         self.drawing.done.connect(self._finished)
+        self.specs.unchanged.connect(self.drawing.finish)      # the data drawn already: nothing to draw
         self._turns: list = []          # what _in_turns has left to do
         self.runtimePlot = RuntimeChart()
         self.memoryPlot = MemoryChart()
@@ -401,8 +402,7 @@ class PlotsPanel(QWidget):
             self.say()
 
     def _summary(self) -> str:
-        """The summary of each set against the baseline (its own, where a set lacks that backend);
-        when sets are compared, each later set's verdicts against the first after them."""
+        """The summary against the baseline, and each later set's verdicts against the first."""
         return summary_text(self.overlay, self.speedupPlot.baseline, self.verdicts)
 
     def say(self, text: str | None = None) -> None:
