@@ -118,3 +118,13 @@ def test_the_matched_points_are_those_compare_decides():
     assert [r.verdict for r in runs] == [p["verdict"] for p in sv.points][:1] + \
         [b["verdict"] for a, b in zip(sv.points, sv.points[1:]) if a["verdict"] != b["verdict"]]
     assert sum(len(r.points) for r in runs) == len(sv.points)
+
+
+def test_a_size_left_undecided_does_not_cut_a_run_and_is_said_apart():
+    base = a_set({"numpy": [1.0] * 9}, "/x/a.json")
+    new = a_set({"numpy": [1.5] * 9}, "/x/b.json")
+    for column in ("total_ci_lo_s", "total_ci_hi_s"):
+        new.frame.loc[new.frame["size"].isin([2 ** 10 + 64, 2 ** 10 + 320]), column] = math.nan
+    (line,) = said(base, new).lines()
+    assert line.startswith(f"numpy: slower from {fmt_size(2 ** 10)} to {fmt_size(2 ** 10 + 512)} (7 sizes): 1.5x")
+    assert line.endswith(f", undecided at {fmt_size(2 ** 10 + 64)} and {fmt_size(2 ** 10 + 320)}: {stats.NO_INTERVAL}")

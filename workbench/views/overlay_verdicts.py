@@ -58,10 +58,16 @@ class SetVerdicts:
             by_series.setdefault(name, []).append(p)
         out = []
         for name, points in by_series.items():
-            found = runs(sorted(points, key=lambda p: int(p["size"])))
+            points = sorted(points, key=lambda p: int(p["size"]))
+            # A size left undecided (a point without an interval) does not cut a run of the sizes
+            # around it: said apart, once, so that the cap keeps the runs that carry the story.
+            decided = [p for p in points if p["verdict"] != "undecided"]
+            found = runs(decided or points)
             said = [run_text(r) for r in found[:cap]]
             if len(found) > cap:
                 said.append(more_text(found[cap:]))
+            if decided and len(decided) < len(points):
+                said.append(undecided_text([p for p in points if p["verdict"] == "undecided"]))
             out.append(f"{name}: " + ", ".join(said))
         return out
 
@@ -98,6 +104,16 @@ def _span(lo: float, hi: float) -> str:
     return a if a == b else f"{a}-{b}"
 
 
+def _interval(lo: float, hi: float) -> str:
+    """'0.98-1.02': at three significant digits as ``stats.describe``, more where those would say
+    '1-1' of an interval that is not one value."""
+    for digits in (3, 4, 5):
+        a, b = f"{lo:.{digits}g}", f"{hi:.{digits}g}"
+        if a != b:
+            break
+    return f"{a}-{b}"
+
+
 def run_text(run: Run) -> str:
     """'slower from 2^10 to 2^16 (4 sizes): 1.3-1.4x (1.27-1.45)': the range of the run's factors,
     then the range its points' 95 % intervals cover (each point was decided with its own);
@@ -108,13 +124,25 @@ def run_text(run: Run) -> str:
         flip = (lambda x: 1 / x) if v == "faster" else (lambda x: x)
         times = [flip(p["ratio"]) for p in ps]
         ends = [flip(p["ratio_lo"]) for p in ps] + [flip(p["ratio_hi"]) for p in ps]
-        return f"{v} {run.sizes}: {_span(min(times), max(times))}x ({min(ends):.3g}-{max(ends):.3g})"
+        return f"{v} {run.sizes}: {_span(min(times), max(times))}x ({_interval(min(ends), max(ends))})"
     if v == "same":
         lo, hi = min(p["ratio_lo"] for p in ps), max(p["ratio_hi"] for p in ps)
-        return f"same {run.sizes} ({lo:.3g}-{hi:.3g})"
-    whys = list(dict.fromkeys(str(p.get("why") or "") for p in ps if p.get("why")))
-    return f"{v} {run.sizes}" + (f": {'; '.join(whys[:2])}" if whys else "") + \
+        return f"same {run.sizes} ({_interval(lo, hi)})"
+    return f"{v} {run.sizes}{_whys(ps)}"
+
+
+def _whys(points: Sequence[Mapping[str, Any]]) -> str:
+    whys = list(dict.fromkeys(str(p.get("why") or "") for p in points if p.get("why")))
+    return (f": {'; '.join(whys[:2])}" if whys else "") + \
         (f" and {len(whys) - 2} other reasons" if len(whys) > 2 else "")
+
+
+def undecided_text(points: Sequence[Mapping[str, Any]]) -> str:
+    """'undecided at 1,515 and 70,837: why', or 'undecided at 12 sizes (256 to 2^20): why'."""
+    sizes = [fmt_size(int(p["size"])) for p in points]
+    where = (" and ".join([", ".join(sizes[:-1]), sizes[-1]]) if len(sizes) > 1 else sizes[0]) \
+        if len(sizes) <= 3 else f"{len(sizes)} sizes ({sizes[0]} to {sizes[-1]})"
+    return f"undecided at {where}{_whys(points)}"
 
 
 def more_text(rest: Sequence[Run]) -> str:
