@@ -10,7 +10,7 @@ import logging
 import time
 from typing import Any, Sequence
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from workbench.views.live import Prepared
 
@@ -60,6 +60,12 @@ class ChartDrawing(QObject):
         self._pending = list(items) if items is not None else [*self.panel.plots(), LEGEND, SUMMARY]
         if not self.timer.isActive():
             self.timer.start()
+
+    @Slot()
+    def finish(self) -> None:
+        """``done`` now where nothing is being drawn; else it comes as the drawing ends."""
+        if not self.timer.isActive():
+            self.done.emit()
 
     def halt(self) -> None:
         """No more steps; what is left is not drawn."""

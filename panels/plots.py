@@ -62,6 +62,7 @@ class PlotsPanel(QWidget):
         self.specs.failed.connect(self._finished)
         self.drawing = ChartDrawing(self)
         self.drawing.done.connect(self._finished)
+        self.specs.unchanged.connect(self.drawing.finish)      # the data drawn already: nothing to draw
         self._turns: list = []          # what _in_turns has left to do
         self.runtimePlot = RuntimeChart()
         self.memoryPlot = MemoryChart()
@@ -351,17 +352,17 @@ class PlotsPanel(QWidget):
         self.verdicts = overlay_verdicts.of_sets(o.sets, o.labels) if o.compare else []
         self._offer_baselines()
         self.speedupPlot.set_baseline(self.baseline_choice(), o.labels)
-        frames = [rs.frame for rs in sets if not rs.frame.empty]
-        self.grid.arrange(any((f["host_memory"] != "").any() for f in frames))
+        self.grid.arrange(any((rs.frame["host_memory"] != "").any() for rs in sets if not rs.frame.empty))
 
     def _offer_baselines(self, items: list[tuple[str, str]] | None = None, default: str | None = None) -> None:
         """The chooser lists every baseline the sets allow. ``items`` and ``default``: the chooser's
         (shown, text) items and the default text, where the spec thread made them."""
-        o = self.overlay
         if items is None:
+            o = self.overlay
             items = [(b.describe(o.labels), b.text) for b in compare.baseline_choices(o.sets, o.labels)]
+        # The sets read only where the default is made: each live update made them here (issue 38).
         self.baselineCombo.offer(items, default if default is not None else
-                                 lambda: compare.baseline(o.sets, labels=o.labels).text)
+                                 lambda: compare.baseline(self.overlay.sets, labels=self.labels).text)
 
     def baseline_choice(self) -> Baseline:
         """The chosen speedup baseline of the sets shown (the exports use it too)."""
@@ -401,8 +402,7 @@ class PlotsPanel(QWidget):
             self.say()
 
     def _summary(self) -> str:
-        """The summary of each set against the baseline (its own, where a set lacks that backend);
-        when sets are compared, each later set's verdicts against the first after them."""
+        """The summary against the baseline, and each later set's verdicts against the first."""
         return summary_text(self.overlay, self.speedupPlot.baseline, self.verdicts)
 
     def say(self, text: str | None = None) -> None:

@@ -40,6 +40,7 @@ class SpecPipeline(QObject):
 
     made = Signal(object, object)   # (Prepared, what makes its sets in the GUI thread)
     failed = Signal()               # the latest data could not be made (said in the log)
+    unchanged = Signal()            # the latest data are those made last: nothing to draw anew
 
     def __init__(self, inputs: Callable[[], tuple[str | None, list | None]], parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -53,6 +54,7 @@ class SpecPipeline(QObject):
         self._job: tuple = (None, None)  # (data, sets) it was given
         self._wanted: tuple | None = None   # (data, sets) scheduled while it was in flight
         self.shown: Any = None              # the data of the last specs ``made`` gave
+        self._made_of: tuple | None = None  # what those were made of (``_identity``), where parts
 
     @property
     def busy(self) -> bool:
@@ -85,7 +87,7 @@ class SpecPipeline(QObject):
         if self._task is not None:
             self._task.cancel()
         self._task = self._wanted = None
-        self.shown = None
+        self.shown = self._made_of = None
 
     def shutdown(self) -> None:
         """The thread ends (the job in flight first) and the spec process is let go."""
@@ -108,7 +110,8 @@ class SpecPipeline(QObject):
     def _submit(self, data, sets=None) -> None:
         self._wanted = None
         baseline_text, marks = self.inputs()
-        self._task = self.background.submit(_make, self._started(), self.generation, data, baseline_text, marks)
+        self._task = self.background.submit(_make, self._started(), self.generation, data, baseline_text, marks,
+                                            self._made_of if _same_source(data, self.shown) else None)
         self._job = (data, sets)
 
     @Slot(object, object)
@@ -120,9 +123,11 @@ class SpecPipeline(QObject):
             self._submit(*self._wanted)
         elif result.generation != self.generation:
             self._submit(*self._job)         # made with a lesson's old marks: made again
+        elif result.made_of is SAME:
+            self.unchanged.emit()
         else:
             data, sets = self._job
-            self.shown = data
+            self.shown, self._made_of = data, result.made_of
             self.made.emit(result, sets or _sets_maker(data))
 
     @Slot(object, object)
@@ -137,19 +142,45 @@ class SpecPipeline(QObject):
             self.failed.emit()
 
 
+#: The ``made_of`` of what ``_make`` returns where the data are what the specs shown were made of.
+SAME = ("the specs shown",)
+
+
+def _same_source(a, b) -> bool:
+    """Whether ``a`` and ``b`` give the same data: one object, or one method of one object (the
+    workspace's ``parts``, a new bound method each time it is read)."""
+    return a is b or (callable(a) and callable(b) and a == b)
+
+
+def _identity(parts: SetParts, generation: int, baseline_text: str | None, marks) -> tuple:
+    """What the specs of ``parts`` depend on: the same rows up to the same count (a live list is only
+    appended to; its epoch changes where it is replaced), the same sets compared, the same inputs."""
+    return (id(parts.rows), parts.count, parts.epoch, id(parts.origin), tuple(map(id, parts.compared)),
+            id(parts.environment), id(parts.settings), generation, baseline_text, repr(marks))
+
+
 def _make(client: spec_process.SpecClient | None, generation: int, data, baseline_text: str | None,
-          marks) -> Prepared:
+          marks, made_of: tuple | None = None) -> Prepared:
     """In the spec thread: what ``data`` (as ``PlotsPanel.schedule`` takes it) shows. Parts go to
-    the spec process; sets, and parts where that process cannot run, are made here."""
+    the spec process; sets, and parts where that process cannot run, are made here. ``made_of``:
+    what the specs shown were made of, where of the same source; the same parts give ``UNCHANGED``
+    (a sweep's end asks for its last points again: drawn anew, each chart's step and repaint held
+    the GUI thread for 20-48 ms for nothing, issue 38)."""
     if callable(data):
         data = data()
-    if isinstance(data, SetParts):
-        if client is not None:
-            made = _in_process(lambda: client.prepare(generation, data, baseline_text, marks))
-            if made is not _NOT_THERE:
-                return made
-        data = _parts_sets(data)
-    return prepare(generation, data, baseline_text, marks)
+    if not isinstance(data, SetParts):
+        return prepare(generation, data, baseline_text, marks)
+    parts = data
+    if _identity(parts, generation, baseline_text, marks) == made_of:
+        return Prepared(generation, None, [], [], "", None, None, made_of=SAME)
+    made = _NOT_THERE
+    if client is not None:
+        made = _in_process(lambda: client.prepare(generation, parts, baseline_text, marks))
+    if made is _NOT_THERE:
+        made = prepare(generation, _parts_sets(parts), baseline_text, marks)
+    # Known by the baseline it was made with: the chooser holds that one from now on.
+    made.made_of = _identity(parts, generation, made.baseline_text, marks)
+    return made
 
 
 _NOT_THERE = object()      # what _in_process returns where no spec process can run

@@ -248,8 +248,9 @@ def test_overlaid_sets_say_each_later_sets_verdict_against_the_first(qtbot, plot
     assert plots.overlay.labels == ("monday", "numba<!--")
     summary = plots.summary.text()
     assert f"<b>{escape('numba<!--')}</b> against <b>monday</b>, end-to-end time (12 slower)" in summary
-    assert "numpy: 2^10 1.3x slower (1.27-1.33)" in summary
-    assert f"{escape(odd)}: 2^10 1.3x slower" in summary and "<!--" not in summary
+    # Every size of a series with the same verdict is said once, as a range (issue 38).
+    assert "numpy: slower from 2^10 to 2^16 (4 sizes): 1.3x (1.27-1.33)" in summary
+    assert f"{escape(odd)}: slower from 2^10 to 2^16 (4 sizes): 1.3x" in summary and "<!--" not in summary
     text = _hover(qtbot, plots.runtimePlot, ("compute", "numpy", "", 1), 0)
     assert "end-to-end against monday: <b>1.3x slower (1.27-1.33)</b>" in text
     assert "<!--" not in text and "(numba&lt;!--)" in text
@@ -463,3 +464,28 @@ def test_the_legend_strip_keeps_its_room_from_a_sweep_s_start_past_its_end(qtbot
     assert plots.legendStrip.minimumHeight() == room
     plots.clear()
     assert plots.legendStrip.minimumHeight() == 0 and not plots.legendStrip.isVisible()
+
+
+def test_the_same_parts_scheduled_again_are_not_drawn_again(qtbot, plots):
+    """A sweep's end schedules its parts once more: where no row came since the last update, the
+    charts keep what they drew (drawn anew, each chart's step and repaint stalled the GUI thread,
+    issue 38) and ``updated`` still fires; a row more, and they are drawn again."""
+    from workbench.workspace.session import Workspace
+    ws = Workspace()
+    for i in range(4):
+        ws.table.append(row("numpy", 1024 * 2 ** i, 1e-3 * 2 ** i))
+    plots.schedule(ws.parts, sets=ws.result_sets)
+    with qtbot.waitSignal(plots.updated, timeout=30_000):
+        pass
+    drawn = {chart.kind: chart.spec for chart in plots.plots()}
+    plots.schedule(ws.parts, sets=ws.result_sets)
+    with qtbot.waitSignal(plots.updated, timeout=30_000):
+        pass
+    assert all(chart.spec is drawn[chart.kind] for chart in plots.plots())
+    ws.table.append(row("numpy", 1024 * 2 ** 4, 1e-3 * 2 ** 4))
+    plots.schedule(ws.parts, sets=ws.result_sets)
+    with qtbot.waitSignal(plots.updated, timeout=30_000):
+        pass
+    assert plots.runtimePlot.spec is not drawn["runtime"]
+    assert list(plots.runtimePlot.points()[("compute", "numpy", "")][0]) == [1024 * 2 ** i for i in range(5)]
+    plots.shutdown()

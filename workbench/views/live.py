@@ -42,6 +42,7 @@ class Prepared:
     summary: str | None = ""
     transfers: bool = False
     labels: tuple[str, ...] = ()          # each set's label
+    made_of: tuple | None = None          # what the window's pipeline knows its data by (``panels.spec_pipeline``)
 
     def sent(self) -> "Prepared":
         """This, without the sets themselves (their tables: 1.2 MB of pickle at 500 points, against
