@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from PySide6.QtWidgets import QWidget
 
 from panels.table import FrameRows
@@ -31,7 +31,7 @@ class ShownSets(QObject):
     """The workspace's sets on the charts, the table and the environment tab (a sweep's own points
     are ``SweepProgress``'s to show while it runs), and the timeline window, made at its first use."""
 
-    shown = Signal()                # other sets are on screen (what may be exported changed)
+    shown = Signal()                # other sets are on screen, the table filled and the charts asked for
     timelineExportAsked = Signal(object)    # the timeline window's Export... (the point)
 
     def __init__(self, parent: QWidget, workspace: Workspace, plots: PlotsPanel, table: ResultsTable,
@@ -46,6 +46,11 @@ class ShownSets(QObject):
         self.timeline: TimelineView | None = None
         plots.pointClicked.connect(self.show_timeline)
         table.pointClicked.connect(self.show_timeline)
+        # What showing other sets leaves to later turns of the event loop (on_sets_shown).
+        self.labels: list[str] = []             # the labels of the sets shown, for the table's step
+        self._steps: list[Callable[[], None]] = []
+        self._step = QTimer(self, singleShot=True, interval=0)
+        self._step.timeout.connect(self._next_step)
 
     @Slot(object)
     def show_timeline(self, point: tuple) -> TimelineView:
@@ -66,34 +71,61 @@ class ShownSets(QObject):
             self.timeline.hide()
 
     def close(self) -> None:
+        self._steps = []
+        self._step.stop()
         if self.timeline is not None:
             self.timeline.close()
 
     def on_sets_shown(self, e: ev.SetsShown) -> None:
-        """The workspace shows other sets: the charts are made off the GUI thread and drawn a step
-        per tick (``PlotsPanel.show_sets``); the table reads the compared rows only where it shows
-        them (``FrameRows``). Made here at once, 2 x 5,000 points held the GUI thread for 6 s (issue 38)."""
+        """The workspace shows other sets: what reads them in a glance (the chooser, the environments,
+        the progress bar) now, then the table, then the charts, each in a turn of the event loop of
+        its own: all at once, a compare of 2 x 5,000 points held the GUI thread twice a frame
+        (issue 38). The charts are made off the GUI thread and drawn a step per tick
+        (``PlotsPanel.show_sets``); the table reads the compared rows only where it shows them."""
         ws = self.workspace
         if e.restored:              # the interrupted session's points, beside the sets compared
+            self._steps = []
             self.table.results.attach(ws.rows)
             self.plots.show_sets(ws.parts, ws.result_sets)
             return
         self.forget_timeline()
-        self.plots.clear()
-        self.plots.show_sets(ws.parts, ws.result_sets)
         sets = ws.result_sets()                 # the table the workspace was shown: not made again
         main = sets[0]
-        labels = provenance.labels(sets)
-        self.plots.offer_baselines(sets, labels)
-        self.table.results.show_sets(ws.rows, [FrameRows(rs.frame) for rs in ws.compared], labels)
-        self.table.fit_columns()
-        self.show_environments(sets, labels)
-        self.progressBar.setRange(0, 1)
-        self.progressBar.setValue(1 if ws.rows else 0)
-        self.progressBar.setFormat(f"{len(ws.rows)} points shown")
+        self.labels = provenance.labels(sets)
+        self.plots.offer_baselines(sets, self.labels)
+        self.show_environments(sets, self.labels)
+        bar = self.progressBar
+        # setValue repaints the bar at once, and with it the window (10 ms offscreen); disabled, it
+        # waits for the window's next paint.
+        bar.setUpdatesEnabled(False)
+        bar.setRange(0, 1)
+        bar.setValue(1 if ws.rows else 0)
+        bar.setFormat(f"{len(ws.rows)} points shown")
+        bar.setUpdatesEnabled(True)
         self.progressLabel.setText(f"Showing {where(main)}" + (f" and {len(ws.compared)} compared set(s)"
                                                                   if ws.compared else ""))
         self.etaLabel.setText("")
+        self._steps = [self._show_table, self._show_charts]     # those of the sets shown before go
+        self._step.start()
+
+    @Slot()
+    def _next_step(self) -> None:
+        """The next step of showing the sets; none once a sweep has begun (it shows its own rows)."""
+        if self.workspace.busy:
+            self._steps = []
+        if self._steps:
+            self._steps.pop(0)()
+        if self._steps:
+            self._step.start()
+
+    def _show_table(self) -> None:
+        ws = self.workspace
+        self.table.results.show_sets(ws.rows, [FrameRows(rs.frame) for rs in ws.compared], self.labels)
+        self.table.fit_columns()
+
+    def _show_charts(self) -> None:
+        self.plots.clear()
+        self.plots.show_sets(self.workspace.parts, self.workspace.result_sets)
         self.shown.emit()
 
     def show_environments(self, sets: list[ResultSet], labels: list[str]) -> None:

@@ -287,21 +287,22 @@ class MainWindow(QMainWindow):
         """Every set on screen, the main one first: what the plots, the table and every export show."""
         return self.workspace.result_sets()
 
-    def show_sets(self, sets: list[ResultSet]) -> None:
+    def show_sets(self, sets: list[ResultSet], rows: list | None = None) -> None:
         """Show result sets as if they had just been measured: the first is the main set (its rows in
-        the table and the plots as a sweep's), the others compared with it."""
+        the table and the plots as a sweep's), the others compared with it. ``rows``: the main set's,
+        made off the GUI thread (``Workspace.show_sets``)."""
         if self.busy or not sets:
             return
-        self.workspace.show_sets(sets)
+        self.workspace.show_sets(sets, rows)
 
-    def show_session(self, experiment: dict, sets: list[ResultSet], view: dict) -> list[str]:
+    def show_session(self, experiment: dict, sets: list[ResultSet], view: dict, rows: list | None = None) -> list[str]:
         """A saved session as it was: the experiment's settings, its sets, the baseline; what could not
-        be chosen here (a backend not usable on this machine), in words."""
+        be chosen here (a backend not usable on this machine), in words. ``rows``: as ``show_sets``."""
         unmet = self.experiment.apply_settings(experiment)
         if isinstance(experiment.get("backends"), list):
             self.window_settings.wanted_backends = list(experiment["backends"])
         if sets:
-            self.show_sets(sets)
+            self.show_sets(sets, rows)
             index = self.plots.baselineCombo.findData(view.get("baseline", ""))
             if index >= 0:
                 self.plots.baselineCombo.setCurrentIndex(index)

@@ -38,6 +38,18 @@ TINY = {
 TIMEOUT_MS = 180_000
 
 
+def open_files(qtbot, w, paths, compare: bool = False, drawn: bool = True, timeout: int = 60_000) -> list:
+    """``paths`` opened in ``w`` (``compare``: compared with what it shows) as File > Open does it:
+    read by the file job, then shown (``files.opened``, whose sets this returns); ``drawn``: and
+    their charts drawn too (``plots.updated``, which follows: they are made off the GUI thread)."""
+    with qtbot.waitSignal(w.files.opened, timeout=timeout) as shown:
+        assert (w.files.compare_with if compare else w.files.open_results)([*paths])
+    if drawn:
+        with qtbot.waitSignal(w.plots.updated, timeout=timeout):
+            pass
+    return shown.args[0]
+
+
 class LoopWaiter:
     """qtbot's waitSignal/waitUntil for scripts: a local event loop with a deadline."""
 

@@ -35,7 +35,8 @@ def test_compared_sets_are_made_off_the_gui_thread_and_drawn_before_updated(qtbo
     with qtbot.waitSignal(w.plots.updated, timeout=60_000):
         assert w.files.open_results([f32])
     with qtbot.waitSignal(w.plots.updated, timeout=60_000):
-        assert w.files.compare_with([f64])
+        with qtbot.waitSignal(w.files.opened, timeout=60_000):     # read off the GUI thread, then shown
+            assert w.files.compare_with([f64])
         assert w.plots.baselineCombo.findText("numpy (float64)") >= 0      # before the charts are drawn
     assert built_here == []
     points = w.runtimePlot.points()

@@ -315,7 +315,8 @@ def test_a_click_on_a_chart_point_or_a_table_row_opens_that_points_timeline(qtbo
     assert "pinned sequential" in doc["otherData"]["point"]
     # Other sets on screen: the timeline of the old point goes, its Export with it.
     files.write(a_set(gpu_row(overlapped(), size=2 ** 20)), tmp_path / "other.json")
-    assert w.files.open_results([str(tmp_path / "other.json")])
+    with qtbot.waitSignal(w.files.opened, timeout=60_000):
+        assert w.files.open_results([str(tmp_path / "other.json")])
     assert not view.isVisible()
 
 

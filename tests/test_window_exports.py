@@ -15,6 +15,7 @@ pytest.importorskip("pytestqt")
 
 from helpers import result_set  # noqa: E402
 from PySide6.QtCore import QSettings, Qt  # noqa: E402
+from session import open_files  # noqa: E402
 from test_gui import window  # noqa: E402,F401 - the fixture
 
 import panels.files  # noqa: E402
@@ -36,10 +37,11 @@ def many(n: int = 1200, backend: str = "numpy") -> result_files.ResultSet:
                                   "2026-01-02T03:04:05+00:00", "testhost")
 
 
-def shown(w, tmp_path: Path, rs: result_files.ResultSet, name: str = "shown.json") -> pd.DataFrame:
-    """``rs`` opened in the window; the table it was read back as."""
+def shown(qtbot, w, tmp_path: Path, rs: result_files.ResultSet, name: str = "shown.json") -> pd.DataFrame:
+    """``rs`` opened in the window (read by the file job: shown when ``opened`` fires); the table it
+    was read back as."""
     path = result_files.write(rs, tmp_path / name)
-    assert w.files.open_results([path])
+    open_files(qtbot, w, [path], drawn=False)
     return result_files.open_results(path).frame
 
 
@@ -68,7 +70,7 @@ def leftovers(folder: Path) -> list[str]:
 def test_results_of_many_rows_return_at_once_and_come_whole_with_exported(qtbot, window, tmp_path, monkeypatch,
                                                                             suffix):
     w = window
-    frame = shown(w, tmp_path, many())
+    frame = shown(qtbot, w, tmp_path, many())
     held = Held(w.files.job.child, monkeypatch)
     out = tmp_path / f"out.{suffix}"
     with qtbot.waitSignal(w.files.exported, timeout=WAIT_MS) as written:
@@ -87,7 +89,7 @@ def test_results_of_many_rows_return_at_once_and_come_whole_with_exported(qtbot,
 
 def test_a_second_export_while_one_is_written_is_refused_and_said(qtbot, window, tmp_path, monkeypatch):
     w = window
-    shown(w, tmp_path, many(50))
+    shown(qtbot, w, tmp_path, many(50))
     held = Held(w.files.job.child, monkeypatch)
     assert w.files.export_results(tmp_path / "a.csv")
     qtbot.waitUntil(held.entered.is_set, timeout=WAIT_MS)
@@ -110,7 +112,7 @@ def test_rows_replaced_while_the_job_makes_its_table_do_not_change_what_it_write
     """The rows are the ones on screen at the click, though the list they live in is refilled
     (a file opened, a sweep begun) while the job still turns them into a table, chunk by chunk."""
     w = window
-    first = shown(w, tmp_path, many(1200, "numpy"), "first.json")
+    first = shown(qtbot, w, tmp_path, many(1200, "numpy"), "first.json")
     go, entered, real = threading.Event(), threading.Event(), panels.files.to_frame
 
     def slow(rows):
@@ -121,7 +123,8 @@ def test_rows_replaced_while_the_job_makes_its_table_do_not_change_what_it_write
     with qtbot.waitSignal(w.files.exported, timeout=WAIT_MS) as written:
         assert w.files.export_results(tmp_path / "out.csv")
         qtbot.waitUntil(entered.is_set, timeout=WAIT_MS)
-        shown(w, tmp_path, many(1200, "numba"), "second.json")     # the same list, refilled
+        # The same list, refilled (not by File > Open: its read would wait for the job's write).
+        w.show_sets([result_files.open_results(result_files.write(many(1200, "numba"), tmp_path / "second.json"))])
         assert {r["backend"] for r in w.rows} == {"numba"}
         go.set()
     pd.testing.assert_frame_equal(result_files.open_results(written.args[0][0]).frame, first)
@@ -130,7 +133,7 @@ def test_rows_replaced_while_the_job_makes_its_table_do_not_change_what_it_write
 def test_the_folder_deleted_while_writing_is_said_and_leaves_nothing(qtbot, window, tmp_path, monkeypatch):
     """The folder's name is markup: the window says it as the text it is."""
     w = window
-    shown(w, tmp_path, many(50))
+    shown(qtbot, w, tmp_path, many(50))
     folder = tmp_path / "<b>gone<!--"
     folder.mkdir()
     held = Held(w.files.job.child, monkeypatch)
@@ -152,7 +155,7 @@ def test_the_folder_deleted_while_writing_is_said_and_leaves_nothing(qtbot, wind
 def test_a_full_disk_leaves_the_old_file_whole_and_is_said(qtbot, window, tmp_path):
     """The job's child process may write no more than 20 kB (as a full disk would stop it)."""
     w = window
-    shown(w, tmp_path, many(1200))
+    shown(qtbot, w, tmp_path, many(1200))
     target = tmp_path / "r.json"
     target.write_text("the old one")
     child = w.files.job.child
@@ -166,7 +169,7 @@ def test_a_full_disk_leaves_the_old_file_whole_and_is_said(qtbot, window, tmp_pa
 
 def test_a_link_where_the_results_go_is_replaced_and_what_it_points_to_kept(qtbot, window, tmp_path):
     w = window
-    frame = shown(w, tmp_path, many(50))
+    frame = shown(qtbot, w, tmp_path, many(50))
     victim = tmp_path / "victim.txt"
     victim.write_text("precious")
     link = tmp_path / "r.csv"
@@ -183,7 +186,7 @@ def test_the_window_closed_while_results_are_written_waits_for_the_whole_file(qt
     qtbot.addWidget(w)
     with qtbot.waitSignal(w.ready, timeout=WAIT_MS):
         w.show()
-    frame = shown(w, tmp_path, many(1200))
+    frame = shown(qtbot, w, tmp_path, many(1200))
     assert w.files.export_results(tmp_path / "r.json")
     assert w.files.job.running                 # in flight as the window closes (its child not even started)
     w.close()
@@ -197,7 +200,7 @@ def test_exports_read_the_chosen_baseline_without_making_the_sets_here(qtbot, wi
     w = window
     one, two = (result_files.write(result_set(d, scale=s), tmp_path / f"{d}.json")
                 for d, s in (("float32", 1.0), ("float64", 2.0)))
-    assert w.files.open_results([one, two])
+    open_files(qtbot, w, [one, two])                # and drawn: the charts read the sets when they are
     combo = w.plots.baselineCombo
     combo.setCurrentIndex(combo.findData("numpy@2"))
 

@@ -22,6 +22,7 @@ from PIL import Image  # noqa: E402
 from PySide6.QtCore import QSettings, Qt  # noqa: E402
 from PySide6.QtGui import QAction  # noqa: E402
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDialog, QLineEdit, QMenu, QPushButton  # noqa: E402
+from session import open_files  # noqa: E402
 from test_gui import check_backends, set_sizes, window  # noqa: E402,F401 - the fixture
 
 from workbench.results import files as result_files  # noqa: E402
@@ -69,7 +70,7 @@ def drawn(w) -> dict:
 
 def test_a_png_from_the_dialog_has_the_preset_size_whatever_the_window(qtbot, window, two_files, tmp_path):
     w = window
-    assert w.files.open_results([two_files[0]])
+    open_files(qtbot, w, [two_files[0]], drawn=False)
     sizes = []
     for width, height in ((1400, 900), (700, 500)):
         w.resize(width, height)
@@ -90,7 +91,7 @@ def test_a_png_from_the_dialog_has_the_preset_size_whatever_the_window(qtbot, wi
 
 def test_svg_has_a_path_per_series_and_axis_titles_as_text(qtbot, window, two_files, tmp_path):
     w = window
-    w.files.open_results([two_files[0]])
+    open_files(qtbot, w, [two_files[0]], drawn=False)
     [path] = export(qtbot, w, tmp_path / "runtime.svg", kind="runtime", preset="paper")
     root = ET.fromstring(path.read_bytes())
     assert root.get("width") == "252pt"                               # the paper preset: 3.5 in
@@ -109,7 +110,7 @@ def test_svg_has_a_path_per_series_and_axis_titles_as_text(qtbot, window, two_fi
 
 def test_every_chart_as_pdf_is_one_page_each_and_4k_is_twice_the_slide(qtbot, window, two_files, tmp_path):
     w = window
-    w.files.open_results([two_files[0]])
+    open_files(qtbot, w, [two_files[0]], drawn=False)
     [pdf] = export(qtbot, w, tmp_path / "all.pdf")
     assert len(re.findall(rb"/Type\s*/Page\b", pdf.read_bytes())) == len(KINDS)
     pngs = export(qtbot, w, tmp_path / "big.png", preset="4k")
@@ -119,7 +120,7 @@ def test_every_chart_as_pdf_is_one_page_each_and_4k_is_twice_the_slide(qtbot, wi
 
 def test_each_plots_context_menu_exports_that_chart(qtbot, window, two_files):
     w = window
-    w.files.open_results([two_files[0]])
+    open_files(qtbot, w, [two_files[0]], drawn=False)
     for chart in w.plots.plots():
         [menu_action] = chart.scene().contextMenu           # pyqtgraph's own "Export..." is gone
         assert menu_action.objectName() == f"exportThisChart-{chart.kind}"
@@ -138,7 +139,7 @@ def test_each_plots_context_menu_exports_that_chart(qtbot, window, two_files):
 
 def test_the_report_from_the_window_holds_every_chart(qtbot, window, two_files, tmp_path):
     w = window
-    w.files.open_results(list(two_files))
+    open_files(qtbot, w, two_files, drawn=False)
     with qtbot.waitSignal(w.files.exported, timeout=120_000) as written:
         assert w.files.export_report(tmp_path / "report.html")
     page = written.args[0][0].read_text()
@@ -227,13 +228,13 @@ def test_a_sweep_run_while_comparing_is_the_first_set(qtbot, window, tmp_path):
     w = window
     reference = result_set("float64")
     reference.frame = reference.frame[reference.frame["backend"] == "numpy"]
-    assert w.files.open_results([result_files.write(reference, tmp_path / "reference.json")])
+    open_files(qtbot, w, [result_files.write(reference, tmp_path / "reference.json")])
     w.experiment.select_workload("source_terms")
     check_backends(w, ["numpy"])
     set_sizes(w, "2^10", "2^12", 2)
     w.experiment.dtypeCombo.setCurrentText("float32")
     w.experiment.budgetSpin.setValue(0.0)
-    w.files.compare_with([result_files.write(result_set("float64"), tmp_path / "other.json")])
+    open_files(qtbot, w, [result_files.write(result_set("float64"), tmp_path / "other.json")], compare=True)
     assert len(w.compared) == 1 and w.files.closeCompareAction.isEnabled()
     with qtbot.waitSignal(w.sweepCompleted, timeout=120_000):
         w.run()
@@ -313,13 +314,17 @@ def test_a_file_that_cannot_be_opened_says_why_and_changes_nothing(qtbot, window
     good = result_files.write(result_set(), tmp_path / "good.json")
     path = bad(tmp_path, good)
     with qtbot.waitSignal(w.files.problem, timeout=5_000) as said:
-        assert not w.files.open_results([path])
+        assert w.files.open_results([path])         # read by the file job: said when it fails
     assert reason in said.args[0] and w.notice.isVisible() and reason in w.notice.label.text()
     assert "Nothing on screen has changed" in w.status.currentMessage()
     assert w.rows == rows and drawn(w).keys() == before.keys()
-    assert not w.files.compare_with([path]) and not w.compared
+    with qtbot.waitSignal(w.files.problem, timeout=5_000) as said:
+        w.files.compare_with([path])
+    assert reason in said.args[0] and not w.compared
     if reason != "not a results file":      # that one is a session: File > Open session opens it
-        assert not w.files.open_session(path) and w.rows == rows
+        with qtbot.waitSignal(w.files.problem, timeout=5_000) as said:
+            w.files.open_session(path)
+        assert "Nothing on screen has changed" in said.args[0] and w.rows == rows
 
 
 @pytest.mark.parametrize("where,reason", [
@@ -330,7 +335,7 @@ def test_a_file_that_cannot_be_opened_says_why_and_changes_nothing(qtbot, window
 ])
 def test_a_path_that_cannot_be_written_is_refused_with_its_reason(qtbot, window, two_files, tmp_path, where, reason):
     w = window
-    w.files.open_results([two_files[0]])
+    open_files(qtbot, w, [two_files[0]], drawn=False)
     path = where(tmp_path)
     with qtbot.waitSignal(w.files.problem, timeout=5_000) as said:
         assert not w.files.export_chart(path, kind="runtime")
@@ -350,7 +355,7 @@ def test_a_write_that_fails_in_the_export_thread_is_said(qtbot, window, two_file
     def full_disk(*args, **kwargs):     # as the exports' child process hands an OSError back
         raise OSError(28, "No space left on device", str(tmp_path / "c.png"))
     monkeypatch.setattr(w.files.job.child, "run", full_disk)
-    w.files.open_results([two_files[0]])
+    open_files(qtbot, w, [two_files[0]], drawn=False)
     with qtbot.waitSignal(w.files.problem, timeout=30_000) as said:
         assert w.files.export_chart(tmp_path / "c.png", kind="runtime")
     assert "No space left on device" in said.args[0] and w.notice.isVisible()
