@@ -38,7 +38,7 @@ case $STEP in
          (in_one_sweep_measures_as_alone and (source_terms or flux))" -v -rfs --tb=short -p no:cacheprovider \
          > "$OUT/pytest-gpu-focus.txt" 2>&1; echo "focused GPU tests exit $?"
      grep -E "^(FAILED|ERROR)|^E |passed|failed" "$OUT/pytest-gpu-focus.txt" | tail -40
-     PART=3/4 STAGE_TIMEOUT=$(( 570 - SECONDS )) bash benchmarks/gpu_check.sh "$OUT" tests ;;
+     PART=3/4 STAGE_TIMEOUT=$(( ${FOCUS_S:-570} - SECONDS )) bash benchmarks/gpu_check.sh "$OUT" tests ;;
   b) PART=3/4 STAGE_TIMEOUT=440 bash benchmarks/gpu_check.sh "$OUT" tests ;;
   c) PART=4/4 STAGE_TIMEOUT=440 bash benchmarks/gpu_check.sh "$OUT" tests ;;
 esac

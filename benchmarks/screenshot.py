@@ -28,7 +28,7 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from PySide6.QtCore import QObject, QSettings, Qt, QTimer, Slot  # noqa: E402
+from PySide6.QtCore import QEventLoop, QObject, QSettings, Qt, QTimer, Slot  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 SIZES = ((1920, 1080), (1280, 720))
@@ -54,14 +54,14 @@ class Shooter(QObject):
     @Slot()
     def start(self) -> None:
         if self.args.open:
-            if not self.window.files.open_results(self.args.open):
-                print(f"cannot open: {self.window.notice.label.text()}")
-                self.finish()
-                return
-            combo = self.window.plots.baselineCombo
-            if self.args.baseline and combo.findData(self.args.baseline) >= 0:
-                combo.setCurrentIndex(combo.findData(self.args.baseline))
-            self.done(False)
+            # Read in the files panel's job and drawn a step per tick: shot once drawn, not before
+            # (the shot of a window still saying "Measuring the first point...").
+            files, plots = self.window.files, self.window.plots
+            files.problem.connect(self.cannot_open, Qt.ConnectionType.SingleShotConnection)
+            files.opened.connect(lambda _sets: plots.updated.connect(self.opened, Qt.ConnectionType.SingleShotConnection),
+                                 Qt.ConnectionType.SingleShotConnection)
+            if not files.open_results(self.args.open):
+                self.cannot_open(self.window.notice.label.text())
             return
         a, e = self.args, self.window.experiment
         e.select_workload(a.workload)
@@ -83,6 +83,22 @@ class Shooter(QObject):
         self.window.run()
 
     @Slot(bool)
+    @Slot(str)
+    def cannot_open(self, text: str) -> None:
+        print(f"cannot open: {text}")
+        self.finish()
+
+    @Slot()
+    def opened(self) -> None:
+        self.window.files.problem.disconnect(self.cannot_open)
+        combo = self.window.plots.baselineCombo
+        if self.args.baseline and combo.findData(self.args.baseline) not in (-1, combo.currentIndex()):
+            combo.setCurrentIndex(combo.findData(self.args.baseline))
+            loop = QEventLoop()             # the speedup chart is made again off the GUI thread
+            self.window.plots.updated.connect(loop.quit)
+            loop.exec()
+        self.done(False)
+
     def done(self, cancelled: bool) -> None:
         folder = self.args.out / f"{self.args.prefix}-charts"
         folder.mkdir(parents=True, exist_ok=True)

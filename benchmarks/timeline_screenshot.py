@@ -39,9 +39,13 @@ def main() -> int:
     loop = QEventLoop()
     w.ready.connect(loop.quit)
     loop.exec()
+    drawn = QEventLoop()                # read in the files panel's job, drawn a step per tick
+    w.plots.updated.connect(drawn.quit)
+    w.files.problem.connect(drawn.quit)
     if not w.files.open_results([results]):
         print("cannot open", results)
         return 1
+    drawn.exec()
     settle(1500)
     w.grab().save(str(out / "window-1280x720.png"))
     rs = open_results(results)
