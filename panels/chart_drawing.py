@@ -56,8 +56,22 @@ class ChartDrawing(QObject):
         the summary text, each a step of its own: the strip's relayout and the summary's rich text
         in one turn with a chart's step made 18-25 ms turns."""
         self.ready = p
-        self.drop()                     # a chart half drawn from older specs: drawn anew
-        self._pending = list(items) if items is not None else [*self.panel.plots(), LEGEND, SUMMARY]
+        self._steps = None              # a chart half drawn from older specs: drawn anew
+        if items is None:
+            # The strip first, from the specs' entries: relaid out after the first charts, its new
+            # height resized and repainted all five at once (two sets of 5,000 points: 200 ms).
+            for kind, made in p.specs.items():
+                self.panel.legendStrip.show_chart(kind, made.legend, now=False)
+            items = [LEGEND, *self.panel.plots(), LEGEND, SUMMARY]
+        self._pending = list(items)
+        # Every chart to draw is held until its own step: one left free repainted in any pass its
+        # scene or size changed in, and Qt's scenes flush the window's repaint as their changes
+        # are processed, so every chart dirty was painted then, and again for its own scene.
+        charts = {item for item in self._pending if not isinstance(item, (str, tuple))}
+        for chart in self._held - charts:
+            self._release(chart)
+        for chart in charts:
+            self._hold(chart)
         if not self.timer.isActive():
             self.timer.start()
 
@@ -71,6 +85,7 @@ class ChartDrawing(QObject):
         """No more steps; what is left is not drawn."""
         self.timer.stop()
         self.ready = None
+        self.drop()                     # no chart stays held: one not drawn repaints as it is
 
     def stop(self) -> None:
         """What is being drawn is out of date: dropped, and no chart stays held."""
