@@ -34,11 +34,14 @@ case $STEP in
      grep -E "^(FAILED|ERROR)|^E |passed|failed" "$OUT/pytest-gpu-others.txt" | tail -30 ;;
   focus) # where little device time is left: what failed on the H100 on 2026-12-07 (the mixed sweeps
      # past L2's ceiling, the timeline copy sums) with the ladder's own test, then the third quarter
-     timeout 300 python3 -m pytest -m gpu $FIRST tests/test_gpu.py -k "stream or overlap_gpu or \
+     # (the ladder's test first, then the mixed sweeps, then the timeline: the order to cut from)
+     timeout $(( ${FOCUS_S:-570} < 300 ? ${FOCUS_S:-570} - 20 : 300 )) python3 -m pytest -m gpu \
+         tests/test_gpu_stream.py tests/test_gpu.py tests/test_overlap_gpu.py -k "stream or overlap_gpu or \
          (in_one_sweep_measures_as_alone and (source_terms or flux))" -v -rfs --tb=short -p no:cacheprovider \
          > "$OUT/pytest-gpu-focus.txt" 2>&1; echo "focused GPU tests exit $?"
      grep -E "^(FAILED|ERROR)|^E |passed|failed" "$OUT/pytest-gpu-focus.txt" | tail -40
-     PART=3/4 STAGE_TIMEOUT=$(( ${FOCUS_S:-570} - SECONDS )) bash benchmarks/gpu_check.sh "$OUT" tests ;;
+     left=$(( ${FOCUS_S:-570} - SECONDS ))
+     [ $left -gt 30 ] && PART=3/4 STAGE_TIMEOUT=$left bash benchmarks/gpu_check.sh "$OUT" tests ;;
   b) PART=3/4 STAGE_TIMEOUT=440 bash benchmarks/gpu_check.sh "$OUT" tests ;;
   c) PART=4/4 STAGE_TIMEOUT=440 bash benchmarks/gpu_check.sh "$OUT" tests ;;
 esac
