@@ -295,12 +295,7 @@ class FileActions(QObject):
     def export_report(self, path: str | Path, stamp: bool = True) -> bool:
         """The one-file report (HTML, or PDF) of the sets on screen; ``exported`` fires when written."""
         path = Path(path)
-        if self._refused("export a report") or self._nothing_shown("report") or self._in_flight():
-            return False
-        if path.suffix.lower() not in (".html", ".pdf"):
-            self.say_problem(f"Cannot write {path.name}: a report must end in .html or .pdf.")
-            return False
-        if self._unwritable(path):
+        if not self._may_write(path, "export a report", "report", (".html", ".pdf"), "a report"):
             return False
         return self._start(partial(_write_report, self.job.child, self._shown(), path, stamp, self._baseline()),
                            "the report")
@@ -315,6 +310,15 @@ class FileActions(QObject):
         references), so that a sweep begun while the job writes cannot change what it writes."""
         parts = self.window.workspace.parts()
         return dataclasses.replace(parts, rows=tuple(parts.rows[:parts.count]))
+
+    def _may_write(self, path: Path, action: str, topic: str, suffixes: tuple[str, str], kind: str) -> bool:
+        """Whether the job may write ``path`` now (``suffixes`` its two endings); where not, why is said."""
+        if self._refused(action) or self._nothing_shown(topic) or self._in_flight():
+            return False
+        if path.suffix.lower() not in suffixes:
+            self.say_problem(f"Cannot write {path.name}: {kind} must end in {suffixes[0]} or {suffixes[1]}.")
+            return False
+        return not self._unwritable(path)
 
     def _in_flight(self) -> bool:
         if self.job.running:
@@ -360,12 +364,7 @@ class FileActions(QObject):
         """The main set (the sweep's, or the file opened) as CSV (and its sidecar) or JSON, written
         by the job; ``exported`` fires with the files written. False: refused, and said."""
         path = Path(path)
-        if self._refused("export results") or self._nothing_shown("export") or self._in_flight():
-            return False
-        if path.suffix.lower() not in (".csv", ".json"):
-            self.say_problem(f"Cannot write {path.name}: results must end in .csv or .json.")
-            return False
-        if self._unwritable(path):
+        if not self._may_write(path, "export results", "export", (".csv", ".json"), "results"):
             return False
         return self._start(partial(_write_results, self.job.child, self._shown(), path), "the results")
 
