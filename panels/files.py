@@ -32,6 +32,7 @@ from workbench.measure.offload import Offload
 from workbench.results.files import ResultSet, ResultsFileError
 from workbench.results.rows import to_frame
 from workbench.results.sets import SetParts, sets_of
+from workbench.results.table import RowTable
 from workbench.views.presets import output_paths, preset as make_preset
 
 pd = lazy_module("pandas")      # imported at first use: not needed to show the window
@@ -188,7 +189,11 @@ class FileActions(QObject):
             return False
         # Nothing on screen, nor being read: the first file becomes the main set, its rows made by the job too.
         main = not _any_set(self.window.workspace.parts()) and not self.job.reading
-        return self._ask(partial(_read_sets, "compare", list(map(Path, paths)), main), _names(paths), replace=False)
+        # The set on screen is shown again with these: its table made by the job too, a chunk per
+        # call, where it is not made already (after a sweep of 5,000 points: 136 ms of the GUI thread).
+        shown = None if main else self.window.workspace.table
+        return self._ask(partial(_read_sets, "compare", list(map(Path, paths)), main, shown), _names(paths),
+                         replace=False)
 
     def _ask(self, fn, names: str, replace: bool) -> bool:
         """``fn`` read by the job; ``_answered`` shows what it gives."""
@@ -424,11 +429,13 @@ class Read:
     session: session_file.SavedSession | None = None
 
 
-def _read_sets(kind: str, paths: list[Path], main: bool) -> Read:
+def _read_sets(kind: str, paths: list[Path], main: bool, shown: RowTable | None = None) -> Read:
     """Every file read (ResultsFileError names the first that cannot be); ``main``: the first will be
-    the main set, its rows made too."""
+    the main set, its rows made too; ``shown``: the table of the set on screen, made here too."""
     from workbench.workspace.session import rows_of     # with the workspace: not at the window's start
     sets = [result_files.open_results(p) for p in paths]
+    if shown is not None:
+        shown.frame(chunk=CHUNK_ROWS)
     return Read(kind, sets, rows_of(sets[0].frame) if main else None)
 
 

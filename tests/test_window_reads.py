@@ -19,6 +19,7 @@ from session import open_files  # noqa: E402
 from test_gui import check_backends, set_sizes, window  # noqa: E402,F401 - the fixture
 
 import panels.files  # noqa: E402
+import workbench.results.table  # noqa: E402
 from workbench.results import files as result_files  # noqa: E402
 from workbench.results import session_file  # noqa: E402
 from workbench.workspace import session as workspace_session  # noqa: E402
@@ -98,6 +99,30 @@ def test_a_compare_asked_while_a_file_is_read_joins_it(qtbot, window, tmp_path):
         assert w.files.compare_with([two])
         qtbot.waitUntil(lambda: len(w.compared) == 1, timeout=WAIT_MS)
     assert {r["dtype"] for r in w.rows} == {"float32"} and w.compared[0].source == str(two)
+
+
+def test_the_table_on_screen_is_made_off_the_gui_thread_for_a_compare(qtbot, window, tmp_path, monkeypatch):
+    """A sweep's rows on screen, their table not made yet (the plots draw from the rows): Compare
+    with makes it in the job, a chunk at a time, not in the GUI thread when the sets are shown
+    (5,000 rows: 136 ms there, issue 38). The rows on screen stay as they were."""
+    w = window
+    open_files(qtbot, w, [result_files.write(result_set("float32"), tmp_path / "f32.json")])
+    rows = list(w.rows)
+    w.workspace.table.replace(rows)          # as a sweep leaves it: rows, no table made of them
+    assert w.workspace.table.frame_is_behind()
+    made_in: list[tuple[str, int]] = []
+    real = workbench.results.table.to_frame
+
+    def to_frame(part):
+        part = list(part)
+        made_in.append((threading.current_thread().name, len(part)))
+        return real(part)
+    monkeypatch.setattr(workbench.results.table, "to_frame", to_frame)
+    monkeypatch.setattr(panels.files, "CHUNK_ROWS", 5)
+    open_files(qtbot, w, [result_files.write(result_set("float64"), tmp_path / "f64.json")], compare=True)
+    assert {name for name, _ in made_in} == {"job"} and sum(n for _, n in made_in) == len(rows)
+    assert max(n for _, n in made_in) <= 5
+    assert w.rows == rows and len(w.compared) == 1 and not w.workspace.table.frame_is_behind()
 
 
 def test_compared_with_nothing_on_screen_the_file_is_the_main_set(qtbot, window, tmp_path):

@@ -105,6 +105,26 @@ def test_the_table_grows_by_the_new_rows_only_and_equals_one_built_whole():
     assert t.frame()["size"].tolist() == [8]
 
 
+def test_a_table_made_a_chunk_at_a_time_is_the_table_made_at_once():
+    """``frame(chunk=)``, as the file job makes the table of the set on screen: the same table,
+    errors and missing figures among the rows, whatever is cached already."""
+    from workbench.results.table import RowTable
+    import pandas as pd
+    rows = [results.empty_row(workload="w", backend=b, size=n, dtype="float32",
+                              **({"status": "ok", "compute_median_s": n * 1e-9} if n % 3 else
+                                 {"status": "error", "message": "out of memory"}))
+            for b in ("numpy", "cupy") for n in range(1, 12)]
+    whole = results.to_frame(rows)
+    for cached in (0, 4):
+        t = RowTable(rows[:cached])
+        if cached:
+            t.frame()
+        t.rows.extend(RowTable(rows[cached:]).rows)
+        pd.testing.assert_frame_equal(t.frame(chunk=5), whole)
+        assert not t.frame_is_behind()
+    assert RowTable().frame(chunk=5).empty
+
+
 def test_each_point_is_in_the_file_when_its_listeners_hear_of_it(tmp_path):
     out = ResultsOut(tmp_path / "r.csv")
     out.lock()
