@@ -8,6 +8,8 @@ style of its own, where the export hatches), the phases filled with colours no b
 """
 from __future__ import annotations
 
+from typing import Iterator
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF
@@ -51,7 +53,17 @@ class TransferChart(SpecChart):
         self.apply_look(self.look)
 
     def draw_content(self, chart: ChartSpec) -> None:
-        self._lines(chart.series)
+        for _ in self.draw_steps(chart):
+            pass
+
+    def draw_steps(self, chart: ChartSpec) -> Iterator[None]:
+        """One line of shares a step, then the bars: all at once, twenty series of 500 sizes were
+        76 ms of the GUI thread in one call (issue 38)."""
+        yield from self._line_steps(chart.series)
+        self._bars(chart)
+        yield
+
+    def _bars(self, chart: ChartSpec) -> None:
         if not chart.bars:
             self._clear_bars()
             return
@@ -80,6 +92,10 @@ class TransferChart(SpecChart):
         return out
 
     def _lines(self, drawn) -> None:
+        for _ in self._line_steps(drawn):
+            pass
+
+    def _line_steps(self, drawn) -> Iterator[None]:
         """The spec's lines of shares (many series), one curve per key, its data set in place."""
         for s in drawn:
             item = self.series.get(s.key)
@@ -90,6 +106,7 @@ class TransferChart(SpecChart):
             self._style_line(s)
             item.setData(np.asarray(s.xs, dtype=float), np.asarray(s.ys, dtype=float))
             item.setObjectName(f"{s.role}:{s.name}")     # what the export's id names: the same series
+            yield
         keys = {s.key for s in drawn}
         self.markers.keep(keys)
         for key, item in self.series.items():

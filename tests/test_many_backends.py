@@ -38,6 +38,28 @@ def test_seven_backends_draw_the_transfer_shares_as_lines(h200):
     assert {e.label for e in chart.legend if e.role == "key"} == {transfer.COPIES, transfer.H2D_ALONE}
 
 
+def test_the_transfer_lines_are_drawn_a_line_a_step_as_at_once(qtbot, h200):
+    """A live panel draws a chart a step at a time: the transfer chart's lines one a step (twenty
+    lines of 500 sizes at once were 76 ms of the GUI thread, issue 38), ending as drawn at once."""
+    from panels.transfer_chart import TransferChart
+    chart = spec.build("transfer", [h200])
+    stepped, whole = TransferChart(), TransferChart()
+    for c in (stepped, whole):
+        qtbot.addWidget(c)
+    steps = stepped.draw_steps(chart)
+    for i, s in enumerate(chart.series):
+        next(steps)
+        assert len(stepped.series) == i + 1 and list(stepped.series[s.key].getData()[1]) == list(s.ys)
+    assert list(steps) == [None]                # then the bars (none here), a step of their own
+    whole.draw_content(chart)
+    assert stepped.series.keys() == whole.series.keys() and stepped.meta == whole.meta
+    assert stepped.bars_drawn() == whole.bars_drawn()
+    bars = spec.build("transfer", [result_set()])
+    assert len(list(stepped.draw_steps(bars))) == 1
+    assert all(c.getData()[0] is None or not len(c.getData()[0]) for c in stepped.series.values())
+    assert stepped.bars_drawn().keys() == {"cupy"}
+
+
 def test_one_gpu_backend_keeps_its_bars():
     chart = spec.build("transfer", [result_set()])
     assert [b.backend for b in chart.bars] == ["cupy"] and not chart.series
