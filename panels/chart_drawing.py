@@ -133,6 +133,12 @@ class ChartDrawing(QObject):
                 self._steps = None
             self._pending.insert(0, ("show", item))
 
+    def hold(self, charts: Sequence) -> None:
+        """``charts`` take no repaint until the next update draws them, or ends (``halt``, ``stop``):
+        what they showed stays on screen until then."""
+        for chart in charts:
+            self._hold(chart)
+
     def _hold(self, chart) -> None:
         chart.viewport().setUpdatesEnabled(False)
         self._held.add(chart)

@@ -180,7 +180,8 @@ class FileActions(QObject):
         refused, and said."""
         if self._refused("open results") or not paths:
             return False
-        return self._ask(partial(_read_sets, "open", list(map(Path, paths)), True), _names(paths), replace=True)
+        return self._ask(partial(_read_sets, "open", list(map(Path, paths)), True, via=self.job.child), _names(paths),
+                         replace=True)
 
     def compare_with(self, paths: Sequence[str | Path]) -> bool:
         """Overlay result files on what is on screen once they are read (``opened``), each set
@@ -192,8 +193,8 @@ class FileActions(QObject):
         # The set on screen is shown again with these: its table made by the job too, a chunk per
         # call, where it is not made already (after a sweep of 5,000 points: 136 ms of the GUI thread).
         shown = None if main else self.window.workspace.table
-        return self._ask(partial(_read_sets, "compare", list(map(Path, paths)), main, shown), _names(paths),
-                         replace=False)
+        return self._ask(partial(_read_sets, "compare", list(map(Path, paths)), main, shown, via=self.job.child),
+                         _names(paths), replace=False)
 
     def _ask(self, fn, names: str, replace: bool) -> bool:
         """``fn`` read by the job; ``_answered`` shows what it gives."""
@@ -429,11 +430,12 @@ class Read:
     session: session_file.SavedSession | None = None
 
 
-def _read_sets(kind: str, paths: list[Path], main: bool, shown: RowTable | None = None) -> Read:
-    """Every file read (ResultsFileError names the first that cannot be); ``main``: the first will be
-    the main set, its rows made too; ``shown``: the table of the set on screen, made here too."""
+def _read_sets(kind: str, paths: list[Path], main: bool, shown: RowTable | None = None, via: Offload | None = None) -> Read:
+    """Every file read (ResultsFileError names the first that cannot be), ``via`` a child process
+    (``open_results``); ``main``: the first will be the main set, its rows made too; ``shown``:
+    the table of the set on screen, made here too."""
     from workbench.workspace.session import rows_of     # with the workspace: not at the window's start
-    sets = [result_files.open_results(p) for p in paths]
+    sets = [result_files.open_results(p, via=via) for p in paths]
     if shown is not None:
         shown.frame(chunk=CHUNK_ROWS)
     return Read(kind, sets, rows_of(sets[0].frame) if main else None)

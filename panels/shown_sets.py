@@ -124,7 +124,7 @@ class ShownSets(QObject):
         self.table.fit_columns()
 
     def _show_charts(self) -> None:
-        self.plots.clear()
+        self.plots.clear(held=True)
         self.plots.show_sets(self.workspace.parts, self.workspace.result_sets)
         self.shown.emit()
 

@@ -423,3 +423,24 @@ def test_a_json_file_cut_inside_a_word_is_called_truncated(tmp_path, cut):
     path.write_text('{"format": "gpu-workbench-results", "rows": [{"gbps": ' + cut)
     with pytest.raises(result_files.ResultsFileError, match="truncated"):
         result_files.open_results(path)
+
+
+def test_a_file_read_in_a_child_process_is_the_file_read_here(tmp_path):
+    """``via``: the window's file job reads in its child process (the read's calls into pandas held
+    the GUI thread 20-33 ms at a time); the set, and a refusal, come back as read here."""
+    from helpers import result_set
+    from workbench.measure.offload import Offload
+    path = result_files.write(result_set("float64"), tmp_path / "r.csv")
+    child = Offload()
+    try:
+        there, here = open_results(path, via=child), open_results(path)
+        pd.testing.assert_frame_equal(there.frame, here.frame)
+        assert (there.environment, there.settings, there.source) == (here.environment, here.settings, here.source)
+        (tmp_path / "bad.json").write_text("{")
+        with pytest.raises(ResultsFileError) as refused:
+            open_results(tmp_path / "bad.json", via=child)
+        with pytest.raises(ResultsFileError) as said_here:
+            open_results(tmp_path / "bad.json")
+        assert str(refused.value) == str(said_here.value) and refused.value.reason == said_here.value.reason
+    finally:
+        child.close()
