@@ -197,12 +197,10 @@ class PlotsPanel(QWidget):
         return action
 
     def clear(self, sweep: bool = False, held: bool = False) -> None:
-        """Empty every series (the items stay, for the next data); ``sweep``: a sweep begins, and
-        :meth:`expect` reserves the legend strip's room anew (dropped here, then reserved a turn
-        later, the room would relay every chart out twice); else the strip fits its data again.
-        ``held``: other sets are scheduled next, and each chart is repainted only once they are
-        drawn on it, at its own step: repainted empty now, the five charts took 185 ms of the GUI
-        thread in one pass of the event loop when 2 x 5,000 points were compared (issue 38)."""
+        """Empty every series (the items stay); ``sweep``: a sweep begins, and :meth:`expect`
+        reserves the legend strip's room anew (else the strip fits its data again). ``held``: sets
+        are scheduled next, each chart repainted at its own step (at once, five empty charts were
+        185 ms of the GUI thread in one pass of the event loop at 2 x 5,000 points, issue 38)."""
         for chart in self.plots():
             chart.clear_series()
         for chart in self.plots():
@@ -211,8 +209,8 @@ class PlotsPanel(QWidget):
         self._context = None
         self.verdicts = []
         self._forget_jobs()
-        if held:                    # until the next drawing's steps, or its end whatever it drew
-            self.drawing.hold(self.plots())
+        if held:
+            self.drawing.hold(self.plots())     # until the next drawing's steps, or its end
         self._expect_transfers = False
         if not sweep:
             self.legendStrip.reserve(None)
