@@ -403,7 +403,7 @@ class FileActions(QObject):
         experiment's settings, its sets, its baseline. False: refused, and said."""
         if self._refused("open a session"):
             return False
-        return self._ask(partial(_read_session, Path(path)), Path(path).name, replace=True)
+        return self._ask(partial(_read_session, Path(path), self.job.child), Path(path).name, replace=True)
 
     def _show_session(self, read: Read, name: str) -> None:
         saved = read.session
@@ -441,9 +441,9 @@ def _read_sets(kind: str, paths: list[Path], main: bool, shown: RowTable | None 
     return Read(kind, sets, rows_of(sets[0].frame) if main else None)
 
 
-def _read_session(path: Path) -> Read:
+def _read_session(path: Path, via: Offload | None = None) -> Read:
     from workbench.workspace.session import rows_of
-    saved = session_file.load(path)
+    saved = session_file.load(path, via=via)
     return Read("session", list(saved.sets), rows_of(saved.sets[0].frame) if saved.sets else None, saved)
 
 

@@ -78,3 +78,25 @@ def test_unwritable_places_are_named(tmp_path, where, why):
     path = {"folder": tmp_path, "missing": tmp_path / "no" / "x.png", "proc": "/proc/x.png"}[where]
     assert why in writable.problem(path)
     assert writable.problem(tmp_path / "fine.png") == ""
+
+
+def test_a_session_read_in_a_child_process_is_the_session_read_here(tmp_path):
+    """``via``: the window's file job reads it in its child process; the same session comes back,
+    and a refusal as the same ResultsFileError."""
+    from workbench.measure.offload import Offload
+    path = session_file.save(tmp_path / "s.json", {"workload": "source_terms"},
+                             [result_set("float32"), result_set("float64")], {"baseline": "numpy"})
+    child = Offload()
+    try:
+        there, here = session_file.load(path, via=child), session_file.load(path)
+        assert (there.experiment, there.view, there.host) == (here.experiment, here.view, here.host)
+        for a, b in zip(there.sets, here.sets, strict=True):
+            pd.testing.assert_frame_equal(a.frame, b.frame)
+        (tmp_path / "r.json").write_text("[]")
+        with pytest.raises(ResultsFileError) as refused:
+            session_file.load(tmp_path / "r.json", via=child)
+        with pytest.raises(ResultsFileError) as said_here:
+            session_file.load(tmp_path / "r.json")
+        assert str(refused.value) == str(said_here.value)
+    finally:
+        child.close()

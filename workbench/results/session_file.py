@@ -59,8 +59,11 @@ def save(path: str | Path, experiment: Mapping[str, Any], sets: Sequence[ResultS
     return path
 
 
-def load(path: str | Path) -> SavedSession:
-    """Read a session written by :func:`save`; ResultsFileError (one line) otherwise."""
+def load(path: str | Path, *, via: Any = None) -> SavedSession:
+    """Read a session written by :func:`save`; ResultsFileError (one line) otherwise. ``via``: a
+    child process reads it (``workbench.results.files.open_results``'s, for the same reason)."""
+    if via is not None:
+        return via.run(f"{__name__}:load", path)
     path = Path(path)
     data = result_files.read_json(path)
     kind = data.get("format")
