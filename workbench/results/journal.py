@@ -20,7 +20,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from workbench.results import files as result_files
 from workbench.results.files import ResultsFileError
@@ -76,6 +76,11 @@ class Journal:
     def append(self, row: dict[str, Any]) -> None:
         self._write({"kind": "row", "row": row})
 
+    def extend(self, rows: Iterable[dict[str, Any]]) -> None:
+        """Rows appended as one write, synced once: a restored session's 5,000 rows, synced one at a
+        time, were 1.15 s of fsync in the GUI thread (issue 38)."""
+        self._write_all([{"kind": "row", "row": row} for row in rows])
+
     def close(self) -> None:
         """The session ended normally: nothing to restore next time."""
         self._write({"kind": "closed"})
@@ -91,11 +96,14 @@ class Journal:
                 self._file = None
 
     def _write(self, entry: dict[str, Any], sync: bool = True) -> None:
+        self._write_all([entry], sync)
+
+    def _write_all(self, entries: list[dict[str, Any]], sync: bool = True) -> None:
         with self._lock:
             if self._file is None:
                 return
             try:
-                self._file.write(json.dumps(entry, default=str) + "\n")
+                self._file.write("".join(json.dumps(entry, default=str) + "\n" for entry in entries))
                 self._file.flush()
                 if sync:
                     os.fsync(self._file.fileno())

@@ -327,8 +327,7 @@ class Workspace:
         self.origin, self.settings = None, dict(orphan.settings)
         if self.journal is not None:
             self.journal.sweep(dict(orphan.settings))
-            for row in orphan.rows:
-                self.journal.append(row)
+            self.journal.extend(orphan.rows)
         self.journals.settle(self.orphans.pop(0))
         self.listeners.emit(ev.SetsShown(1, restored=True))
         return len(self.table)
