@@ -198,9 +198,8 @@ class PlotsPanel(QWidget):
 
     def clear(self, sweep: bool = False, held: bool = False) -> None:
         """Empty every series (the items stay); ``sweep``: a sweep begins, and :meth:`expect`
-        reserves the legend strip's room anew (else the strip fits its data again). ``held``: sets
-        are scheduled next, each chart repainted at its own step (at once, five empty charts were
-        185 ms of the GUI thread in one pass of the event loop at 2 x 5,000 points, issue 38)."""
+        reserves the legend strip's room anew. ``held``: sets are scheduled next, each chart held
+        until its own step (five empty repaints in one pass were 185 ms at 2 x 5,000 points)."""
         for chart in self.plots():
             chart.clear_series()
         for chart in self.plots():
@@ -270,10 +269,9 @@ class PlotsPanel(QWidget):
         self.specs.schedule(data, sets)
 
     def show_sets(self, parts: Callable[[], SetParts], sets: Callable[[], Sequence[ResultSet]]) -> None:
-        """Sets opened, restored or compared, drawn as a live update is (``schedule``: ``parts``
-        made in the spec process, drawn a step per tick; ``updated`` fires once they are drawn):
-        drawn at once here, two sets of 5,000 points held the GUI thread for 5-6 s (issue 38).
-        Until they are drawn, what asks for the sets shown (an export's baseline) gets these."""
+        """Sets opened, restored or compared, drawn as a live update is (``schedule``; ``updated``
+        once drawn; at once, 2 x 5,000 points held the GUI thread 5-6 s). Until they are drawn,
+        what asks for the sets shown (an export's baseline) gets these."""
         self._overlay, self._overlay_sets = None, sets
         self.hover.forget()
         self.schedule(parts, sets)
@@ -295,9 +293,8 @@ class PlotsPanel(QWidget):
     @Slot(object, object)
     def draw(self, p: Prepared, sets: Callable[[], Sequence[ResultSet]] | None = None,
              items: Sequence | None = None) -> None:
-        """Show what the spec pipeline made: the chooser and the grid now, then the charts of
-        ``items`` (every chart), the legend strip and the summary, a step per timer tick.
-        ``sets``: what makes the sets, where ``p`` came without them (from the spec process)."""
+        """What the spec pipeline made: the chooser and grid now, then the charts of ``items`` (all),
+        the legend strip and the summary, a step per tick; ``sets``: what makes ``p``'s sets."""
         self._take(p, sets)
         self.drawing.start(p, items)
 
