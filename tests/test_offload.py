@@ -66,3 +66,15 @@ def test_matplotlib_stays_out_of_this_process(tmp_path):
     assert out.stdout.split() == ["c.png", "False"]
     with Image.open(chart) as image:
         assert image.size == (1920, 1080)
+
+
+def test_a_child_killed_between_calls_costs_the_next_call_nothing(child):
+    """Killed while idle (kill -9, the OOM killer), the child is found gone when the next call is
+    handed over: that call never ran, so it runs in a fresh child instead of failing."""
+    import signal
+    before = child.run("os:getpid")
+    manager = child._pool._executor_manager_thread
+    os.kill(before, signal.SIGKILL)
+    manager.join(30)                    # the pool has seen its child die, and is broken
+    assert not manager.is_alive()
+    assert child.run("os:getpid") not in (before, os.getpid())

@@ -123,6 +123,31 @@ def test_a_table_made_a_chunk_at_a_time_is_the_table_made_at_once():
         pd.testing.assert_frame_equal(t.frame(chunk=5), whole)
         assert not t.frame_is_behind()
     assert RowTable().frame(chunk=5).empty
+    with pytest.raises(ValueError):
+        RowTable(rows).frame(chunk=0)
+
+
+def test_rows_replaced_while_a_table_is_made_in_chunks_wait_for_nothing_and_win(monkeypatch):
+    """The job makes the table a chunk at a time without the lock: the GUI thread's ``replace`` (a
+    sweep begun, a file shown) goes through at once, and the table of the old rows is not kept."""
+    import threading
+    import workbench.results.table as table_module
+    old = [results.empty_row(workload="w", backend="numpy", size=n, dtype="float32", status="ok") for n in range(1, 9)]
+    new = [results.empty_row(workload="w", backend="cupy", size=n, dtype="float32", status="ok") for n in (2, 4)]
+    t = table_module.RowTable(old)
+    real, replaced = table_module.to_frame, []
+
+    def to_frame(part):
+        if not replaced:                # while the first chunk is made, the GUI thread replaces the rows
+            other = threading.Thread(target=t.replace, args=(new,))
+            other.start()
+            other.join(10)
+            replaced.append(not other.is_alive())
+        return real(part)
+    monkeypatch.setattr(table_module, "to_frame", to_frame)
+    made = t.frame(chunk=3)
+    assert replaced == [True] and made["size"].tolist() == list(range(1, 9))
+    assert t.frame_is_behind() and t.frame()["backend"].tolist() == ["cupy", "cupy"]
 
 
 def test_each_point_is_in_the_file_when_its_listeners_hear_of_it(tmp_path):

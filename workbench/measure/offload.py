@@ -30,13 +30,22 @@ class Offload:
         self._pool: ProcessPoolExecutor | None = None
 
     def run(self, target: str, *args: Any, **kwargs: Any) -> Any:
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=mp.get_context("spawn"))
-        try:
-            return self._pool.submit(call, target, *args, **kwargs).result()
-        except BrokenProcessPool:
-            self._pool = None       # the next call starts a fresh child
-            raise RuntimeError("the child process that ran it ended without an answer (it crashed?)") from None
+        for _ in range(2):
+            if self._pool is None:
+                self._pool = ProcessPoolExecutor(max_workers=1, mp_context=mp.get_context("spawn"))
+            try:
+                future = self._pool.submit(call, target, *args, **kwargs)
+            except BrokenProcessPool:
+                # The child died between two calls (killed while idle): this one never ran, so it
+                # goes to a fresh child rather than failing as if it had crashed it.
+                self._pool = None
+                continue
+            try:
+                return future.result()
+            except BrokenProcessPool:
+                self._pool = None       # the next call starts a fresh child
+                raise RuntimeError("the child process that ran it ended without an answer (it crashed?)") from None
+        raise RuntimeError("no child process could be started to run it")
 
     def close(self) -> None:
         if self._pool is not None:

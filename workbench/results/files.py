@@ -217,7 +217,7 @@ def open_results(path: str | Path, cut_row: bool = False, *, via: Any = None) ->
     process has a GUI thread to keep: the read's long calls into pandas hold the GIL 20 to 33 ms
     at a time at 5,000 rows, and the set read comes back as one pickle read in 1 to 3 ms."""
     if via is not None:
-        return via.run(f"{__name__}:open_results", path, cut_row)
+        return via.run(f"{__name__}:open_results", Path(path).absolute(), cut_row)   # the child's folder may differ
     path = Path(path)
     text = _read_text(path)
     if text.lstrip().startswith("{"):

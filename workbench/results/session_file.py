@@ -63,7 +63,7 @@ def load(path: str | Path, *, via: Any = None) -> SavedSession:
     """Read a session written by :func:`save`; ResultsFileError (one line) otherwise. ``via``: a
     child process reads it (``workbench.results.files.open_results``'s, for the same reason)."""
     if via is not None:
-        return via.run(f"{__name__}:load", path)
+        return via.run(f"{__name__}:load", Path(path).absolute())     # the child's folder may differ
     path = Path(path)
     data = result_files.read_json(path)
     kind = data.get("format")

@@ -64,21 +64,35 @@ class RowTable:
 
     def frame(self, chunk: int | None = None) -> pd.DataFrame:
         """The rows as a result table (``workbench.results.rows.to_frame``); the rows it already
-        held are not converted again. ``chunk``: new rows converted that many per call, where a
-        thread other than the GUI's makes it: to_frame holds the GIL, and with it the GUI thread,
-        for as long as one call runs (5,000 rows at once: 136 ms, issue 38)."""
+        held are not converted again. ``chunk``: new rows converted that many per call, and without
+        the lock, where a thread other than the GUI's makes it: to_frame holds the GIL, and with it
+        the GUI thread, for as long as one call runs (5,000 rows at once: 136 ms, issue 38), and
+        held throughout, the lock kept the GUI thread's ``replace`` (a sweep begun) waiting as long.
+        A table made of rows replaced meanwhile is returned, not kept."""
+        if chunk is not None and chunk <= 0:
+            raise ValueError(f"chunk is a number of rows, above 0: not {chunk}")
         with self._lock:
             rows = self.rows[:]          # appended to meanwhile by the GUI thread: these, as they are now
-            n = len(rows)
-            if self._frame is None or self._framed > n:
-                self._frame, self._framed = None, 0
-            if self._framed < n:
-                step = chunk or n
-                parts = [self._frame] if self._framed else []
-                parts += [to_frame(rows[i:i + step]) for i in range(self._framed, n, step)]
-                # copy(): the joined table in one block per dtype again (to_frame's).
-                self._frame = pd.concat(parts, ignore_index=True).copy() if len(parts) > 1 else parts[0]
-                self._framed = n
-            elif self._frame is None:
-                self._frame = to_frame(())
-            return self._frame
+            if chunk is None:
+                self._frame, self._framed = _joined(self._frame, self._framed, rows, len(rows)), len(rows)
+                return self._frame
+            epoch, base, framed = self.epoch, self._frame, self._framed
+        made = _joined(base, framed, rows, chunk)
+        with self._lock:
+            if self.epoch == epoch and self._framed == framed:
+                self._frame, self._framed = made, len(rows)
+        return made
+
+
+def _joined(base: pd.DataFrame | None, framed: int, rows: list[Row], step: int) -> pd.DataFrame:
+    """The table of ``rows``, whose first ``framed`` are ``base`` already, the rest made ``step`` a call."""
+    n = len(rows)
+    if base is None or framed > n:
+        base, framed = None, 0
+    if base is not None and framed == n:
+        return base
+    parts = ([base] if framed else []) + [to_frame(rows[i:i + step]) for i in range(framed, n, max(step, 1))]
+    if not parts:
+        return to_frame(())
+    # copy(): the joined table in one block per dtype again (to_frame's).
+    return pd.concat(parts, ignore_index=True).copy() if len(parts) > 1 else parts[0]
