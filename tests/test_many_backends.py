@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from helpers import result_set
 from test_gui import window  # noqa: F401 - the fixture
 
@@ -72,7 +73,7 @@ def _overlaps(a, b) -> bool:
 def test_the_exported_note_lies_outside_the_plot(h200):
     with charts.style(charts.preset()):
         fig = charts.figure("memory", [h200])
-        fig.canvas.draw()
+        FigureCanvasAgg(fig).draw()
         ax = fig.axes[0]
         notes = [t for sub in fig.subfigs for t in sub.texts if t.get_gid() == "note"]
         assert len(notes) == 1 and "not drawn on the log scale" in " ".join(notes[0].get_text().split())
@@ -193,3 +194,44 @@ def test_the_transfer_chart_keeps_its_end_ticks_in_presentation_at_1920x1080(sho
     chart = w.plots.transferPlot
     assert [t for _, t in sorted(text_rects(chart.getAxis("left")), key=lambda rt: -rt[0].center().y())] == \
         list(chart.spec.y.tick_labels) == ["0", "25", "50", "75", "100"]
+
+
+EXPORTS = Path(__file__).resolve().parents[1] / "docs" / "exports" / "source_terms-float32.csv"
+
+
+def _four_sets():
+    """Four sets that differ in their GPU and every library: four long labels of what differs."""
+    return [result_set(gpu=f"NVIDIA H{100 + 100 * i} with a long marketing name",
+                       libraries={"numpy": f"2.{i}.0", "numba": f"0.6{i}.0", "cupy-cuda12x": f"13.{i}.0",
+                                  "pandas": f"2.{i}.1"}) for i in range(4)]
+
+
+@pytest.mark.parametrize("size", ["slide", "1280x720", "paper"])
+@pytest.mark.parametrize("which", ["h200-and-cpu", "four-sets"])
+def test_an_exported_legend_of_compared_sets_lies_whole_beside_the_plot(h200, size, which):
+    """Compared sets are named by what differs, a list as long as a slide is wide: unwrapped, the
+    legend fell over the plot without its signs and the layout collapsed (issue 38)."""
+    import warnings
+    sets = [h200, open_results(EXPORTS)] if which == "h200-and-cpu" else _four_sets()
+    p = charts.preset(size=(1280, 720)) if size == "1280x720" else charts.preset(size)
+    for kind in ("runtime", "speedup", "memory", "first-call", "transfer"):
+        with charts.style(p), warnings.catch_warnings():
+            warnings.simplefilter("error")           # "constrained_layout not applied" among them
+            fig = charts.figure(kind, sets, p)
+            FigureCanvasAgg(fig).draw()          # a Figure's own canvas draws nothing: no layout
+        legend = [lg for sub in fig.subfigs for lg in sub.legends] + list(fig.legends)
+        assert len(legend) == 1, kind
+        box, ax, whole = legend[0].get_window_extent(), fig.axes[0].get_window_extent(), fig.bbox
+        assert not _overlaps(box, ax), (kind, box, ax)
+        assert whole.x0 - 1 <= box.x0 and box.x1 <= whole.x1 + 1 and whole.y0 - 1 <= box.y0 and box.y1 <= whole.y1 + 1, \
+            (kind, box, whole)
+        # Every entry keeps its sign, left of its text, inside the figure.
+        for handle, text in zip(legend[0].legend_handles, legend[0].get_texts()):
+            sign = handle.get_window_extent(fig.canvas.get_renderer())
+            assert whole.x0 - 1 <= sign.x0 and sign.x1 <= text.get_window_extent().x0 + 1, (kind, text.get_text())
+        # A set's label breaks between the things that differ, never inside one.
+        for text in legend[0].get_texts():
+            for line in text.get_text().split("\n")[:-1]:
+                if "," in text.get_text():
+                    assert line.endswith(","), (kind, text.get_text())
+        assert ax.width > 0.45 * whole.width, (kind, ax, whole)

@@ -215,6 +215,15 @@ def draw(chart: ChartSpec, p: Preset | None = None, stamp: str | None = None) ->
     strip_in = ((len(lines) * 1.3 * _stamp_pt(p) + len(said) * 1.3 * _caption_pt(p)
                  + len(noted) * 1.3 * _note_pt(p) + 8) / 72 if lines or said or noted else 0.0)
     height = max(p.height_in, strip_in / 0.4) if said else p.height_in
+    texts, columns = _legend_texts(chart, p)
+    if p.legend == "below" and texts:
+        # A paper column grows downwards: many compared sets' legend under the plot had left it
+        # a tenth of the figure. The plot keeps three fifths of the preset's height.
+        height = max(height, 0.6 * p.height_in + _legend_in(texts, columns, p) + strip_in)
+    # A slide has its size: a legend taller than the plot is set smaller (a second column took
+    # half the plot's width away), down to three fifths of its size.
+    shrink = 1.0 if p.legend == "below" or not texts else \
+        max(0.6, min(1.0, 0.97 * (height - strip_in) / _legend_in(texts, columns, p)))
     fig = Figure(figsize=(p.width_in, height), dpi=p.dpi, layout="constrained")
     strip = strip_in / height
     top, bottom = fig.subfigures(2, 1, height_ratios=[1 - strip, strip]) if strip else (fig, None)
@@ -240,19 +249,10 @@ def draw(chart: ChartSpec, p: Preset | None = None, stamp: str | None = None) ->
         for t in chart.labels:
             ax.text(t.x, t.y, f" {t.text} ", ha=t.align, va="bottom" if t.above else "top", color=_ink(t.color), fontsize=0.7 * p.font_pt,
                     gid=_gid(chart.kind, "label", t.text), clip_on=True)
-    if chart.legend:
+    if texts:
         handles = [_handle(e, p) for e in chart.legend]
-        names = [h.get_label() for h in handles]
-        # The workbench's own words wrap; a name (a backend's, a set's) is never split.
-        own = [e.role != "series" for e in chart.legend]
-        if p.legend == "right":
-            top.legend(handles, [_wrapped(n, LEGEND_CHARS) if o else n for n, o in zip(names, own)],
-                       loc="outside right upper")
-        else:
-            columns = _legend_columns(names, p)
-            chars = _legend_chars(p, columns)
-            top.legend(handles, [_wrapped(n, chars) if o else n for n, o in zip(names, own)],
-                       loc="outside lower center", ncols=columns)
+        top.legend(handles, texts, ncols=columns, fontsize=shrink * _legend_pt(p),
+                   loc="outside right upper" if p.legend == "right" else "outside lower center")
     if bottom is not None:
         if said:
             bottom.text(0.01, 0.98, "\n".join(said), fontsize=_caption_pt(p), color="#222", ha="left",
@@ -309,6 +309,47 @@ _HANDLE_EM, _COLUMN_EM = 2.8, 2.0
 
 def _wrapped(label: str, chars: int) -> str:
     return "\n".join(textwrap.wrap(label, chars, break_on_hyphens=False, break_long_words=False)) or label
+
+
+def _legend_texts(chart: ChartSpec, p: Preset) -> tuple[list[str], int]:
+    """The legend's entries as written, and in how many columns: the workbench's own words wrap;
+    a name (a backend's, a set's) is never split."""
+    if not chart.legend:
+        return [], 1
+    if p.legend == "right":
+        return [_legend_label(e, LEGEND_CHARS) for e in chart.legend], 1
+    columns = _legend_columns([e.label for e in chart.legend], p)
+    chars = _legend_chars(p, columns)
+    return [_legend_label(e, chars) for e in chart.legend], columns
+
+
+def _legend_in(texts: Sequence[str], columns: int, p: Preset) -> float:
+    """About how tall a legend of ``texts`` is, in inches: an em an entry and 1.2 em each further
+    line (a text's line spacing), half an em between entries (matplotlib's labelspacing), its
+    border; a column holds its share of the entries. Six sets' legend at 1920x1080 measured 461 pt
+    against 469 pt said."""
+    per = -(-len(texts) // columns)
+    more = max(sum(t.count("\n") for t in texts[c * per:(c + 1) * per]) for c in range(columns))
+    return (per + 1.2 * more + 0.5 * (per - 1) + 0.8) * _legend_pt(p) / 72
+
+
+def _legend_label(e: LegendEntry, chars: int) -> str:
+    """A legend entry's text wrapped at ``chars``: the workbench's own words anywhere between words;
+    a series' name never (a backend's "cupy-fused"), unless it is a compared set's list of what
+    differs ("pageable host memory, CPU: ..., numba 0.68.0"), which breaks only between its items.
+    Unwrapped, such a list was wider than a slide: the legend fell over the plot without its
+    signs (issue 38)."""
+    if e.role != "series":
+        return _wrapped(e.label, chars)
+    lines: list[str] = []
+    for item in e.label.split(", "):
+        if lines and len(lines[-1]) + 2 + len(item) <= chars:
+            lines[-1] += ", " + item
+        else:
+            if lines:
+                lines[-1] += ","
+            lines.append(item)
+    return "\n".join(lines)
 
 
 def _legend_pt(p: Preset) -> float:
