@@ -33,6 +33,7 @@ from workbench.results.files import ResultSet, ResultsFileError
 from workbench.results.rows import to_frame
 from workbench.results.sets import SetParts, sets_of
 from workbench.results.table import RowTable
+from workbench.views.palette import MOST_SETS
 from workbench.views.presets import output_paths, preset as make_preset
 
 pd = lazy_module("pandas")      # imported at first use: not needed to show the window
@@ -214,6 +215,11 @@ class FileActions(QObject):
             self._show_session(read, names)
             return
         shown = self.window.result_sets() if read.kind == "compare" else []
+        if len(shown) + len(read.sets) > MOST_SETS:
+            self.say_problem(f"Did not show {names}: a chart tells at most {MOST_SETS} result sets apart (each "
+                             f"set's marker), and that would be {len(shown) + len(read.sets)}. Close the "
+                             f"compared results first (File menu).")
+            return
         self.window.show_sets(shown + read.sets, read.rows if not shown else None)
         self._opened(read.sets, "Comparing with" if read.kind == "compare" else "Opened")
         self.opened.emit(read.sets)

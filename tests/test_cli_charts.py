@@ -195,3 +195,14 @@ def test_the_window_shows_a_kind_another_package_declares(saved, tmp_path, chart
     assert "drawn" in proc.stdout and "menu: ['Again chart']" in proc.stdout, proc.stdout + proc.stderr[-2000:]
     assert "export: ['Again', 'Broken']" in proc.stdout
     assert "broken: This chart could not be drawn: mycharts.broken raised RuntimeError" in proc.stdout
+
+
+def test_plot_refuses_more_sets_than_it_has_markers(tmp_path):
+    from helpers import result_set
+    from workbench.views.palette import MOST_SETS
+    paths = [str(result_files.write(result_set(gpu=f"GPU {i}"), tmp_path / f"g{i}.csv")) for i in range(MOST_SETS + 1)]
+    done = cli("plot", *paths, "--chart", str(tmp_path / "c.png"), "--kind", "runtime")
+    assert done.returncode != 0 and f"at most {MOST_SETS} sets" in done.stderr
+    assert not (tmp_path / "c.png").exists()
+    fine = cli("plot", *paths[:MOST_SETS], "--chart", str(tmp_path / "c.png"), "--kind", "runtime")
+    assert fine.returncode == 0, fine.stderr

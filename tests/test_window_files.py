@@ -382,3 +382,19 @@ def test_nothing_opens_or_is_written_while_a_sweep_runs(qtbot, window, two_files
     with qtbot.waitSignal(w.sweepCompleted, timeout=120_000):
         w.stop()
     assert all(action(w, n).isEnabled() for n in names)
+
+
+def test_a_thirteenth_compared_set_is_refused_and_the_twelve_keep_their_own_markers(qtbot, window, tmp_path):
+    """Past twelve sets the markers would repeat: a set drawn in another's circles is two sets no
+    reader tells apart. Twelve are drawn, each its own marker; the thirteenth is refused, said."""
+    w = window
+    paths = [result_files.write(result_set(gpu=f"GPU {i}"), tmp_path / f"g{i}.csv") for i in range(13)]
+    with qtbot.waitSignal(w.plots.updated, timeout=60_000):
+        assert w.files.open_results(paths[:12])
+    markers = {k[3]: item.opts["symbol"] for k, item in w.runtimePlot.series.items() if k[1] == "numpy"
+               and k[0] == "compute"}
+    assert len(markers) == 12 and len(set(markers.values())) == 12, markers
+    with qtbot.waitSignal(w.files.problem, timeout=30_000) as said:
+        assert w.files.compare_with(paths[12:])
+    assert "at most 12 result sets" in said.args[0]
+    assert len(w.result_sets()) == 12

@@ -24,6 +24,10 @@ def chart_plan(args: argparse.Namespace):
 
 def open_sets(paths: Sequence[str]):
     from workbench.results.files import ResultsFileError, open_results
+    from workbench.views.palette import MOST_SETS
+    if len(paths) > MOST_SETS:
+        raise UsageError(f"{len(paths)} result files: one chart tells at most {MOST_SETS} sets apart "
+                         f"(each set's marker); compare fewer at a time")
     try:
         return [open_results(p) for p in paths]
     except ResultsFileError as exc:

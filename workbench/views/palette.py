@@ -62,8 +62,11 @@ TIMELINE_LABELS = {**PHASE_LABELS, "compute": "compute", "memset": "memset", "de
 
 # Result sets compared on one chart keep their backends' colours and take a marker each: the
 # same shapes in the same order in matplotlib's names (the exports) and pyqtgraph's (the window).
-SET_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
-SET_SYMBOLS = ("o", "s", "t1", "d", "t", "+", "x")
+SET_MARKERS = ("o", "s", "^", "D", "v", "P", "X", ">", "<", "p", "h", "*")
+SET_SYMBOLS = ("o", "s", "t1", "d", "t", "+", "x", "t2", "t3", "p", "h", "star")
+#: The most result sets one chart tells apart: past this their markers would repeat, and a ninth
+#: set drawn as the first one's circles is two sets no reader can tell apart.
+MOST_SETS = len(SET_SYMBOLS)
 
 
 def _stable_pick(backend: str, n: int) -> int:
