@@ -27,16 +27,13 @@ from panels.jobs import Job
 from workbench.results import files as result_files
 from workbench.results import session_file
 from workbench.core import writable
-from workbench.core.lazy import lazy_module
 from workbench.measure.offload import Offload
 from workbench.results.files import ResultSet, ResultsFileError
-from workbench.results.rows import to_frame
 from workbench.results.sets import SetParts, sets_of
-from workbench.results.table import RowTable
+from workbench.results.table import RowTable, chunked_frame
 from workbench.views.palette import MOST_SETS
 from workbench.views.presets import output_paths, preset as make_preset
 
-pd = lazy_module("pandas")      # imported at first use: not needed to show the window
 
 log = logging.getLogger(__name__)
 # matplotlib's PDF backend subsets fonts with fontTools, which logs a line per font table at INFO:
@@ -464,10 +461,7 @@ def _any_set(parts: SetParts) -> bool:
 
 def _made(parts: SetParts) -> list[ResultSet]:
     """The sets of ``parts``, the main set's table made ``CHUNK_ROWS`` rows per call, then joined."""
-    frames = [to_frame(parts.rows[i:i + CHUNK_ROWS]) for i in range(0, parts.count, CHUNK_ROWS)] or [to_frame(())]
-    # copy(): one block per dtype again, as to_frame's own table.
-    frame = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True).copy()
-    return sets_of(frame, parts.origin, parts.compared, parts.environment, parts.settings)
+    return sets_of(chunked_frame(parts.rows[:parts.count], CHUNK_ROWS), parts.origin, parts.compared, parts.environment, parts.settings)
 
 
 def _draw_charts(child: Offload, parts: SetParts, path: Path, kind: str, preset, stamp: bool,

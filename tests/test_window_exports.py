@@ -18,7 +18,7 @@ from PySide6.QtCore import QSettings, Qt  # noqa: E402
 from session import open_files  # noqa: E402
 from test_gui import window  # noqa: E402,F401 - the fixture
 
-import panels.files  # noqa: E402
+from workbench.results import table  # noqa: E402
 from workbench.results import files as result_files  # noqa: E402
 from workbench.results import rows as results  # noqa: E402
 from workbench.results import session_file  # noqa: E402
@@ -113,13 +113,13 @@ def test_rows_replaced_while_the_job_makes_its_table_do_not_change_what_it_write
     (a file opened, a sweep begun) while the job still turns them into a table, chunk by chunk."""
     w = window
     first = shown(qtbot, w, tmp_path, many(1200, "numpy"), "first.json")
-    go, entered, real = threading.Event(), threading.Event(), panels.files.to_frame
+    go, entered, real = threading.Event(), threading.Event(), table.to_frame
 
     def slow(rows):
         entered.set()
         go.wait(WAIT_MS / 1000)
         return real(rows)
-    monkeypatch.setattr(panels.files, "to_frame", slow)
+    monkeypatch.setattr(table, "to_frame", slow)
     with qtbot.waitSignal(w.files.exported, timeout=WAIT_MS) as written:
         assert w.files.export_results(tmp_path / "out.csv")
         qtbot.waitUntil(entered.is_set, timeout=WAIT_MS)

@@ -125,6 +125,14 @@ def test_a_table_made_a_chunk_at_a_time_is_the_table_made_at_once():
     assert RowTable().frame(chunk=5).empty
     with pytest.raises(ValueError):
         RowTable(rows).frame(chunk=0)
+    # The exports' table of the rows on screen, made the same way.
+    from workbench.results.table import chunked_frame
+    for chunk in (1, 5, 500):
+        pd.testing.assert_frame_equal(chunked_frame(rows, chunk), whole)
+    pd.testing.assert_frame_equal(chunked_frame([], 5), results.to_frame(()))
+    for chunk in (0, -3):
+        with pytest.raises(ValueError):
+            chunked_frame(rows, chunk)
 
 
 def test_rows_replaced_while_a_table_is_made_in_chunks_wait_for_nothing_and_win(monkeypatch):

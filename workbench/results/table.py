@@ -84,6 +84,14 @@ class RowTable:
         return made
 
 
+def chunked_frame(rows: list[Row], chunk: int) -> pd.DataFrame:
+    """The table of ``rows`` made ``chunk`` rows per ``to_frame`` call, then joined: a thread other
+    than the GUI's holds the GIL for one chunk at a time, not for the whole table."""
+    if chunk <= 0:
+        raise ValueError(f"chunk must be a positive number of rows, not {chunk}")
+    return _joined(None, 0, rows, chunk)
+
+
 def _joined(base: pd.DataFrame | None, framed: int, rows: list[Row], step: int) -> pd.DataFrame:
     """The table of ``rows``, whose first ``framed`` are ``base`` already, the rest made ``step`` a call."""
     n = len(rows)
