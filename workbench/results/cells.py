@@ -6,6 +6,8 @@ import json
 import math
 from typing import Any, Callable
 
+import numpy as np
+
 from workbench.results.rows import BOOL_COLUMNS, INTEGER_COLUMNS, JSON_COLUMNS, TEXT_COLUMNS
 
 _DEFAULTS = {"repeats": 0, "verified": False, "dropped": 0, "threads": 0, "kernel_count": 0, "converged": True}
@@ -104,3 +106,72 @@ def _in_range(column: str, number: float, wrong) -> float:
     if not low <= number <= high:
         raise wrong(f"a number from {low:g} to {high:g}")
     return number
+
+
+# A whole column at once --------------------------------------------------------------------------
+
+def column(name: str, values: list) -> list | None:
+    """A whole column's cells as :func:`value` makes them, where every one is of the plain kind
+    files of ours hold (text, true/false, a number or its text, empty); None where any is not, or
+    any is out of its column's bounds: the caller then checks each with :func:`value`, which says
+    which cell is wrong and why. Cell by cell, 5,000 rows took 0.6 s of a journal's 0.7 s read
+    before the window's first frame (issue 38); this takes a few ms."""
+    if name in JSON_COLUMNS and any(v.__class__ in (dict, list) for v in values):
+        return None
+    if name in TEXT_COLUMNS:
+        out = ["" if v is None or v == "" or v != v else v for v in values]
+        return out if all(v.__class__ is str for v in out) else None
+    if name in BOOL_COLUMNS:
+        return _bools(name, values)
+    empty = [v is None or v == "" or v != v for v in values]      # v != v: NaN, and only NaN
+    if any(not e and (v.__class__ not in (str, float, int) or (name in INTEGER_COLUMNS and v.__class__ is int))
+           for v, e in zip(values, empty)):
+        return None       # a true/false where a number belongs; a whole number of the file's own (exact)
+    try:
+        numbers = np.array(["nan" if e else v for v, e in zip(values, empty)], dtype=object).astype(float)
+    except (ValueError, OverflowError, TypeError):
+        return None
+    blank = np.asarray(empty, dtype=bool)
+    if np.isnan(numbers[~blank]).any():
+        return None       # "nan" written out: not how a figure not measured is written
+    if name in INTEGER_COLUMNS:
+        if blank.any():
+            if name not in _DEFAULTS:
+                return None
+            numbers[blank] = _DEFAULTS[name]
+        low = 1 if name == "size" else 0
+        if not (np.isfinite(numbers).all() and (numbers == np.floor(numbers)).all()
+                and (numbers >= low).all() and (numbers < 2.0 ** 63).all()):     # 2^63-1 as a float is 2^63
+            return None
+        return [int(n) for n in numbers.tolist()]
+    return numbers.tolist() if _within(name, numbers[~blank]) else None
+
+
+def _empty(v: Any) -> bool:
+    return v is None or v == "" or v != v
+
+
+def _bools(name: str, values: list) -> list | None:
+    out = []
+    for v in values:
+        if _empty(v):
+            out.append(_DEFAULTS.get(name, False))
+        elif v.__class__ is bool:
+            out.append(v)
+        elif v.__class__ is str and (text := v.strip().lower()) in _TRUE | _FALSE:
+            out.append(text in _TRUE)
+        else:
+            return None
+    return out
+
+
+def _within(name: str, numbers: np.ndarray) -> bool:
+    """Whether every (non-empty) figure of column ``name`` is within its bounds, as :func:`_in_range` says."""
+    infinite = np.isinf(numbers)
+    if infinite.any() and not (numbers[infinite] == _INFINITE.get(name, math.nan)).all():
+        return False
+    finite = numbers[~infinite]
+    if name.endswith("_s"):
+        return bool(((finite == 0) | ((finite >= MIN_SECONDS) & (finite <= MAX_SECONDS))).all())
+    low, high = _RANGES.get(name, (-_MAX_FIGURE, _MAX_FIGURE))
+    return bool(((finite >= low) & (finite <= high)).all())

@@ -452,12 +452,14 @@ def _table(path: Path, frame: pd.DataFrame, first_row: int = 1) -> pd.DataFrame:
     columns = {}
     for name in COLUMNS:
         values = frame[name].tolist() if name in frame.columns else [None] * len(frame)
-        columns[name] = [_value(path, name, v, row) for row, v in enumerate(values, start=first_row)]
-    rows = pd.DataFrame(columns, columns=list(COLUMNS)).to_dict("records")
+        # A column at once where it is plain, else cell by cell, which names the wrong cell.
+        checked = cells.column(name, values)
+        columns[name] = checked if checked is not None else \
+            [_value(path, name, v, row) for row, v in enumerate(values, start=first_row)]
     for row, status in enumerate(columns["status"], start=first_row):
         if not status:
             raise ResultsFileError(path, f"row {row} has no status")
-    return to_frame(rows)
+    return row_schema.frame_of(columns)
 
 
 def _value(path: Path, column: str, value: Any, row: int) -> Any:

@@ -268,9 +268,13 @@ def to_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
         # was 0.2 s at 5,000 rows, the GUI thread's when an export or a hover asked (issue 38).
         values = list(zip(*map(_ALL_FIELDS, rows))) if rows else [()] * len(COLUMNS)
         columns = dict(zip(_FIELDS, values))
-        frame = pd.DataFrame({c: list(columns[c]) for c in COLUMNS}, columns=list(COLUMNS))
-    else:
-        frame = pd.DataFrame({c: [r.get(c, NAN) for r in rows] for c in COLUMNS}, columns=list(COLUMNS))
+        return frame_of({c: list(columns[c]) for c in COLUMNS})
+    return frame_of({c: [r.get(c, NAN) for r in rows] for c in COLUMNS})
+
+
+def frame_of(columns: Mapping[str, list]) -> pd.DataFrame:
+    """The result table of ``columns`` (every one of COLUMNS, each a list of its cells)."""
+    frame = pd.DataFrame({c: columns[c] for c in COLUMNS}, columns=list(COLUMNS))
     frame = frame.astype({"size": "int64", "repeats": "int64", "dropped": "int64", "threads": "int64",
                           "kernel_count": "int64", "verified": "bool", "converged": "bool"})
     # One block per dtype, not per column: every filter, join and copy a view makes of the table
