@@ -77,6 +77,12 @@ class LegendStrip(QWidget):
             self._stale = False
             self._merge()
 
+    def forget(self) -> None:
+        """No chart's entries are known: the next :meth:`flush` shows only those given since, and
+        until then the strip shows what it shows (charts held for sets to come)."""
+        self._by_kind = {}
+        self._stale = True
+
     def clear(self) -> None:
         self._by_kind = {}
         self._stale = False

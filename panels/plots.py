@@ -1,10 +1,9 @@
 """The plots panel: five charts in a grid (the roofline alone, on demand), a legend strip, the speedup baseline and a summary.
 
 The charts (``panels.charts``) are fed one result table (a live sweep) or several sets overlaid
-(``workbench.views.compare``), each drawing its kind's spec (``workbench.views.spec``), which the
-exports draw too, in one look; a double click shows one alone. While a sweep runs, the specs are
-made off the GUI thread (``panels.spec_pipeline``) and drawn a step per timer tick
-(``panels.chart_drawing``); a point's hover text is ``panels.point_hover``.
+(``workbench.views.compare``), each drawing its kind's spec (``workbench.views.spec``), which the exports
+draw too; a double click shows one alone. The specs are made off the GUI thread (``panels.spec_pipeline``)
+and drawn a step per timer tick (``panels.chart_drawing``); a point's hover text is ``panels.point_hover``.
 """
 from __future__ import annotations
 
@@ -41,8 +40,7 @@ pd = lazy_module("pandas")      # imported at first use: not needed to show the 
 log = logging.getLogger(__name__)
 MIN_SUMMARY = (150, 100)
 
-#: Between two turns of ``PlotsPanel._in_turns`` (ms): not 0, which Qt posts as an event, sent in
-#: the same pass over the posted events as the one before (a timer comes between turns).
+#: Between two turns of ``PlotsPanel._in_turns`` (ms): not 0, which Qt sends in the same pass as the last.
 TURN_MS = 1
 
 
@@ -213,7 +211,8 @@ class PlotsPanel(QWidget):
         self._expect_transfers = False
         if not sweep:
             self.legendStrip.reserve(None)
-        self.legendStrip.clear()
+        # Held, the strip keeps its entries until the new ones come (emptied, every chart resized twice).
+        self.legendStrip.forget() if held else self.legendStrip.clear()
         self.set_lesson("", None)
         self.summary.setText("Measuring the first point...")
 
@@ -321,6 +320,7 @@ class PlotsPanel(QWidget):
     def _finished(self) -> None:
         """Nothing in flight, nothing left to draw: the charts show the last data scheduled."""
         self.drawing.halt()
+        self.legendStrip.flush()        # what the charts say now, drawn or not (no specs made)
         if not self.specs.busy:
             self.updated.emit()
 

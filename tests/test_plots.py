@@ -553,3 +553,30 @@ def test_charts_cleared_for_other_sets_keep_their_picture_until_drawn_anew(qtbot
     with qtbot.waitSignal(plots.updated, timeout=30_000):
         plots.specs.failed.emit()           # the specs could not be made
     assert not held()
+
+
+def test_the_legend_strip_keeps_its_entries_while_the_charts_are_held_and_shows_only_the_new_ones(qtbot, plots):
+    """Cleared for sets to come, the strip emptied at once and filled again when they were drawn:
+    every chart resized twice (Compare with at 2 x 5,000 points). Held, it keeps what it shows
+    until the new entries come; whatever ends the update, it then shows only what the charts say."""
+    plots.resize(1000, 700)
+    plots.show()
+    old = results.to_frame([row(b, 1024 * 2 ** i, t * 2 ** i) for b, t in (("numpy", 1e-3), ("numba", 4e-4))
+                            for i in range(4)])
+    with qtbot.waitSignal(plots.updated, timeout=30_000):
+        plots.schedule(old)
+    strip = plots.legendStrip
+    before = list(strip.entries)
+    assert "numba" in before
+    plots.clear(held=True)
+    assert strip.entries == before and strip.isVisible()       # nothing relaid out yet
+    new = old[old["backend"] == "numpy"].assign(dtype="float64")
+    with qtbot.waitSignal(plots.updated, timeout=30_000):
+        plots.schedule(new)
+    assert "numpy" in strip.entries and "numba" not in strip.entries
+    plots.clear(held=True)
+    with qtbot.waitSignal(plots.updated, timeout=30_000):
+        plots.specs.failed.emit()           # the specs could not be made: nothing stale is left
+    assert strip.entries == [] and not strip.isVisible()
+    plots.clear()                           # not held: emptied at once, as before
+    assert strip.entries == []
