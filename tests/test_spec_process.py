@@ -7,6 +7,7 @@ import dataclasses
 import os
 import signal
 
+import pandas as pd
 import pytest
 
 from helpers import result_set
@@ -156,12 +157,21 @@ def test_rows_and_specs_go_on_the_pipe_in_pieces_read_one_at_a_time(client, rows
     *_, pieces = change["reset"]
     assert [len(pickle.loads(p)) for p in pieces] == [4, 4, 1]
     assert spec_process._unpacked(pieces) == rows[:9]
-    here = _here(_parts(rows[:9], compared=[result_set(dtype="float64", source="b.json")]))
-    reply = spec_process._packed_reply(here.sent())
-    assert len(reply) == 2 + len(here.specs)
-    assert max(map(len, reply)) < len(pickle.dumps(here.sent())) / 2
+    # A compared set's table goes in pieces too, and comes back as it was.
+    compared = result_set(dtype="float64", source="b.json")
+    change = spec_process._packed_change(client.next_change(_parts(rows[:9], compared=[compared])))
+    shell, frames = change["compared"][0]
+    assert shell.frame.empty and shell.source == "b.json" and len(frames) == -(-len(compared.frame) // 4)
+    back_set = spec_process._unpacked_set(change["compared"][0])
+    pd.testing.assert_frame_equal(back_set.frame, compared.frame)
+    assert all(getattr(back_set, f.name) == getattr(compared, f.name) for f in dataclasses.fields(compared)
+               if f.name != "frame")
+    here = _here(_parts(rows[:9], compared=[compared]))
+    head, verdicts, specs = spec_process._packed_reply(here.sent())
+    assert len(specs) == len(here.specs) and len(verdicts) == -(-len(here.verdicts) // 4) and here.verdicts
+    assert max(map(len, [head, *verdicts, *specs])) < len(pickle.dumps(here.sent())) / 2
     assert gc.isenabled()
-    back = spec_process._unpacked_reply(reply)
+    back = spec_process._unpacked_reply((head, verdicts, specs))
     assert gc.isenabled() and back == here.sent() and list(back.specs) == list(here.specs)
     # Through the process, rows sent a few at a time, then more of them: the same specs.
     _same(client.prepare(0, _parts(rows[:9]), None, None), _here(_parts(rows[:9])))

@@ -93,26 +93,49 @@ def _unpacked(pieces: Sequence[bytes]) -> list:
 
 
 def _packed_change(change: dict) -> dict:
-    """``change`` as it goes on the pipe: its rows in pieces (``PIECE_ROWS``)."""
+    """``change`` as it goes on the pipe: its rows, and each compared set's table, in pieces
+    (``PIECE_ROWS``): a compared set of 5,000 rows in one pickle was 3 MB, 7.8 ms to dump."""
     change = dict(change)
     if "reset" in change:
         *head, rows = change["reset"]
         change["reset"] = (*head, _packed(rows))
     if "rows" in change:
         change["rows"] = _packed(change["rows"])
+    if "compared" in change:
+        change["compared"] = [_packed_set(rs) for rs in change["compared"]]
     return change
 
 
-def _packed_reply(made: Prepared) -> list[bytes]:
-    """``made`` as it goes back: the verdicts and each chart's spec a piece of their own."""
+def _packed_set(rs) -> tuple:
+    """A result set as (the set without its rows, its table's rows in pieces); whole where its
+    table's index is not the plain 0..n-1 that the pieces joined make again."""
+    frame = rs.frame
+    if not isinstance(frame.index, pd.RangeIndex) or frame.index.start != 0 or frame.index.step != 1:
+        return rs, []
     dump = partial(pickle.dumps, protocol=pickle.HIGHEST_PROTOCOL)
-    return [dump(dataclasses.replace(made, specs={}, verdicts=[])), dump(made.verdicts),
-            *(dump(item) for item in made.specs.items())]
+    return (dataclasses.replace(rs, frame=frame.iloc[:0]),
+            [dump(frame.iloc[i:i + PIECE_ROWS]) for i in range(0, len(frame), PIECE_ROWS)])
 
 
-def _unpacked_reply(pieces: Sequence[bytes]) -> Prepared:
-    head, verdicts, *specs = (_read(p) for p in pieces)
-    return dataclasses.replace(head, verdicts=verdicts, specs=dict(specs))
+def _unpacked_set(packed: tuple):
+    shell, pieces = packed
+    if not pieces:
+        return shell
+    # copy(): one block per dtype again, as the set's own table was.
+    return dataclasses.replace(shell, frame=pd.concat([_read(p) for p in pieces], ignore_index=True).copy())
+
+
+def _packed_reply(made: Prepared) -> tuple[bytes, list[bytes], list[bytes]]:
+    """``made`` as it goes back: the rest, the verdicts in pieces (5.6 ms to read whole, two sets
+    of 5,000 rows), and each chart's spec a piece of its own."""
+    dump = partial(pickle.dumps, protocol=pickle.HIGHEST_PROTOCOL)
+    return (dump(dataclasses.replace(made, specs={}, verdicts=[])), _packed(made.verdicts),
+            [dump(item) for item in made.specs.items()])
+
+
+def _unpacked_reply(reply: tuple[bytes, list[bytes], list[bytes]]) -> Prepared:
+    head, verdicts, specs = reply
+    return dataclasses.replace(_read(head), verdicts=_unpacked(verdicts), specs=dict(_read(p) for p in specs))
 
 
 #: How much lower this process's scheduling priority is than the window's (``os.nice``).
@@ -157,7 +180,7 @@ def serve(conn) -> None:
                 for row in _unpacked(change.get("rows", ())):
                     held.table.append(row)
             if "compared" in change:
-                held.compared = tuple(change["compared"])
+                held.compared = tuple(_unpacked_set(p) for p in change["compared"])
             sets = sets_of(held.table.frame(), held.origin, held.compared, held.environment, held.settings)
             reply = ("ok", _packed_reply(prepare(generation, sets, baseline_text, marks).sent()))
         except Exception as e:                   # noqa: BLE001 - the caller shows it, with its text
