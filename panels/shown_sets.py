@@ -83,9 +83,14 @@ class ShownSets(QObject):
         (issue 38). The charts are made off the GUI thread and drawn a step per tick
         (``PlotsPanel.show_sets``); the table reads the compared rows only where it shows them."""
         ws = self.workspace
+        # The workspace has just replaced the rows in the list the table's model reads in place
+        # (``RowTable.replace``): the model is told now, in this call. Told only at the table's
+        # step, a turn later, a column fitted (or a row painted) meanwhile asked the model for a
+        # row no longer in the list: an IndexError in its ``data``, raised inside Qt's
+        # resizeColumnToContents, crashed the process (rc 139 in ``ResultsTable.fit_some``).
+        self.table.results.attach(ws.rows)
         if e.restored:              # the interrupted session's points, beside the sets compared
             self._steps = []
-            self.table.results.attach(ws.rows)
             self.plots.show_sets(ws.parts, ws.result_sets)
             return
         self.forget_timeline()

@@ -85,3 +85,40 @@ def test_a_compared_set_s_rows_are_read_from_its_table_as_the_view_asks(qtbot):
     set_index, r = model.row_of(2 + BLOCK_ROWS)            # the empty set is skipped: the third set's
     assert set_index == 2 and r["size"] == BLOCK_ROWS + 1 and r["message"] == f"m{BLOCK_ROWS + 1}"
     assert model.data(model.index(2 + BLOCK_ROWS, 0)) == "c"
+
+
+def test_the_table_knows_the_rows_of_a_set_opened_as_soon_as_the_workspace_holds_them(qtbot, window, tmp_path):
+    """The model reads the workspace's list of rows in place, and the workspace replaces what is in
+    that list when a file is opened: the model is told then, in the same call, not a turn later
+    with the table's step (``ShownSets._show_table``). Told a turn later, a column fitted meanwhile
+    (``ResultsTable.fit_some``) asked for a row that was no longer there: an IndexError inside
+    resizeColumnToContents, which crashed the process (issue 38's reads in the job's child)."""
+    import dataclasses
+    w = window
+    model = w.resultsTable.results
+    many = result_set("float32")
+    few = dataclasses.replace(many, frame=many.frame.iloc[:3].reset_index(drop=True))
+    big = result_files.write(many, tmp_path / "many.json")
+    small = result_files.write(few, tmp_path / "few.json")
+    with qtbot.waitSignal(w.plots.updated, timeout=60_000):
+        assert w.files.open_results([big])
+    qtbot.waitUntil(lambda: model.rowCount() == len(many.frame), timeout=10_000)
+    # No column fitted meanwhile: the row asked for that is not there fails this test, not the process.
+    w.resultsTable.stop_fitting()
+    seen = []
+
+    def check(_sets) -> None:   # as the set is shown: before the event loop turns again
+        try:
+            cells = [model.data(model.index(r, c)) for r in range(model.rowCount())
+                     for c in range(model.columnCount())]
+        except IndexError as exc:
+            cells = exc
+        seen.append((model.rowCount(), len(w.rows), cells))
+    w.files.opened.connect(check)
+    try:
+        with qtbot.waitSignal(w.files.opened, timeout=60_000):
+            assert w.files.open_results([small])
+    finally:
+        w.files.opened.disconnect(check)
+    (shown, held, cells), = seen
+    assert shown == held == 3 and not isinstance(cells, IndexError), (shown, held, cells)
