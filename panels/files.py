@@ -178,7 +178,8 @@ class FileActions(QObject):
         refused, and said."""
         if self._refused("open results") or not paths:
             return False
-        return self._ask(partial(_read_sets, "open", list(map(Path, paths)), True), _names(paths), replace=True)
+        return self._ask(partial(_read_sets, "open", list(map(Path, paths)), True, via=self.job.child), _names(paths),
+                         replace=True)
 
     def compare_with(self, paths: Sequence[str | Path]) -> bool:
         """Overlay result files on what is on screen once they are read (``opened``), each set
@@ -190,8 +191,8 @@ class FileActions(QObject):
         # The set on screen is shown again with these: its table made by the job too, a chunk per
         # call, where it is not made already (after a sweep of 5,000 points: 136 ms of the GUI thread).
         shown = None if main else self.window.workspace.table
-        return self._ask(partial(_read_sets, "compare", list(map(Path, paths)), main, shown), _names(paths),
-                         replace=False)
+        return self._ask(partial(_read_sets, "compare", list(map(Path, paths)), main, shown, via=self.job.child),
+                         _names(paths), replace=False)
 
     def _ask(self, fn, names: str, replace: bool) -> bool:
         """``fn`` read by the job; ``_answered`` shows what it gives."""
@@ -405,7 +406,7 @@ class FileActions(QObject):
         experiment's settings, its sets, its baseline. False: refused, and said."""
         if self._refused("open a session"):
             return False
-        return self._ask(partial(_read_session, Path(path)), Path(path).name, replace=True)
+        return self._ask(partial(_read_session, Path(path), self.job.child), Path(path).name, replace=True)
 
     def _show_session(self, read: Read, name: str) -> None:
         saved = read.session
@@ -432,21 +433,20 @@ class Read:
     session: session_file.SavedSession | None = None
 
 
-def _read_sets(kind: str, paths: list[Path], main: bool, shown: RowTable | None = None) -> Read:
-    """Every file read (ResultsFileError names the first that cannot be); ``main``: the first will be
-    the main set, its rows made too; ``shown``: the table of the set on screen, made here too.
-    Read here, not in the job's child (``open_results(via=)``): read there, the window crashed in
-    the table's column fitting in 4 of 12 runs of a test (docs/PERFORMANCE.md, issue 38)."""
+def _read_sets(kind: str, paths: list[Path], main: bool, shown: RowTable | None = None, via: Offload | None = None) -> Read:
+    """Every file read (ResultsFileError names the first that cannot be), ``via`` a child process
+    (``open_results``); ``main``: the first will be the main set, its rows made too; ``shown``:
+    the table of the set on screen, made here too."""
     from workbench.workspace.session import rows_of     # with the workspace: not at the window's start
-    sets = [result_files.open_results(p) for p in paths]
+    sets = [result_files.open_results(p, via=via) for p in paths]
     if shown is not None:
         shown.frame(chunk=CHUNK_ROWS)
     return Read(kind, sets, rows_of(sets[0].frame) if main else None)
 
 
-def _read_session(path: Path) -> Read:
+def _read_session(path: Path, via: Offload | None = None) -> Read:
     from workbench.workspace.session import rows_of
-    saved = session_file.load(path)
+    saved = session_file.load(path, via=via)
     return Read("session", list(saved.sets), rows_of(saved.sets[0].frame) if saved.sets else None, saved)
 
 

@@ -70,6 +70,28 @@ def test_files_are_read_and_their_rows_made_off_the_gui_thread(qtbot, window, tm
     assert [rs.source for rs in shown.args[0]] == [str(path)]
 
 
+def test_files_and_sessions_are_read_in_the_jobs_child_process(qtbot, window, tmp_path, monkeypatch):
+    """Read in the job's thread, a 5,000-row file's calls into pandas held the GIL, and the GUI
+    thread, 20-33 ms at a time (issue 38): the job has its child process read it."""
+    w = window
+    child, asked = w.files.job.child, []
+    real = child.run
+
+    def run(target, *args, **kwargs):
+        asked.append(target)
+        return real(target, *args, **kwargs)
+    monkeypatch.setattr(child, "run", run)
+    one, two = (result_files.write(result_set(d), tmp_path / f"{d}.csv") for d in ("float32", "float64"))
+    open_files(qtbot, w, [one])
+    open_files(qtbot, w, [two], compare=True)
+    assert asked == ["workbench.results.files:open_results"] * 2
+    assert {r["dtype"] for r in w.rows} == {"float32"} and w.compared[0].source == str(two)
+    saved = session_file.save(tmp_path / "s.json", {"workload": "source_terms"}, [result_set("float64")], {})
+    with qtbot.waitSignal(w.files.opened, timeout=WAIT_MS):
+        assert w.files.open_session(saved)
+    assert asked[2:] == ["workbench.results.session_file:load"] and {r["dtype"] for r in w.rows} == {"float64"}
+
+
 def test_a_later_open_wins_over_one_still_being_read(qtbot, window, tmp_path, monkeypatch):
     w = window
     first = result_files.write(result_set("float32"), tmp_path / "first.csv")
@@ -179,9 +201,9 @@ def test_a_session_is_read_off_the_gui_thread_and_restored(qtbot, window, tmp_pa
     read_in: list[str] = []
     real = session_file.load
 
-    def load(path):
+    def load(path, **kwargs):
         read_in.append(threading.current_thread().name)
-        return real(path)
+        return real(path, **kwargs)
     monkeypatch.setattr(panels.files.session_file, "load", load)
     with qtbot.waitSignal(w.plots.updated, timeout=WAIT_MS):
         with qtbot.waitSignal(w.files.opened, timeout=WAIT_MS) as shown:

@@ -5,7 +5,8 @@ and its font cache stay there for good (40-55 MB after the first export, measure
 benchmarks/long_session.py). One spawned child, started at the first export and kept for
 the next ones, holds them instead, and a chart that crashes the interpreter takes the child
 down, not the window. The target is named ("workbench.views.matplotlib_charts:export"), so that the parent
-never imports it. Results and sessions can be read there too (``open_results(via=...)``).
+never imports it. The window's results and sessions are read there too: pandas' long calls, in a
+thread of the window's process, held the GIL against its GUI thread (issue 38).
 """
 from __future__ import annotations
 
