@@ -433,7 +433,8 @@ class Read:
     session: session_file.SavedSession | None = None
 
 
-def _read_sets(kind: str, paths: list[Path], main: bool, shown: RowTable | None = None, via: Offload | None = None) -> Read:
+def _read_sets(kind: str, paths: list[Path], main: bool, shown: RowTable | None = None,
+               via: Offload | None = None) -> Read:
     """Every file read (ResultsFileError names the first that cannot be), ``via`` a child process
     (``open_results``); ``main``: the first will be the main set, its rows made too; ``shown``:
     the table of the set on screen, made here too."""
@@ -461,7 +462,8 @@ def _any_set(parts: SetParts) -> bool:
 
 def _made(parts: SetParts) -> list[ResultSet]:
     """The sets of ``parts``, the main set's table made ``CHUNK_ROWS`` rows per call, then joined."""
-    return sets_of(chunked_frame(parts.rows[:parts.count], CHUNK_ROWS), parts.origin, parts.compared, parts.environment, parts.settings)
+    return sets_of(chunked_frame(parts.rows[:parts.count], CHUNK_ROWS), parts.origin, parts.compared,
+                   parts.environment, parts.settings)
 
 
 def _draw_charts(child: Offload, parts: SetParts, path: Path, kind: str, preset, stamp: bool,

@@ -144,7 +144,12 @@ class ResultsModel(QAbstractTableModel):
         # GUI thread's turn with a chart's).
         if role not in _ROLES or not index.isValid():
             return None
-        set_index, row = self.row_of(index.row())
+        try:
+            set_index, row = self.row_of(index.row())
+        except IndexError:
+            # A row the list no longer holds (replaced in place, the model told later): an
+            # exception out of here, inside Qt's own call, can take the process down (rc 139).
+            return None
         col = self._columns[index.column()]
         if col == "set":
             value = self.labels[set_index] if set_index < len(self.labels) else ""

@@ -99,3 +99,21 @@ def test_rows_that_land_in_view_are_laid_out_and_repainted(qtbot, table):
     assert not table.updatesEnabled()
     qtbot.waitUntil(lambda: table.updatesEnabled() and paints.count > 0, timeout=2_000)
     assert table.model().index(0, table.results.columns().index("size")).data() == "1"
+
+
+def test_a_row_the_list_no_longer_holds_is_empty_to_qt_not_an_exception(qtbot, table):
+    """The model reads the workspace's list in place; a cell asked for after the list shrank and
+    before the model is told (a column fitted, a row painted) is empty: an exception out of
+    ``data``, inside Qt's resizeColumnToContents, took the process down (rc 139, issue 38)."""
+    rows = [row(2 ** i) for i in range(10, 20)]
+    model = table.results
+    model.attach(rows)
+    table.take_rows()
+    assert model.rowCount() == 10
+    rows[:] = rows[:3]                              # replaced in place; the model not told yet
+    last = model.index(9, 0)
+    assert last.isValid() and model.data(last) is None
+    for column in range(model.columnCount()):
+        table.resizeColumnToContents(column)         # what fit_some does: no exception, no crash
+    model.attach(rows)
+    assert model.rowCount() == 3
