@@ -25,7 +25,7 @@ from PySide6.QtCore import QSettings, Qt, Signal, Slot
 from PySide6.QtWidgets import (QApplication, QDockWidget, QMainWindow, QMessageBox, QScrollArea, QTabWidget,
                                QVBoxLayout, QWidget)
 
-from panels import first_frame
+from panels import first_frame, heap
 from panels.experiment import ExperimentPanel
 from panels.files import FileActions
 from panels.engine_status import EngineStatus
@@ -100,6 +100,7 @@ class MainWindow(QMainWindow):
         # the first frame: started during construction, it took the GIL and the second of this
         # machine's two cores from the window being built (panels.first_frame).
         self.firstFrame = first_frame.after_first_frame(self, self.controller.probe)
+        self.firstFrame.painted.connect(heap.settle)       # the modules of the first frame, out of the GC's scans
 
     def _build_widgets(self) -> None:
         self.experiment = ExperimentPanel()
@@ -221,6 +222,7 @@ class MainWindow(QMainWindow):
         self.lessons.completed.connect(self.lessonCompleted)
         # The sets on screen -> the file actions; a killed session's restore -> the window's signal.
         sets.shown.connect(self.files.update_enabled)
+        sets.shown.connect(heap.settle)     # pandas and what the first file opened imported
         sets.timelineExportAsked.connect(self.files.ask_export_timeline)
         self.session_restore.restored.connect(self.restored)
         self.busyChanged.connect(self.files.update_enabled)
@@ -247,6 +249,7 @@ class MainWindow(QMainWindow):
     def _sweep_finished(self, ended: ev.SweepEnded) -> None:
         """The last points are drawn: the sweep is complete for whoever watches the window."""
         self.run_control.unlock()
+        heap.settle()                   # pandas and what the first sweep imported
         if ended.lesson is not None:
             self.lessons.show_statement(ended.lesson)
         self.busyChanged.emit(False)
