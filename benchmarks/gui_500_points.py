@@ -182,6 +182,10 @@ def traced_application():
                 if took > 0.002:
                     try:
                         name = receiver.objectName()
+                        up = receiver
+                        while not name and up is not None:     # a nameless widget: where it lives
+                            up = up.parent()
+                            name = f"in {up.objectName() or type(up).__name__}" if up is not None else ""
                     except (RuntimeError, TypeError, AttributeError):    # deleted, or no QObject
                         name = "?"
                     self.events.append((t0, took, self.depth, f"{type(receiver).__name__}({name}) {event.type().name}"))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
 from panels import style
@@ -108,50 +108,65 @@ class LegendStrip(QWidget):
             self._fill()
 
     def _fill(self) -> None:
+        """The entries shown made what ``_shown`` says: those already there are written over, in
+        place, and only the rest are made or removed. Each entry made anew is shown by Qt in a
+        posted call of its own, 3-5 ms each and all in one turn: a strip made anew for Compare
+        with was 30 ms of the GUI thread (issue 38)."""
         look = self.look
-        while self.layout_.count():
-            item = self.layout_.takeAt(0)
-            if item.widget() is not None:       # hidden now: deleteLater waits for the event loop
-                item.widget().hide()
-                item.widget().deleteLater()
-        self.entries, self.kinds = [], []
         px = round(look.font_pt * 1.4)
-        for e, kinds in self._shown:
-            self._add(style.entry_pixmap(e, look, px), f"{BAND_PREFIX}{e.label}" if e.role == "band" else e.label,
-                      e.role == "series")
+        widgets = [self.layout_.itemAt(i).widget() for i in range(self.layout_.count())]
+        self.entries, self.kinds = [], []
+        for i, (e, kinds) in enumerate(self._shown):
+            text = f"{BAND_PREFIX}{e.label}" if e.role == "band" else e.label
+            pixmap = style.entry_pixmap(e, look, px)
+            if i < len(widgets):
+                self._write(widgets[i], pixmap, text, e.role == "series")
+            else:
+                self.layout_.addWidget(self._entry(pixmap, text, e.role == "series"))
+            self.entries.append(text)
             self.kinds.append(set(kinds))
+        for widget in widgets[len(self._shown):]:
+            self.layout_.removeWidget(widget)
+            widget.hide()                       # deleteLater waits for the event loop
+            widget.deleteLater()
+        self.layout_.invalidate()
         self.setVisible(bool(self._shown) or self._reserved)
         self.updateGeometry()
 
-    def _add(self, pixmap, text: str, name: bool = True) -> None:
-        self.layout_.addWidget(self._entry(pixmap, text, name))
-        self.entries.append(text)
-
     def _entry(self, pixmap, text: str, name: bool = True) -> QWidget:
-        """One entry: its sign and its text; a ``name`` (a backend's, a set's) elided past
-        :data:`MOST_CHARACTERS`, the workbench's own words (what the band is) never: "runtime band:
-        q1 to q3 of the samples (no inter…" hid what the band is (issue 38); the strip wraps."""
-        font = QFont()
-        font.setPointSize(self.look.font_pt)
-        sign = QLabel()
-        sign.setPixmap(pixmap)
-        # A name, never markup; a very long one elided to a line's share of the strip, whole in its tooltip.
-        shown = text if len(text) <= MOST_CHARACTERS or not name else text[:MOST_CHARACTERS - 1] + "…"
-        label = QLabel(shown, textFormat=Qt.TextFormat.PlainText)
-        if shown != text:
-            label.setToolTip(text)
-        label.setFont(font)
-        label.setStyleSheet(f"color: {self.look.foreground};")
+        """One entry: its sign and its text (:meth:`_write`)."""
         entry = QWidget()
         row = QHBoxLayout(entry)
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(4)
-        row.addWidget(sign, 0, Qt.AlignmentFlag.AlignVCenter)
-        row.addWidget(label, 0, Qt.AlignmentFlag.AlignVCenter)
+        entry.sign, entry.text = QLabel(), QLabel(textFormat=Qt.TextFormat.PlainText)
+        row.addWidget(entry.sign, 0, Qt.AlignmentFlag.AlignVCenter)
+        row.addWidget(entry.text, 0, Qt.AlignmentFlag.AlignVCenter)
+        self._write(entry, pixmap, text, name)
         return entry
 
+    def _write(self, entry: QWidget, pixmap, text: str, name: bool) -> None:
+        """An entry's sign and text; a ``name`` (a backend's, a set's) elided past
+        :data:`MOST_CHARACTERS`, the workbench's own words (what the band is) never: "runtime band:
+        q1 to q3 of the samples (no inter…" hid what the band is (issue 38); the strip wraps."""
+        entry.sign.setPixmap(pixmap)
+        # A name, never markup; a very long one elided to a line's share of the strip, whole in its tooltip.
+        shown = text if len(text) <= MOST_CHARACTERS or not name else text[:MOST_CHARACTERS - 1] + "…"
+        entry.text.setText(shown)
+        entry.text.setToolTip(text if shown != text else "")
+        font = QFont()
+        font.setPointSize(self.look.font_pt)
+        entry.text.setFont(font)
+        # The look's colours by palette, not style sheet: a style sheet here (or the strip's, which
+        # its children inherit) had Qt polish each entry through its style sheet engine.
+        palette = entry.text.palette()
+        palette.setColor(QPalette.ColorRole.WindowText, QColor(self.look.foreground))
+        entry.text.setPalette(palette)
+
     def apply_look(self, look: Look) -> None:
-        self.setStyleSheet(f"background: {look.background};")
+        palette = self.palette()
+        palette.setColor(QPalette.ColorRole.Window, QColor(look.background))
+        self.setPalette(palette)
         self.setAutoFillBackground(True)
         if look != self.look:
             self.look = look

@@ -580,3 +580,30 @@ def test_the_legend_strip_keeps_its_entries_while_the_charts_are_held_and_shows_
     assert strip.entries == [] and not strip.isVisible()
     plots.clear()                           # not held: emptied at once, as before
     assert strip.entries == []
+
+
+def test_the_legend_strip_writes_over_its_entries_in_place_and_makes_only_the_new_ones(qtbot):
+    """Each entry made anew is shown by Qt in a posted call of its own (3-5 ms each, all in one
+    turn: 30 ms when Compare with made the strip anew, issue 38). Entries already there are
+    written over, sign, text and tooltip, and only the ones more are made."""
+    from panels.legend import MOST_CHARACTERS, LegendStrip
+    from workbench.views import spec
+    strip = LegendStrip()
+    qtbot.addWidget(strip)
+    strip.resize(900, 80)
+    strip.show()
+    long_name = "x" * (MOST_CHARACTERS + 10)
+    strip.show_chart("runtime", [spec.LegendEntry(long_name, "series"), spec.LegendEntry("numba", "series")])
+
+    def widgets():
+        return [strip.layout_.itemAt(i).widget() for i in range(strip.layout_.count())]
+    first = widgets()
+    assert first[0].text.toolTip() == long_name and first[0].text.text().endswith("…")
+    strip.show_chart("runtime", [spec.LegendEntry("numpy", "series"), spec.LegendEntry("numba", "series"),
+                                 spec.LegendEntry("float64", "series", marker="s")])
+    now = widgets()
+    assert now[:2] == first and len(now) == 3                 # the same two, one more
+    assert [w.text.text() for w in now] == ["numpy", "numba", "float64"] == strip.entries
+    assert now[0].text.toolTip() == ""                       # no longer elided: no tooltip left over
+    strip.show_chart("runtime", [spec.LegendEntry("numpy", "series")])
+    assert widgets() == first[:1] and strip.entries == ["numpy"]
