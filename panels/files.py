@@ -29,6 +29,7 @@ from workbench.results import session_file
 from workbench.core import writable
 from workbench.measure.offload import Offload
 from workbench.results.files import ResultSet, ResultsFileError
+from workbench.results.pieces import PackedSets
 from workbench.results.sets import SetParts, sets_of
 from workbench.results.table import RowTable, chunked_frame
 from workbench.views.palette import MOST_SETS
@@ -460,6 +461,12 @@ def _any_set(parts: SetParts) -> bool:
     return bool(parts.count or parts.origin is not None or parts.compared)
 
 
+def _packed(parts: SetParts, one: bool = False) -> PackedSets:
+    """The sets of ``parts`` (``one``: the main set alone) packed for the child, 500 rows a pickle."""
+    sets = _made(parts)
+    return PackedSets.of(sets[0] if one else sets)
+
+
 def _made(parts: SetParts) -> list[ResultSet]:
     """The sets of ``parts``, the main set's table made ``CHUNK_ROWS`` rows per call, then joined."""
     return sets_of(chunked_frame(parts.rows[:parts.count], CHUNK_ROWS), parts.origin, parts.compared,
@@ -468,20 +475,20 @@ def _made(parts: SetParts) -> list[ResultSet]:
 
 def _draw_charts(child: Offload, parts: SetParts, path: Path, kind: str, preset, stamp: bool,
                  baseline: str | None, point: tuple | None = None) -> list[Path]:
-    return child.run("workbench.views.matplotlib_charts:export", _made(parts), path, kind, preset, stamp=stamp,
+    return child.run("workbench.views.matplotlib_charts:export", _packed(parts), path, kind, preset, stamp=stamp,
                      baseline_name=baseline, point=point)
 
 
 def _write_report(child: Offload, parts: SetParts, path: Path, stamp: bool,
                   baseline: str | None) -> list[Path]:
-    return [child.run("workbench.views.report:write", _made(parts), path, stamp=stamp, baseline_name=baseline)]
+    return [child.run("workbench.views.report:write", _packed(parts), path, stamp=stamp, baseline_name=baseline)]
 
 
 def _write_results(child: Offload, parts: SetParts, path: Path) -> list[Path]:
     """The main set's file, and the sidecar written with a CSV (the core writes each whole, or not at all)."""
-    out = child.run("workbench.results.files:write", _made(parts)[0], path)
+    out = child.run("workbench.results.files:write", _packed(parts, one=True), path)
     return [out, result_files.sidecar_path(out)] if out.suffix.lower() == ".csv" else [out]
 
 
 def _save_session(child: Offload, parts: SetParts, path: Path, experiment: dict, view: dict) -> list[Path]:
-    return [child.run("workbench.results.session_file:save", path, experiment, _made(parts), view)]
+    return [child.run("workbench.results.session_file:save", path, experiment, _packed(parts), view)]

@@ -78,3 +78,26 @@ def test_a_child_killed_between_calls_costs_the_next_call_nothing(child):
     manager.join(30)                    # the pool has seen its child die, and is broken
     assert not manager.is_alive()
     assert child.run("os:getpid") not in (before, os.getpid())
+
+
+def test_result_sets_go_to_the_child_in_pieces_and_arrive_whole(child, tmp_path, monkeypatch):
+    """Pickled whole by the pool's thread, a table of 5,000 rows held the GIL, and the window's GUI
+    thread, for 20 ms (issue 38): sets go packed, ``PIECE_ROWS`` rows a pickle, and the target
+    gets the sets again, one or a list, keyword or not."""
+    import pandas as pd
+    from helpers import result_set
+    from workbench.results import files as result_files
+    from workbench.results import pieces
+    monkeypatch.setattr(pieces, "PIECE_ROWS", 3)
+    sets = [result_set("float32"), result_set("float64", scale=2.0)]
+    packed = pieces.PackedSets.of(sets)
+    assert [len(p[1]) for p in packed.sets] == [-(-len(rs.frame) // 3) for rs in sets]
+    assert all(p[0].frame.empty for p in packed.sets)
+    out = child.run("workbench.results.files:write", pieces.PackedSets.of(sets[1]), tmp_path / "one.json")
+    pd.testing.assert_frame_equal(result_files.open_results(out).frame, sets[1].frame)
+    for back, rs in zip(pieces.PackedSets.of(sets).unpacked(), sets):
+        pd.testing.assert_frame_equal(back.frame, rs.frame)
+        assert (back.environment, back.settings, back.written) == (rs.environment, rs.settings, rs.written)
+    odd = pieces.PackedSets.of(sets[0].__class__(sets[0].frame.set_index("size"), sets[0].environment))
+    assert odd.sets[0][1] == []                                # an index the pieces would not make: whole
+    pd.testing.assert_frame_equal(odd.unpacked().frame, sets[0].frame.set_index("size"))

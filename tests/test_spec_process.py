@@ -13,6 +13,7 @@ import pytest
 from helpers import result_set
 from workbench.results.rows import Row, to_frame
 from workbench.results.sets import SetParts, sets_of
+from workbench.results import pieces
 from workbench.views import spec_process
 from workbench.views.live import prepare
 
@@ -152,11 +153,11 @@ def test_rows_and_specs_go_on_the_pipe_in_pieces_read_one_at_a_time(client, rows
     arrives is what was sent (issue 38: 5,000 rows in one pickle, 17 to 28 ms; the reply, 14 to 83)."""
     import gc
     import pickle
-    monkeypatch.setattr(spec_process, "PIECE_ROWS", 4)
+    monkeypatch.setattr(pieces, "PIECE_ROWS", 4)
     change = spec_process._packed_change(client.next_change(_parts(rows[:9])))
-    *_, pieces = change["reset"]
-    assert [len(pickle.loads(p)) for p in pieces] == [4, 4, 1]
-    assert spec_process._unpacked(pieces) == rows[:9]
+    *_, sent = change["reset"]
+    assert [len(pickle.loads(p)) for p in sent] == [4, 4, 1]
+    assert spec_process._unpacked(sent) == rows[:9]
     # A compared set's table goes in pieces too, and comes back as it was.
     compared = result_set(dtype="float64", source="b.json")
     change = spec_process._packed_change(client.next_change(_parts(rows[:9], compared=[compared])))

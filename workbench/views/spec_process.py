@@ -13,7 +13,6 @@ where it died (the next request sends everything anew); where none can be starte
 from __future__ import annotations
 
 import dataclasses
-import gc
 import itertools
 import logging
 import multiprocessing as mp
@@ -26,6 +25,7 @@ from typing import Any, Sequence
 from workbench.core import spawned
 from workbench.core.lazy import lazy_module
 
+from workbench.results import pieces
 from workbench.results.rows import Row
 from workbench.results.sets import SetParts, sets_of
 from workbench.results.table import RowTable
@@ -64,37 +64,16 @@ class _Client:
     settings: dict = dataclasses.field(default_factory=dict)
 
 
-#: Rows per pickle on the pipe. Each pickle is made or read in one call, which holds the GIL, and so
-#: the GUI thread, throughout: 5,000 rows in one were 17 ms to dump (28 ms with the window busy),
-#: and a compare's reply of 2.9 MB of specs 14 to 83 ms to read (issue 38). In pieces, the GUI
-#: thread has the GIL back between any two: 500 rows take 1.5 ms, the largest spec 2.3 ms.
-PIECE_ROWS = 500
-
-
-def _packed(items: Sequence) -> list[bytes]:
-    return [pickle.dumps(items[i:i + PIECE_ROWS], pickle.HIGHEST_PROTOCOL) for i in range(0, len(items), PIECE_ROWS)]
-
-
-def _read(piece: bytes):
-    """One piece unpickled, with the cyclic collector held off: a full collection started by its
-    thousands of new objects scanned the window's whole heap within this one call (50 ms at a
-    million objects); held off, it comes later, in a call of its own."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        return pickle.loads(piece)
-    finally:
-        if was:
-            gc.enable()
-
-
-def _unpacked(pieces: Sequence[bytes]) -> list:
-    return [item for piece in pieces for item in _read(piece)]
+#: Rows per pickle on the pipe (``workbench.results.pieces``): the GUI thread has the GIL back
+#: between any two pickles; whole, 5,000 rows were 17-28 ms to dump, a compare's reply of 2.9 MB
+#: of specs 14 to 83 ms to read (issue 38). The reply goes a pickle per chart's spec.
+_packed, _read, _unpacked = pieces.pack, pieces.read, pieces.unpack
+_packed_set, _unpacked_set = pieces.pack_set, pieces.unpack_set
 
 
 def _packed_change(change: dict) -> dict:
     """``change`` as it goes on the pipe: its rows, and each compared set's table, in pieces
-    (``PIECE_ROWS``): a compared set of 5,000 rows in one pickle was 3 MB, 7.8 ms to dump."""
+    (``pieces.PIECE_ROWS``): a compared set of 5,000 rows in one pickle was 3 MB, 7.8 ms to dump."""
     change = dict(change)
     if "reset" in change:
         *head, rows = change["reset"]
@@ -104,25 +83,6 @@ def _packed_change(change: dict) -> dict:
     if "compared" in change:
         change["compared"] = [_packed_set(rs) for rs in change["compared"]]
     return change
-
-
-def _packed_set(rs) -> tuple:
-    """A result set as (the set without its rows, its table's rows in pieces); whole where its
-    table's index is not the plain 0..n-1 that the pieces joined make again."""
-    frame = rs.frame
-    if not isinstance(frame.index, pd.RangeIndex) or frame.index.start != 0 or frame.index.step != 1:
-        return rs, []
-    dump = partial(pickle.dumps, protocol=pickle.HIGHEST_PROTOCOL)
-    return (dataclasses.replace(rs, frame=frame.iloc[:0]),
-            [dump(frame.iloc[i:i + PIECE_ROWS]) for i in range(0, len(frame), PIECE_ROWS)])
-
-
-def _unpacked_set(packed: tuple):
-    shell, pieces = packed
-    if not pieces:
-        return shell
-    # copy(): one block per dtype again, as the set's own table was.
-    return dataclasses.replace(shell, frame=pd.concat([_read(p) for p in pieces], ignore_index=True).copy())
 
 
 def _packed_reply(made: Prepared) -> tuple[bytes, list[bytes], list[bytes]]:
