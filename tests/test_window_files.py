@@ -355,7 +355,7 @@ def test_a_write_that_fails_in_the_export_thread_is_said(qtbot, window, two_file
     real = w.files.job.child.run
 
     def full_disk(target, *args, **kwargs):     # as the exports' child process hands an OSError back
-        if target.startswith("workbench.results.files:open"):
+        if target == "workbench.results.files:_open_packed":
             return real(target, *args, **kwargs)    # the same child reads the file opened
         raise OSError(28, "No space left on device", str(tmp_path / "c.png"))
     monkeypatch.setattr(w.files.job.child, "run", full_disk)

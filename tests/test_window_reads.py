@@ -84,12 +84,12 @@ def test_files_and_sessions_are_read_in_the_jobs_child_process(qtbot, window, tm
     one, two = (result_files.write(result_set(d), tmp_path / f"{d}.csv") for d in ("float32", "float64"))
     open_files(qtbot, w, [one])
     open_files(qtbot, w, [two], compare=True)
-    assert asked == ["workbench.results.files:open_results"] * 2
+    assert asked == ["workbench.results.files:_open_packed"] * 2       # read there, sent back in pieces
     assert {r["dtype"] for r in w.rows} == {"float32"} and w.compared[0].source == str(two)
     saved = session_file.save(tmp_path / "s.json", {"workload": "source_terms"}, [result_set("float64")], {})
     with qtbot.waitSignal(w.files.opened, timeout=WAIT_MS):
         assert w.files.open_session(saved)
-    assert asked[2:] == ["workbench.results.session_file:load"] and {r["dtype"] for r in w.rows} == {"float64"}
+    assert asked[2:] == ["workbench.results.session_file:_load_packed"] and {r["dtype"] for r in w.rows} == {"float64"}
 
 
 def test_a_later_open_wins_over_one_still_being_read(qtbot, window, tmp_path, monkeypatch):

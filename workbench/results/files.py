@@ -28,6 +28,7 @@ from typing import Any, Mapping
 from workbench.core import atomic, regular_file
 from workbench.core.lazy import lazy_module
 from workbench.results import cells, older
+from workbench.results.pieces import PackedSets
 from workbench.results import rows as row_schema
 from workbench.results.cells import MAX_SECONDS, MIN_SECONDS  # noqa: F401 - read from here by tests
 from workbench.results.rows import (COLUMNS, JSON_COLUMNS, JSON_ONLY, TEXT_COLUMNS,
@@ -208,6 +209,12 @@ def load(path: str | Path) -> tuple[pd.DataFrame, dict[str, Any]]:
     return opened.frame, opened.environment
 
 
+def _open_packed(path: Path, cut_row: bool) -> PackedSets:
+    """In a child: the set read, packed to go back 500 rows a pickle: whole, a 5,000-row table was
+    unpickled in one call of the reading thread that held the GIL, and the GUI thread, throughout."""
+    return PackedSets.of(open_results(path, cut_row))
+
+
 def open_results(path: str | Path, cut_row: bool = False, *, via: Any = None) -> ResultSet:
     """Read any results file we wrote, now or in schema 1; :class:`ResultsFileError` otherwise.
 
@@ -215,9 +222,9 @@ def open_results(path: str | Path, cut_row: bool = False, *, via: Any = None) ->
     opens without it, rather than being refused: what ``--resume`` needs to go on with it.
     ``via``: a ``workbench.measure.offload.Offload`` whose child process reads it, where this
     process has a GUI thread to keep: the read's long calls into pandas hold the GIL 20 to 33 ms
-    at a time at 5,000 rows, and the set read comes back as one pickle read in 1 to 3 ms."""
-    if via is not None:
-        return via.run(f"{__name__}:open_results", Path(path).absolute(), cut_row)   # the child's folder may differ
+    at a time at 5,000 rows, and the set read comes back in pieces (``pieces.PackedSets``)."""
+    if via is not None:      # the child's folder may differ: the path absolute
+        return via.run(f"{__name__}:_open_packed", Path(path).absolute(), cut_row).unpacked()
     path = Path(path)
     text = _read_text(path)
     if text.lstrip().startswith("{"):

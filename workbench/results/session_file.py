@@ -25,6 +25,7 @@ from typing import Any, Mapping, Sequence
 from workbench.core import atomic
 from workbench.results import files as result_files
 from workbench.results.files import ResultSet, ResultsFileError
+from workbench.results.pieces import PackedSets
 
 log = logging.getLogger(__name__)
 
@@ -59,11 +60,18 @@ def save(path: str | Path, experiment: Mapping[str, Any], sets: Sequence[ResultS
     return path
 
 
+def _load_packed(path: Path) -> SavedSession:
+    """In a child: the session read, its sets packed to go back 500 rows a pickle."""
+    saved = load(path)
+    return replace(saved, sets=PackedSets.of(list(saved.sets)))
+
+
 def load(path: str | Path, *, via: Any = None) -> SavedSession:
     """Read a session written by :func:`save`; ResultsFileError (one line) otherwise. ``via``: a
     child process reads it (``workbench.results.files.open_results``'s, for the same reason)."""
-    if via is not None:
-        return via.run(f"{__name__}:load", Path(path).absolute())     # the child's folder may differ
+    if via is not None:      # the child's folder may differ: the path absolute; the sets in pieces
+        saved = via.run(f"{__name__}:_load_packed", Path(path).absolute())
+        return replace(saved, sets=tuple(saved.sets.unpacked()))
     path = Path(path)
     data = result_files.read_json(path)
     kind = data.get("format")
