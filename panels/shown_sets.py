@@ -77,19 +77,20 @@ class ShownSets(QObject):
             self.timeline.close()
 
     def on_sets_shown(self, e: ev.SetsShown) -> None:
-        """The workspace shows other sets: what reads them in a glance (the chooser, the environments,
-        the progress bar) now, then the table, then the charts, each in a turn of the event loop of
-        its own: all at once, a compare of 2 x 5,000 points held the GUI thread twice a frame
-        (issue 38). The charts are made off the GUI thread and drawn a step per tick
+        """The workspace shows other sets: the table's model and what reads them in a glance (the
+        chooser, the environments, the progress bar) now, then the table's columns fitted, then the
+        charts, each in a turn of the event loop of its own: all at once, a compare of 2 x 5,000
+        points held the GUI thread twice a frame (issue 38). The charts are made off the GUI thread and drawn a step per tick
         (``PlotsPanel.show_sets``); the table reads the compared rows only where it shows them."""
         ws = self.workspace
         # The workspace has just replaced the rows in the list the table's model reads in place
-        # (``RowTable.replace``): the model is told now, in this call. Told only at the table's
-        # step, a turn later, a column fitted (or a row painted) meanwhile asked the model for a
-        # row no longer in the list: an IndexError in its ``data``, raised inside Qt's
-        # resizeColumnToContents, crashed the process (rc 139 in ``ResultsTable.fit_some``).
-        self.table.results.attach(ws.rows)
+        # (``RowTable.replace``): the model is told now, in this call, and once (a sorted table
+        # sorts anew at each reset: 0.3 s at 5,000 rows). Told only at the table's step, a turn
+        # later, a column fitted (or a row painted) meanwhile asked the model for a row no longer
+        # in the list: an IndexError in its ``data``, raised inside Qt's resizeColumnToContents,
+        # crashed the process (rc 139 in ``ResultsTable.fit_some``).
         if e.restored:              # the interrupted session's points, beside the sets compared
+            self.table.results.attach(ws.rows)
             self._steps = []
             self.plots.show_sets(ws.parts, ws.result_sets)
             return
@@ -97,6 +98,7 @@ class ShownSets(QObject):
         sets = ws.result_sets()                 # the table the workspace was shown: not made again
         main = sets[0]
         self.labels = provenance.labels(sets)
+        self.table.results.show_sets(ws.rows, [FrameRows(rs.frame) for rs in ws.compared], self.labels)
         self.plots.offer_baselines(sets, self.labels)
         self.show_environments(sets, self.labels)
         bar = self.progressBar
@@ -110,7 +112,7 @@ class ShownSets(QObject):
         self.progressLabel.setText(f"Showing {where(main)}" + (f" and {len(ws.compared)} compared set(s)"
                                                                   if ws.compared else ""))
         self.etaLabel.setText("")
-        self._steps = [self._show_table, self._show_charts]     # those of the sets shown before go
+        self._steps = [self.table.fit_columns, self._show_charts]     # those of the sets shown before go
         self._step.start()
 
     @Slot()
@@ -122,11 +124,6 @@ class ShownSets(QObject):
             self._steps.pop(0)()
         if self._steps:
             self._step.start()
-
-    def _show_table(self) -> None:
-        ws = self.workspace
-        self.table.results.show_sets(ws.rows, [FrameRows(rs.frame) for rs in ws.compared], self.labels)
-        self.table.fit_columns()
 
     def _show_charts(self) -> None:
         self.plots.clear(held=True)
