@@ -1,14 +1,13 @@
 """The File menu: open results, compare sets, export charts, reports and results, sessions.
 
-Every file is read and written by the core (``workbench.results.files``, ``session_file``,
-``charts``, ``report``): this module adds the dialogs, the refusal while a sweep runs, and
-where a problem is said: the notice bar under the toolbar and the status bar, never a
-dialog that blocks, never silence. Every export and a saved session are written by a
-``panels.jobs.Job``, off the GUI thread: the GUI thread only takes the workspace's parts (an
-instant); the job's thread makes the sets of them and its child process writes the file
-(results at 5,000 points stalled the window 1.2 s when written here, issue 38). Results and
-sessions are read by the same job, which makes the main set's rows too; the GUI thread only shows
-what it gives, and only the latest open (a compare joins what is shown when it arrives).
+Every file is read and written by the core (``workbench.results.files``, ``session_file``, ``charts``,
+``report``): this module adds the dialogs, the refusals (a sweep running, more sets than a chart
+tells apart), and where a problem is said: the notice bar and the status bar, never a dialog that
+blocks, never silence. Exports and sessions are written by a ``panels.jobs.Job``, off the GUI thread:
+the GUI thread only takes the workspace's parts (an instant); the job's thread makes the sets of them
+and its child process writes the file (results at 5,000 points stalled the window 1.2 s when written
+here, issue 38). Files are read by the same job's child, the job makes the main set's rows; the GUI
+thread only shows what it gives, and only the latest open (a compare joins what is shown).
 """
 from __future__ import annotations
 
@@ -42,8 +41,8 @@ log = logging.getLogger(__name__)
 logging.getLogger("fontTools").setLevel(logging.WARNING)
 RESULT_FILTER = "Results (*.csv *.json);;All files (*)"
 BUSY = "a sweep is running: wait until it ends, or press Stop (Esc)"
-#: Rows turned into a table per call in the job's thread: to_frame holds the GIL, and so the GUI
-#: thread, for as long as one call runs, which grows with the rows it is given.
+OPEN_FEWER, CLOSE_COMPARED = "Open fewer at a time.", "Close the compared results first (File menu)."
+#: Rows made a table per call in the job's thread: to_frame holds the GIL as long as one call runs.
 CHUNK_ROWS = 500
 
 
@@ -148,6 +147,13 @@ class FileActions(QObject):
             return True
         return False
 
+    def _too_many(self, n: int, names: str, then: str) -> bool:
+        """True (and said) where ``n`` sets would be more than a chart tells apart (each its marker)."""
+        if n > MOST_SETS:
+            self.say_problem(f"Did not show {names}: a chart tells at most {MOST_SETS} result sets apart (each "
+                             f"its own marker), and that would be {n}. {then}")
+        return n > MOST_SETS
+
     def _nothing_shown(self, what: str) -> bool:
         if not _any_set(self._shown()):
             self.say_problem(f"Nothing to {what} yet: run a sweep (Ctrl+R) or open results (Ctrl+O).")
@@ -177,7 +183,7 @@ class FileActions(QObject):
         The job reads them and ``opened`` fires once they are shown; a file that cannot be read is
         said and changes nothing on screen. A later open wins over one still being read. False:
         refused, and said."""
-        if self._refused("open results") or not paths:
+        if self._refused("open results") or not paths or self._too_many(len(paths), _names(paths), OPEN_FEWER):
             return False
         return self._ask(partial(_read_sets, "open", list(map(Path, paths)), True, via=self.job.child), _names(paths),
                          replace=True)
@@ -185,7 +191,8 @@ class FileActions(QObject):
     def compare_with(self, paths: Sequence[str | Path]) -> bool:
         """Overlay result files on what is on screen once they are read (``opened``), each set
         labelled by what differs. False: refused, and said."""
-        if self._refused("compare results") or not paths:
+        if self._refused("compare results") or not paths or \
+                self._too_many(len(self.window.result_sets()) + len(paths), _names(paths), CLOSE_COMPARED):
             return False
         # Nothing on screen, nor being read: the first file becomes the main set, its rows made by the job too.
         main = not _any_set(self.window.workspace.parts()) and not self.job.reading
@@ -214,11 +221,8 @@ class FileActions(QObject):
             self._show_session(read, names)
             return
         shown = self.window.result_sets() if read.kind == "compare" else []
-        if len(shown) + len(read.sets) > MOST_SETS:
-            self.say_problem(f"Did not show {names}: a chart tells at most {MOST_SETS} result sets apart (each "
-                             f"set's marker), and that would be {len(shown) + len(read.sets)}. Close the "
-                             f"compared results first (File menu).")
-            return
+        if self._too_many(len(shown) + len(read.sets), names, CLOSE_COMPARED if shown else OPEN_FEWER):
+            return                      # two compares asked at once, each within the bound
         self.window.show_sets(shown + read.sets, read.rows if not shown else None)
         self._opened(read.sets, "Comparing with" if read.kind == "compare" else "Opened")
         self.opened.emit(read.sets)
@@ -411,6 +415,8 @@ class FileActions(QObject):
 
     def _show_session(self, read: Read, name: str) -> None:
         saved = read.session
+        if self._too_many(len(saved.sets), f"the session {name}", "Open its sets' files a few at a time."):
+            return
         unmet = self.window.show_session(saved.experiment, list(saved.sets), saved.view, read.rows)
         self.window.status.showMessage(f"Opened the session {name}: {len(saved.sets)} result set(s)")
         if unmet:

@@ -399,6 +399,20 @@ def test_a_thirteenth_compared_set_is_refused_and_the_twelve_keep_their_own_mark
                and k[0] == "compute"}
     assert len(markers) == 12 and len(set(markers.values())) == 12, markers
     with qtbot.waitSignal(w.files.problem, timeout=30_000) as said:
-        assert w.files.compare_with(paths[12:])
-    assert "at most 12 result sets" in said.args[0]
-    assert len(w.result_sets()) == 12
+        assert not w.files.compare_with(paths[12:])            # refused before any file is read
+    assert "at most 12 result sets" in said.args[0] and "Close the compared" in said.args[0]
+    with qtbot.waitSignal(w.files.problem, timeout=30_000) as said:
+        assert not w.files.open_results(paths)
+    assert "would be 13. Open fewer" in said.args[0]
+    # Two compares asked at once, each within the bound, together past it: the later one is refused.
+    with qtbot.waitSignal(w.plots.updated, timeout=60_000):
+        assert w.files.open_results(paths[:11])
+    with qtbot.waitSignal(w.files.problem, timeout=60_000) as said:
+        assert w.files.compare_with(paths[11:12]) and w.files.compare_with(paths[12:13])
+    assert "would be 13" in said.args[0] and len(w.result_sets()) == 12
+    # A session of more sets than that (an older version saved it) is refused too, said.
+    saved = session_file.save(tmp_path / "many.json", {"workload": "source_terms"},
+                              [result_set(gpu=f"GPU {i}") for i in range(13)], {})
+    with qtbot.waitSignal(w.files.problem, timeout=60_000) as said:
+        assert w.files.open_session(saved)
+    assert "the session many.json" in said.args[0] and len(w.result_sets()) == 12

@@ -216,14 +216,16 @@ def draw(chart: ChartSpec, p: Preset | None = None, stamp: str | None = None) ->
                  + len(noted) * 1.3 * _note_pt(p) + 8) / 72 if lines or said or noted else 0.0)
     height = max(p.height_in, strip_in / 0.4) if said else p.height_in
     texts, columns = _legend_texts(chart, p)
-    if p.legend == "below" and texts:
-        # A paper column grows downwards: many compared sets' legend under the plot had left it
-        # a tenth of the figure. The plot keeps three fifths of the preset's height.
-        height = max(height, 0.6 * p.height_in + _legend_in(texts, columns, p) + strip_in)
-    # A slide has its size: a legend taller than the plot is set smaller (a second column took
-    # half the plot's width away), down to three fifths of its size.
-    shrink = 1.0 if p.legend == "below" or not texts else \
-        max(0.6, min(1.0, 0.97 * (height - strip_in) / _legend_in(texts, columns, p)))
+    shrink, below = 1.0, p.legend == "below"
+    if below and texts:
+        # A paper column grows downwards: many compared sets' legend under the plot had left it a
+        # tenth of the figure. The plot, its title and its axes keep seven tenths of the preset's height.
+        height = max(height, 0.7 * p.height_in + _legend_in(texts, columns, p) + strip_in)
+    elif texts:
+        columns, shrink = _legend_fit(texts, p, 0.97 * (height - strip_in))
+        if not columns:     # too tall beside the plot even set smaller: under it, in three columns
+            below, columns, shrink = True, 3, 0.8
+            texts = [_legend_label(e, _legend_chars(p, columns, shrink)) for e in chart.legend]
     fig = Figure(figsize=(p.width_in, height), dpi=p.dpi, layout="constrained")
     strip = strip_in / height
     top, bottom = fig.subfigures(2, 1, height_ratios=[1 - strip, strip]) if strip else (fig, None)
@@ -252,7 +254,7 @@ def draw(chart: ChartSpec, p: Preset | None = None, stamp: str | None = None) ->
     if texts:
         handles = [_handle(e, p) for e in chart.legend]
         top.legend(handles, texts, ncols=columns, fontsize=shrink * _legend_pt(p),
-                   loc="outside right upper" if p.legend == "right" else "outside lower center")
+                   loc="outside lower center" if below else "outside right upper")
     if bottom is not None:
         if said:
             bottom.text(0.01, 0.98, "\n".join(said), fontsize=_caption_pt(p), color="#222", ha="left",
@@ -323,14 +325,25 @@ def _legend_texts(chart: ChartSpec, p: Preset) -> tuple[list[str], int]:
     return [_legend_label(e, chars) for e in chart.legend], columns
 
 
-def _legend_in(texts: Sequence[str], columns: int, p: Preset) -> float:
-    """About how tall a legend of ``texts`` is, in inches: an em an entry and 1.2 em each further
-    line (a text's line spacing), half an em between entries (matplotlib's labelspacing), its
-    border; a column holds its share of the entries. Six sets' legend at 1920x1080 measured 461 pt
-    against 469 pt said."""
+def _legend_fit(texts: Sequence[str], p: Preset, room_in: float) -> tuple[int, float]:
+    """(columns, font scale) of a legend beside a slide's plot that fits ``room_in`` inches: a slide
+    has its size, so a legend taller than the plot is set smaller, down to three fifths; (0, 0.6)
+    where even that does not fit (a second column beside the plot left it a tenth of the width)."""
+    for shrink in (1.0, 0.9, 0.8, 0.7, 0.6):
+        if _legend_in(texts, 1, p, shrink) <= room_in:
+            return 1, shrink
+    return 0, 0.6
+
+
+def _legend_in(texts: Sequence[str], columns: int, p: Preset, shrink: float = 1.0) -> float:
+    """About how tall a legend of ``texts`` is, in inches: each entry as tall as its text (an em) or
+    its sign (which keeps its size whatever the font), 1.2 em each further line (a text's line
+    spacing), half an em between entries (matplotlib's labelspacing), its border; a column holds its
+    share of the entries. Six sets' legend at 1920x1080 measured 461 pt against 469 pt said."""
+    em = shrink * _legend_pt(p)
     per = -(-len(texts) // columns)
     more = max(sum(t.count("\n") for t in texts[c * per:(c + 1) * per]) for c in range(columns))
-    return (per + 1.2 * more + 0.5 * (per - 1) + 0.8) * _legend_pt(p) / 72
+    return (per * max(em, 1.1 * p.marker_pt) + (1.2 * more + 0.5 * (per - 1) + 0.8) * em) / 72
 
 
 def _legend_label(e: LegendEntry, chars: int) -> str:
@@ -342,7 +355,13 @@ def _legend_label(e: LegendEntry, chars: int) -> str:
     if e.role != "series":
         return _wrapped(e.label, chars)
     lines: list[str] = []
+    if ", " not in e.label:
+        return e.label
     for item in e.label.split(", "):
+        if len(item) > chars:      # one thing that differs, longer than a line: between its words
+            lines[-1:] = [lines[-1] + ","] if lines else []
+            lines += textwrap.wrap(item, chars, break_on_hyphens=False, break_long_words=False)
+            continue
         if lines and len(lines[-1]) + 2 + len(item) <= chars:
             lines[-1] += ", " + item
         else:
@@ -365,9 +384,9 @@ def _legend_columns(names: Sequence[str], p: Preset) -> int:
     return 2 if need <= 0.95 * p.width_in * 72 else 1
 
 
-def _legend_chars(p: Preset, columns: int) -> int:
+def _legend_chars(p: Preset, columns: int, shrink: float = 1.0) -> int:
     """The most characters of a label in a legend of ``columns`` under the plot: it stays in the figure."""
-    em = _legend_pt(p)
+    em = shrink * _legend_pt(p)
     room = 0.95 * p.width_in * 72 / columns - (_HANDLE_EM + _COLUMN_EM) * em
     return max(12, int(room / (0.55 * em)))
 
