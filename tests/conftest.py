@@ -48,15 +48,6 @@ def declared(registry):
 
 
 @pytest.fixture(autouse=True)
-def _heap_thawed():
-    """What a window froze out of the collector's scans (``panels.heap``) is thawed after each test:
-    a session's windows are collected as they would be in one process each."""
-    yield
-    import gc
-    gc.unfreeze()
-
-
-@pytest.fixture(autouse=True)
 def _close_answers_yes(request, monkeypatch):
     """A window closed during a sweep asks whether to stop it (a modal question): in tests that
     drive windows the answer is yes, unless a test puts its own in ``window.confirm_close``."""
