@@ -179,10 +179,9 @@ class FileActions(QObject):
             self.compare_with(paths)
 
     def open_results(self, paths: Sequence[str | Path]) -> bool:
-        """Show result files as a sweep's results; several: the first, compared with the others.
-        The job reads them and ``opened`` fires once they are shown; a file that cannot be read is
-        said and changes nothing on screen. A later open wins over one still being read. False:
-        refused, and said."""
+        """Show result files as a sweep's results; several: the first, compared with the others. The
+        job reads them and ``opened`` fires once they are shown; a file that cannot be read is said
+        and changes nothing on screen. A later open wins over one still being read. False: refused."""
         if self._refused("open results") or not paths or self._too_many(len(paths), _names(paths), OPEN_FEWER):
             return False
         return self._ask(partial(_read_sets, "open", list(map(Path, paths)), True, via=self.job.child), _names(paths),
@@ -191,11 +190,12 @@ class FileActions(QObject):
     def compare_with(self, paths: Sequence[str | Path]) -> bool:
         """Overlay result files on what is on screen once they are read (``opened``), each set
         labelled by what differs. False: refused, and said."""
+        parts = self.window.workspace.parts()       # the sets on screen counted, not made (GUI thread)
         if self._refused("compare results") or not paths or \
-                self._too_many(len(self.window.result_sets()) + len(paths), _names(paths), CLOSE_COMPARED):
+                self._too_many(_any_set(parts) + len(self.window.compared) + len(paths), _names(paths), CLOSE_COMPARED):
             return False
         # Nothing on screen, nor being read: the first file becomes the main set, its rows made by the job too.
-        main = not _any_set(self.window.workspace.parts()) and not self.job.reading
+        main = not _any_set(parts) and not self.job.reading
         # The set on screen is shown again with these: its table made by the job too, a chunk per
         # call, where it is not made already (after a sweep of 5,000 points: 136 ms of the GUI thread).
         shown = None if main else self.window.workspace.table
