@@ -2,12 +2,12 @@
 cluster chosen under "Run on"), the environment it measured, its log lines and its troubles."""
 from __future__ import annotations
 
-import gc
 import logging
 from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtCore import QObject, Signal, Slot
 
+from panels import heap
 from panels.status_line import short
 from workbench.catalog.backends import is_gpu
 from workbench.measure import protocol
@@ -73,7 +73,7 @@ class EngineStatus(QObject):
         # The window, Qt's wrappers, pandas and pyqtgraph are built now and live as long as the
         # window: out of the collector's way, so that a full collection during a sweep walks only
         # what the sweep made (it walked everything, 60 ms on the GUI thread, a dropped frame).
-        gc.freeze()
+        heap.settle(always=True)
         self.plots.warm()
         self.ready.emit()
 

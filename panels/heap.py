@@ -17,10 +17,11 @@ import sys
 _modules = 0      # how many modules were imported at the last freeze
 
 
-def settle() -> bool:
-    """Freeze what the collector tracks now, if modules were imported since the last time; whether it did."""
+def settle(always: bool = False) -> bool:
+    """Freeze what the collector tracks now, if modules were imported since the last time (or
+    ``always``: the window is ready, all it keeps is built); whether it did."""
     global _modules
-    if len(sys.modules) <= _modules:
+    if len(sys.modules) <= _modules and not always:
         return False
     _modules = len(sys.modules)
     gc.freeze()

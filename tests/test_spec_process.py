@@ -157,13 +157,13 @@ def test_rows_and_specs_go_on_the_pipe_in_pieces_read_one_at_a_time(client, rows
     change = spec_process._packed_change(client.next_change(_parts(rows[:9])))
     *_, sent = change["reset"]
     assert [len(pickle.loads(p)) for p in sent] == [4, 4, 1]
-    assert spec_process._unpacked(sent) == rows[:9]
+    assert pieces.unpack(sent) == rows[:9]
     # A compared set's table goes in pieces too, and comes back as it was.
     compared = result_set(dtype="float64", source="b.json")
     change = spec_process._packed_change(client.next_change(_parts(rows[:9], compared=[compared])))
     shell, frames = change["compared"][0]
     assert shell.frame.empty and shell.source == "b.json" and len(frames) == -(-len(compared.frame) // 4)
-    back_set = spec_process._unpacked_set(change["compared"][0])
+    back_set = pieces.unpack_set(change["compared"][0])
     pd.testing.assert_frame_equal(back_set.frame, compared.frame)
     assert all(getattr(back_set, f.name) == getattr(compared, f.name) for f in dataclasses.fields(compared)
                if f.name != "frame")

@@ -64,24 +64,18 @@ class _Client:
     settings: dict = dataclasses.field(default_factory=dict)
 
 
-#: Rows per pickle on the pipe (``workbench.results.pieces``): the GUI thread has the GIL back
-#: between any two pickles; whole, 5,000 rows were 17-28 ms to dump, a compare's reply of 2.9 MB
-#: of specs 14 to 83 ms to read (issue 38). The reply goes a pickle per chart's spec.
-_packed, _read, _unpacked = pieces.pack, pieces.read, pieces.unpack
-_packed_set, _unpacked_set = pieces.pack_set, pieces.unpack_set
-
-
 def _packed_change(change: dict) -> dict:
     """``change`` as it goes on the pipe: its rows, and each compared set's table, in pieces
-    (``pieces.PIECE_ROWS``): a compared set of 5,000 rows in one pickle was 3 MB, 7.8 ms to dump."""
+    (``workbench.results.pieces``): the GUI thread has the GIL back between any two pickles; whole,
+    5,000 rows were 17-28 ms to dump, a compared set of 5,000 rows 7.8 ms (issue 38)."""
     change = dict(change)
     if "reset" in change:
         *head, rows = change["reset"]
-        change["reset"] = (*head, _packed(rows))
+        change["reset"] = (*head, pieces.pack(rows))
     if "rows" in change:
-        change["rows"] = _packed(change["rows"])
+        change["rows"] = pieces.pack(change["rows"])
     if "compared" in change:
-        change["compared"] = [_packed_set(rs) for rs in change["compared"]]
+        change["compared"] = [pieces.pack_set(rs) for rs in change["compared"]]
     return change
 
 
@@ -89,13 +83,14 @@ def _packed_reply(made: Prepared) -> tuple[bytes, list[bytes], list[bytes]]:
     """``made`` as it goes back: the rest, the verdicts in pieces (5.6 ms to read whole, two sets
     of 5,000 rows), and each chart's spec a piece of its own."""
     dump = partial(pickle.dumps, protocol=pickle.HIGHEST_PROTOCOL)
-    return (dump(dataclasses.replace(made, specs={}, verdicts=[])), _packed(made.verdicts),
+    return (dump(dataclasses.replace(made, specs={}, verdicts=[])), pieces.pack(made.verdicts),
             [dump(item) for item in made.specs.items()])
 
 
 def _unpacked_reply(reply: tuple[bytes, list[bytes], list[bytes]]) -> Prepared:
     head, verdicts, specs = reply
-    return dataclasses.replace(_read(head), verdicts=_unpacked(verdicts), specs=dict(_read(p) for p in specs))
+    return dataclasses.replace(pieces.read(head), verdicts=pieces.unpack(verdicts),
+                               specs=dict(pieces.read(p) for p in specs))
 
 
 #: How much lower this process's scheduling priority is than the window's (``os.nice``).
@@ -131,16 +126,16 @@ def serve(conn) -> None:
             held = clients.get(client)
             if "reset" in change:
                 origin, environment, settings, rows = change["reset"]
-                held = clients[client] = _Client(RowTable(_unpacked(rows)), origin, (), dict(environment),
+                held = clients[client] = _Client(RowTable(pieces.unpack(rows)), origin, (), dict(environment),
                                                  dict(settings))
             elif held is None or change.get("start") != len(held.table):
                 conn.send(("resend", None))      # restarted, or out of step: everything again
                 continue
             else:
-                for row in _unpacked(change.get("rows", ())):
+                for row in pieces.unpack(change.get("rows", ())):
                     held.table.append(row)
             if "compared" in change:
-                held.compared = tuple(_unpacked_set(p) for p in change["compared"])
+                held.compared = tuple(pieces.unpack_set(p) for p in change["compared"])
             sets = sets_of(held.table.frame(), held.origin, held.compared, held.environment, held.settings)
             reply = ("ok", _packed_reply(prepare(generation, sets, baseline_text, marks).sent()))
         except Exception as e:                   # noqa: BLE001 - the caller shows it, with its text
