@@ -192,6 +192,21 @@ def traced_application():
     return Traced([])
 
 
+def offscreen_screen(width: int, height: int) -> None:
+    """Qt's offscreen platform has one 800x800 screen, and the window fits itself to its screen
+    (``panels.window_settings``): a 1600x1000 window asked for was measured at 796x821 until
+    2026-12-07. A screen as large as the window is given through the platform's config file;
+    call before the QApplication exists."""
+    if os.environ.get("QT_QPA_PLATFORM") != "offscreen":
+        return
+    config = Path(tempfile.mkdtemp()) / "screen.json"
+    # A margin for the window's frame, which the fit takes off the screen's area.
+    config.write_text(json.dumps({"screens": [{"name": "bench", "x": 0, "y": 0, "width": width + 64,
+                                               "height": height + 64, "logicalDpi": 96, "logicalBaseDpi": 96,
+                                               "dpr": 1}]}))
+    os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={config}"
+
+
 def _wait(ms: int, signal=None) -> None:
     """Run the event loop for ``ms`` ms, or until ``signal`` fires and then 300 ms more (what it
     set off is drawn)."""
@@ -291,6 +306,11 @@ def session(points: int = 500, every_ms: float = 40.0, size: tuple[int, int] = (
     w.ready.connect(loop.quit)
     QTimer.singleShot(120_000, loop.quit)
     loop.exec()
+    if (w.width(), w.height()) != tuple(size):      # a screen smaller than the window: say so
+        print(f"the window is {w.width()}x{w.height()}, not {size[0]}x{size[1]}: the screen is smaller")
+    charts = " ".join(f"{c.objectName()} {c.viewport().width()}x{c.viewport().height()}"
+                      for c in w.plots.plots() if c.isVisible())
+    print(f"window {w.width()}x{w.height()}; charts' viewports: {charts}")
     if trace:                         # the charts' scenes and viewports by their charts' names
         for chart in w.plots.plots():
             chart.scene().setObjectName(chart.objectName())
@@ -358,6 +378,7 @@ def main() -> None:
     args = parser.parse_args()
     from workbench.measure.cpu import cpu_name
     width, height = (int(v) for v in args.size.split("x"))
+    offscreen_screen(width, height)
     print(f"GUI stalls over a {args.points}-point session, {datetime.date.today()}, {cpu_name()}, "
           f"{os.cpu_count()} cores, QT_QPA_PLATFORM={os.environ['QT_QPA_PLATFORM']}, window {args.size}")
     r = session(args.points, args.every_ms, (width, height), args.profile, args.trace,
