@@ -12,6 +12,7 @@ from PySide6.QtCore import QPointF
 from PySide6.QtGui import QColor, QFont
 
 from panels import style
+from panels.marker_layer import MarkerLayer
 from panels.series_markers import SeriesMarkers, style_curve
 from panels.spec_chart import SpecChart
 from panels.style import Look
@@ -57,7 +58,12 @@ class Chart(SpecChart):
         self.band_items: dict = {}      # key -> the filled outline of a series' band
         self.bands: dict = {}           # key -> the workbench.views.bands.Band it draws: for tests
         self._band_specs: dict = {}     # key -> what of the spec its band was drawn from
-        self.rings: dict = {}           # key -> the rings around that series' points within the noise
+        # The grey rings around each series' points within the noise, one layer for every series
+        # (keyed as the series), under the lines (z 0) and over the bands (z -1): it never hides a line.
+        self.rings = MarkerLayer()
+        self.rings.setObjectName("within-noise")
+        self.rings.setZValue(-0.5)
+        self.addItem(self.rings)
         self.markers = SeriesMarkers(self, log_axes=True)     # a dense series' markers (its curve draws none)
         self.mark_items: dict = {}      # (kind, name) -> the line of a mark (a wall, a lesson's, 1x)
         self.marks_shown: dict = {}     # (kind, name) -> the spec.Mark it draws now
@@ -90,9 +96,8 @@ class Chart(SpecChart):
             if key not in drawn:
                 self.band_items[key].setData([], [])
                 self.bands.pop(key, None)
-        for key, item in self.rings.items():
-            if key not in drawn:
-                item.setData([], [])
+        for key in [k for k in self.rings.stamps if k not in drawn]:
+            self.rings.drop(key)
         self.markers.keep(drawn)
         self._marks(chart.marks)
 
@@ -153,19 +158,14 @@ class Chart(SpecChart):
     def _ring(self, s: spec.Series) -> None:
         """A grey ring around each point the noise cannot tell from the baseline's."""
         ringed = np.asarray(s.ringed, dtype=bool)
-        item = self.rings.get(s.key)
-        if item is None and not ringed.any():
+        if not ringed.any():
+            self.rings.drop(s.key)
             return
-        if item is None:
-            item = pg.ScatterPlotItem(symbol="o", brush=None)
-            item.setZValue(-0.5)      # under the lines (z 0), over the bands (z -1): it never hides a line
-            self.addItem(item)
-            self.rings[s.key] = item
         x, y = np.asarray(s.xs, dtype=float)[ringed], np.asarray(s.ys, dtype=float)[ringed]
-        # The view is log-log: a scatter item, unlike a curve, is placed in the view's coordinates.
-        item.setData(np.log10(x), np.log10(y), size=self.look.marker_px * spec.RING_SCALE,
-                     pen=pg.mkPen(spec.RING_COLOR, width=max(1.0, self.look.line_px / 3)), brush=None)
-        item.setObjectName(f"within-noise-{s.role}:{s.name}")
+        # The view is log-log: rings, unlike a curve, are placed in the view's coordinates.
+        self.rings.set(s.key, np.log10(x), np.log10(y), "o", self.look.marker_px * spec.RING_SCALE,
+                       pg.mkPen(spec.RING_COLOR, width=max(1.0, self.look.line_px / 3)),
+                       name=f"within-noise-{s.role}:{s.name}")
 
     def markers_drawn(self) -> dict:
         """{key: (x, y)} of the points drawn with a marker, in data units (``SeriesMarkers.drawn``)."""
@@ -173,8 +173,7 @@ class Chart(SpecChart):
 
     def rings_drawn(self) -> dict:
         """{key: (x, y)} of the rings shown, in data units."""
-        return {key: (10 ** np.asarray(item.data["x"]), 10 ** np.asarray(item.data["y"]))
-                for key, item in self.rings.items() if len(item.data)}
+        return {key: tuple(10 ** v for v in self.rings.points(key)) for key in self.rings.stamps}
 
     def _marks(self, marks: Sequence[spec.Mark]) -> None:
         """Each mark's line, made once per (kind, name) and moved; those not in the spec hidden."""
@@ -241,8 +240,7 @@ class Chart(SpecChart):
         """A new sweep: every series, band, ring and mark emptied (the items stay, for the next data)."""
         for item in (*self.series.values(), *self.band_items.values()):
             item.setData([], [])
-        for item in self.rings.values():
-            item.setData([], [])
+        self.rings.clear()
         self.markers.clear()
         self.meta.clear()
         self.bands.clear()
@@ -271,9 +269,8 @@ class Chart(SpecChart):
                 item.setFillBrush(self._band_brush(s.color if s is not None else spec.INK))
         for key in getattr(self, "mark_items", {}):
             self._style_mark(key)
-        for item in getattr(self, "rings", {}).values():
-            if len(item.data):
-                item.setSize(look.marker_px * spec.RING_SCALE)
+        if hasattr(self, "rings"):
+            self.rings.resize(look.marker_px * spec.RING_SCALE)
 
     # --- hover --------------------------------------------------------------------------------
 

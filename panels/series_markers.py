@@ -1,5 +1,5 @@
 """The markers of a chart's dense series: a curve draws its line through every point and no
-marker, and one scatter item per series draws the markers its spec keeps
+marker, and one layer draws the markers each series' spec keeps
 (``workbench.views.spec.density``), as the exported chart's ``markevery`` does.
 
 At 10 series x 500 sizes, a marker on every point cost most of a chart's repaint (issue 38) and
@@ -15,6 +15,7 @@ import pyqtgraph as pg
 from PySide6.QtGui import QColor
 
 from panels import style
+from panels.marker_layer import MarkerLayer
 from panels.style import Look
 from workbench.views import spec
 
@@ -42,45 +43,47 @@ def style_curve(item: pg.PlotDataItem, s: spec.Series, look: Look) -> None:
 
 
 class SeriesMarkers:
-    """One scatter item per dense series of ``chart``, made at its first dense spec and emptied,
-    not removed, when the series is no longer dense. ``log``: the chart's axes are log10 (a
-    scatter item, unlike a curve, is placed in the view's coordinates)."""
+    """The markers of ``chart``'s dense series, every one in one ``MarkerLayer`` (made at the first
+    dense spec); a series no longer dense is dropped from it. ``log``: the chart's axes are log10
+    (markers, unlike a curve, are placed in the view's coordinates)."""
 
     def __init__(self, chart: pg.PlotWidget, log_axes: bool) -> None:
         self.chart, self.log_axes = chart, log_axes
-        self.items: dict = {}        # series key -> its ScatterPlotItem
-        self.shown: dict = {}        # series key -> the dense spec.Series its item draws
+        self.layer: MarkerLayer | None = None
+        self.shown: dict = {}        # series key -> the dense spec.Series its markers draw
 
     def show(self, s: spec.Series, look: Look) -> None:
         """The markers ``s`` keeps, where it is dense; none of its own where it is not."""
-        item = self.items.get(s.key)
         if not s.dense:
             if self.shown.pop(s.key, None) is not None:
-                item.setData([], [])
+                self.layer.drop(s.key)
             return
-        if item is None:
-            item = pg.ScatterPlotItem()
-            self.chart.addItem(item)
-            self.items[s.key] = item
+        if self.layer is None:
+            self.layer = MarkerLayer()
+            self.layer.setObjectName("markers")
+            # Over every line: a marker tells its set apart, and a line of another set drawn
+            # after it would cut it.
+            self.layer.setZValue(0.5)
+            self.chart.addItem(self.layer)
         at = np.asarray(s.marked, dtype=int)
         x, y = np.asarray(s.xs, dtype=float)[at], np.asarray(s.ys, dtype=float)[at]
         if self.log_axes:
-            x, y = np.log10(x), np.log10(y)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                x, y = np.log10(x), np.log10(y)
         c = style.ink(s.color, look)
-        item.setData(x, y, symbol=s.marker, size=look.marker_px, pen=marker_pen(c, look),
-                     brush=pg.mkBrush(c) if s.filled else None)
-        item.setObjectName(f"markers-{s.role}:{s.name}")
+        self.layer.set(s.key, x, y, s.marker, look.marker_px, marker_pen(c, look),
+                       pg.mkBrush(c) if s.filled else None, name=f"markers-{s.role}:{s.name}")
         self.shown[s.key] = s
 
     def restyle(self, look: Look) -> None:
-        """Each item in ``look`` (its colours and sizes)."""
+        """Each series' markers in ``look`` (its colours and sizes)."""
         for s in list(self.shown.values()):
             self.show(s, look)
 
     def keep(self, keys) -> None:
-        """Only the markers of the series ``keys``: the others emptied."""
+        """Only the markers of the series ``keys``: the others dropped."""
         for key in [k for k in self.shown if k not in keys]:
-            self.items[key].setData([], [])
+            self.layer.drop(key)
             del self.shown[key]
 
     def clear(self) -> None:
@@ -95,7 +98,7 @@ class SeriesMarkers:
             if s is None or curve.xData is None or not len(curve.xData):
                 continue
             if key in self.shown:
-                x, y = np.asarray(self.items[key].data["x"]), np.asarray(self.items[key].data["y"])
+                x, y = self.layer.points(key)
                 out[key] = (10 ** x, 10 ** y) if self.log_axes else (x, y)
             elif curve.opts["symbol"] is not None:
                 out[key] = (np.asarray(curve.xData, dtype=float), np.asarray(curve.yData, dtype=float))

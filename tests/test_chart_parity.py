@@ -295,10 +295,10 @@ def window_drew(panel, kind: str) -> dict:
             lo, hi = edges.get(vx, (vy, vy))
             edges[vx] = (min(lo, vy), max(hi, vy))
         out["bands"][ident(f"{role}-{name}")] = edges
-    for key, item in getattr(chart, "rings", {}).items():
-        if len(item.data):
-            role, name = item.objectName().split(":", 1)
-            out["rings"][ident(f"{role}-{name}")] = (10 ** np.asarray(item.data["x"]), 10 ** np.asarray(item.data["y"]))
+    rings = getattr(chart, "rings", None)
+    for key, stamp in (rings.stamps if rings is not None else {}).items():
+        role, name = stamp.name.split(":", 1)
+        out["rings"][ident(f"{role}-{name}")] = (10 ** stamp.x, 10 ** stamp.y)
     for (mark_kind, _), line in getattr(chart, "mark_items", {}).items():
         if line.isVisible():
             vertical = line.angle == 90

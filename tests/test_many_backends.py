@@ -115,9 +115,9 @@ def test_rings_lie_under_the_lines_in_both_renderers(qtbot):
     qtbot.addWidget(chart)
     chart.set_baseline(Baseline("numpy"))
     chart.update_from(Overlay.of([rs]))
-    shown = [item for item in chart.rings.values() if len(item.data)]
-    assert shown and all(item.zValue() < curve.zValue() for item in shown for curve in chart.series.values())
-    assert all(np.allclose(item.opts["size"], chart.look.marker_px * spec.RING_SCALE) for item in shown)
+    shown = list(chart.rings.stamps.values())
+    assert shown and all(chart.rings.zValue() < curve.zValue() for curve in chart.series.values())
+    assert all(np.allclose(stamp.size, chart.look.marker_px * spec.RING_SCALE) for stamp in shown)
 
 
 @pytest.mark.parametrize("kind", ["transfer", "memory", "speedup", "roofline"])
