@@ -28,9 +28,9 @@ from workbench.results import session_file
 from workbench.core import writable
 from workbench.measure.offload import Offload
 from workbench.results.files import ResultSet, ResultsFileError
-from workbench.results.pieces import PackedSets
-from workbench.results.sets import SetParts, sets_of
-from workbench.results.table import RowTable, chunked_frame
+from workbench.results.pieces import PackedParts
+from workbench.results.sets import SetParts
+from workbench.results.table import RowTable
 from workbench.views.palette import MOST_SETS
 from workbench.views.presets import output_paths, preset as make_preset
 
@@ -467,16 +467,10 @@ def _any_set(parts: SetParts) -> bool:
     return bool(parts.count or parts.origin is not None or parts.compared)
 
 
-def _packed(parts: SetParts, one: bool = False) -> PackedSets:
-    """The sets of ``parts`` (``one``: the main set alone) packed for the child, 500 rows a pickle."""
-    sets = _made(parts)
-    return PackedSets.of(sets[0] if one else sets)
-
-
-def _made(parts: SetParts) -> list[ResultSet]:
-    """The sets of ``parts``, the main set's table made ``CHUNK_ROWS`` rows per call, then joined."""
-    return sets_of(chunked_frame(parts.rows[:parts.count], CHUNK_ROWS), parts.origin, parts.compared,
-                   parts.environment, parts.settings)
+def _packed(parts: SetParts, one: bool = False) -> PackedParts:
+    """The sets of ``parts`` (``one``: the main set alone) for the child, which makes their tables:
+    the rows go as they are, 500 a pickle (``pieces.PackedParts``)."""
+    return PackedParts.of(parts, one=one)
 
 
 def _draw_charts(child: Offload, parts: SetParts, path: Path, kind: str, preset, stamp: bool,

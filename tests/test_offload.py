@@ -101,3 +101,32 @@ def test_result_sets_go_to_the_child_in_pieces_and_arrive_whole(child, tmp_path,
     odd = pieces.PackedSets.of(sets[0].__class__(sets[0].frame.set_index("size"), sets[0].environment))
     assert odd.sets[0][1] == []                                # an index the pieces would not make: whole
     pd.testing.assert_frame_equal(odd.unpacked().frame, sets[0].frame.set_index("size"))
+
+
+def test_a_sessions_rows_cross_as_rows_and_come_back_as_the_sets_the_window_would_make(child):
+    """``PackedParts``: the main set measured here (its rows, this machine's record, the settings)
+    and a set compared, made into tables by the child as ``sets_of`` makes them here."""
+    import pandas as pd
+
+    from helpers import measured, result_set
+    from workbench.results import rows as results
+    from workbench.results.pieces import PIECE_ROWS, PackedParts
+    from workbench.results.sets import SetParts, sets_of
+    from workbench.results.table import to_frame
+    rows = [results.Row.of(measured(workload="source_terms", backend="numpy", device="CPU: Test",
+                                    size=1024 * (i + 1), dtype="float32", compute_median_s=1e-3 * (i + 1),
+                                    total_median_s=1e-3 * (i + 1), status="ok"))
+            for i in range(PIECE_ROWS + 7)]                         # two pieces, the last not full
+    compared = result_set()
+    # Rows past the count are not the set's yet (a sweep's next points): they stay behind.
+    parts = SetParts(rows + rows[:3], len(rows), 0, None, (compared,), {"cpu": "Test CPU"}, {"repeats": 5})
+    packed = PackedParts.of(parts)
+    assert len(packed.rows) == 2
+    want = sets_of(to_frame(rows), None, [compared], {"cpu": "Test CPU"}, {"repeats": 5})
+    made = child.run("builtins:list", packed)           # the child makes the sets, then lists them
+    assert len(made) == 2
+    for got, expected in zip(made, want):
+        pd.testing.assert_frame_equal(got.frame, expected.frame)
+        assert got.environment == expected.environment and got.settings == expected.settings
+    alone = child.run("copy:copy", PackedParts.of(parts, one=True))
+    pd.testing.assert_frame_equal(alone.frame, want[0].frame)

@@ -18,7 +18,6 @@ from PySide6.QtCore import QSettings, Qt  # noqa: E402
 from session import open_files  # noqa: E402
 from test_gui import window  # noqa: E402,F401 - the fixture
 
-from workbench.results import table  # noqa: E402
 from workbench.results import files as result_files  # noqa: E402
 from workbench.results import rows as results  # noqa: E402
 from workbench.results import session_file  # noqa: E402
@@ -110,16 +109,17 @@ def test_a_second_export_while_one_is_written_is_refused_and_said(qtbot, window,
 def test_rows_replaced_while_the_job_makes_its_table_do_not_change_what_it_writes(qtbot, window, tmp_path,
                                                                                   monkeypatch):
     """The rows are the ones on screen at the click, though the list they live in is refilled
-    (a file opened, a sweep begun) while the job still turns them into a table, chunk by chunk."""
+    (a file opened, a sweep begun) while the job still packs them for the child, piece by piece."""
+    from workbench.results import pieces
     w = window
     first = shown(qtbot, w, tmp_path, many(1200, "numpy"), "first.json")
-    go, entered, real = threading.Event(), threading.Event(), table.to_frame
+    go, entered, real = threading.Event(), threading.Event(), pieces.pack
 
     def slow(rows):
         entered.set()
         go.wait(WAIT_MS / 1000)
         return real(rows)
-    monkeypatch.setattr(table, "to_frame", slow)
+    monkeypatch.setattr(pieces, "pack", slow)
     with qtbot.waitSignal(w.files.exported, timeout=WAIT_MS) as written:
         assert w.files.export_results(tmp_path / "out.csv")
         qtbot.waitUntil(entered.is_set, timeout=WAIT_MS)
@@ -127,6 +127,21 @@ def test_rows_replaced_while_the_job_makes_its_table_do_not_change_what_it_write
         w.show_sets([result_files.open_results(result_files.write(many(1200, "numba"), tmp_path / "second.json"))])
         assert {r["backend"] for r in w.rows} == {"numba"}
         go.set()
+    pd.testing.assert_frame_equal(result_files.open_results(written.args[0][0]).frame, first)
+
+
+def test_an_export_makes_no_table_in_the_windows_process(qtbot, window, tmp_path, monkeypatch):
+    """Issue 38: the job's thread made the main set's table for each export, and pandas held the
+    GIL against the GUI thread for 20-30 ms at 5,000 rows; the rows go to the child as they are,
+    and the child makes the table that it writes."""
+    from workbench.results import table
+    w = window
+    first = shown(qtbot, w, tmp_path, many(1200, "numpy"), "first.json")
+    made, real = [], table.to_frame
+    monkeypatch.setattr(table, "to_frame", lambda rows: made.append(len(rows)) or real(rows))
+    with qtbot.waitSignal(w.files.exported, timeout=WAIT_MS) as written:
+        assert w.files.export_results(tmp_path / "out.csv")
+    assert made == []
     pd.testing.assert_frame_equal(result_files.open_results(written.args[0][0]).frame, first)
 
 

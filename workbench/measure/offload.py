@@ -8,7 +8,8 @@ down, not the window. The target is named ("workbench.views.matplotlib_charts:ex
 never imports it. The window's results and sessions are read there too: pandas' long calls, in a
 thread of the window's process, held the GIL against its GUI thread (issue 38). Result sets sent
 to it go packed (``workbench.results.pieces.PackedSets``): the pool's thread pickled a table of
-5,000 rows in one call that held the GIL for 20 ms.
+5,000 rows in one call that held the GIL for 20 ms. A session's rows go as they are
+(``PackedParts``), and the child makes their table.
 """
 from __future__ import annotations
 
@@ -18,15 +19,15 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from workbench.results.pieces import PackedSets
+from workbench.results.pieces import PackedParts, PackedSets
 
 
 def call(target: str, *args: Any, **kwargs: Any) -> Any:
     """In the child: import ``module:function`` and call it, with any result sets packed in pieces
-    (``PackedSets``) as the sets again."""
+    (``PackedSets``, or a session's rows: ``PackedParts``) as the sets again."""
     module, _, name = target.partition(":")
-    args = tuple(a.unpacked() if isinstance(a, PackedSets) else a for a in args)
-    kwargs = {k: v.unpacked() if isinstance(v, PackedSets) else v for k, v in kwargs.items()}
+    args = tuple(a.unpacked() if isinstance(a, (PackedSets, PackedParts)) else a for a in args)
+    kwargs = {k: v.unpacked() if isinstance(v, (PackedSets, PackedParts)) else v for k, v in kwargs.items()}
     return getattr(importlib.import_module(module), name)(*args, **kwargs)
 
 
