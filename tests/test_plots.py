@@ -607,3 +607,40 @@ def test_the_legend_strip_writes_over_its_entries_in_place_and_makes_only_the_ne
     assert now[0].text.toolTip() == ""                       # no longer elided: no tooltip left over
     strip.show_chart("runtime", [spec.LegendEntry("numpy", "series")])
     assert widgets() == first[:1] and strip.entries == ["numpy"]
+
+
+def test_fitting_every_column_repaints_the_rows_once_not_once_a_column(qtbot):
+    """Issue 38: after a compare of 2 x 5,000 points, each column fitted (one a turn) repainted
+    the table, 10-28 ms each; the rows repaint once the last column is fitted, and at a wait for
+    the charts (what is fitted so far shows while they draw)."""
+    from PySide6.QtCore import QEvent, QObject
+
+    from panels.table import ResultsTable
+
+    class Paints(QObject):
+        count = 0
+
+        def eventFilter(self, obj, event):
+            if event.type() == QEvent.Type.Paint:
+                Paints.count += 1
+            return False
+    t = ResultsTable()
+    qtbot.addWidget(t)
+    t.resize(900, 300)
+    t.show()
+    t.results.attach([row("numpy", 1024 * 2 ** i, 1e-3) for i in range(20)])
+    qtbot.waitExposed(t)
+    paints = Paints()
+    t.viewport().installEventFilter(paints)
+    t.fit_columns()
+    columns = len(t.columns_to_fit)
+    assert columns > 10
+    qtbot.waitUntil(lambda: not t.columns_to_fit and t.viewport().updatesEnabled(), timeout=10_000)
+    qtbot.wait(50)                                  # the repaint asked at the end is painted
+    assert 1 <= Paints.count <= 2, Paints.count
+    drawing = [True]
+    t.wait_while = lambda: drawing[0]
+    t.fit_columns()
+    t.fit_some()
+    assert t.viewport().updatesEnabled()            # waiting: the table paints as it is
+    t.stop_fitting()
