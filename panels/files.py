@@ -28,8 +28,7 @@ from workbench.results import session_file
 from workbench.core import writable
 from workbench.measure.offload import Offload
 from workbench.results.files import ResultSet, ResultsFileError
-from workbench.results.pieces import PackedParts
-from workbench.results.sets import SetParts
+from workbench.results.sets import PackedParts, SetParts
 from workbench.results.table import RowTable
 from workbench.views.palette import MOST_SETS
 from workbench.views.presets import output_paths, preset as make_preset
@@ -469,7 +468,7 @@ def _any_set(parts: SetParts) -> bool:
 
 def _packed(parts: SetParts, one: bool = False) -> PackedParts:
     """The sets of ``parts`` (``one``: the main set alone) for the child, which makes their tables:
-    the rows go as they are, 500 a pickle (``pieces.PackedParts``)."""
+    the rows go as they are, 500 a pickle (``workbench.results.sets.PackedParts``)."""
     return PackedParts.of(parts, one=one)
 
 

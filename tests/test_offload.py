@@ -110,8 +110,8 @@ def test_a_sessions_rows_cross_as_rows_and_come_back_as_the_sets_the_window_woul
 
     from helpers import measured, result_set
     from workbench.results import rows as results
-    from workbench.results.pieces import PIECE_ROWS, PackedParts
-    from workbench.results.sets import SetParts, sets_of
+    from workbench.results.pieces import PIECE_ROWS
+    from workbench.results.sets import PackedParts, SetParts, sets_of
     from workbench.results.table import to_frame
     rows = [results.Row.of(measured(workload="source_terms", backend="numpy", device="CPU: Test",
                                     size=1024 * (i + 1), dtype="float32", compute_median_s=1e-3 * (i + 1),

@@ -19,7 +19,8 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from workbench.results.pieces import PackedParts, PackedSets
+from workbench.results.pieces import PackedSets
+from workbench.results.sets import PackedParts
 
 
 def call(target: str, *args: Any, **kwargs: Any) -> Any:

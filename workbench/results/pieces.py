@@ -78,38 +78,3 @@ class PackedSets:
         sets = [unpack_set(p) for p in self.sets]
         return sets[0] if self.one else sets
 
-
-#: Rows per table made in the child from a session's rows (``table.chunked_frame``).
-CHUNK_ROWS = 500
-
-
-@dataclasses.dataclass(frozen=True)
-class PackedParts:
-    """A session's sets unmade (``workbench.results.sets.SetParts``) packed to cross to a child:
-    the main set's rows as they are, in pieces, and the sets compared packed. The child makes the
-    tables (``unpacked``): made in the window's process by the job's thread, the main set's table
-    and its join held the GIL against the GUI thread for 20-30 ms per export of 5,000 rows
-    (issue 38, "export results"). ``one``: the main set alone."""
-
-    rows: tuple                 # pickles of the main set's rows
-    origin: Any                 # the file they were read from, without its table; None: measured here
-    compared: tuple             # each compared set, packed (``pack_set``)
-    environment: Any
-    settings: Any
-    one: bool = False
-
-    @classmethod
-    def of(cls, parts, one: bool = False) -> PackedParts:
-        origin = parts.origin
-        if origin is not None:      # its table is the rows': sent as rows, not twice
-            origin = dataclasses.replace(origin, frame=origin.frame.iloc[:0])
-        return cls(tuple(pack(list(parts.rows[:parts.count]))), origin,
-                   () if one else tuple(pack_set(rs) for rs in parts.compared),
-                   dict(parts.environment), dict(parts.settings), one)
-
-    def unpacked(self):
-        from workbench.results.sets import sets_of
-        from workbench.results.table import chunked_frame
-        sets = sets_of(chunked_frame(unpack(self.rows), CHUNK_ROWS), self.origin,
-                       [unpack_set(p) for p in self.compared], self.environment, self.settings)
-        return sets[0] if self.one else sets
