@@ -130,3 +130,11 @@ def test_a_sessions_rows_cross_as_rows_and_come_back_as_the_sets_the_window_woul
         assert got.environment == expected.environment and got.settings == expected.settings
     alone = child.run("copy:copy", PackedParts.of(parts, one=True))
     pd.testing.assert_frame_equal(alone.frame, want[0].frame)
+
+
+@pytest.mark.skipif(not hasattr(os, "getpriority"), reason="no process priorities here (os.getpriority)")
+def test_the_child_runs_below_the_windows_priority(child):
+    """Its work (an export, a file read) is the window's background, as the spec process's."""
+    from workbench.core.priority import NICE
+    mine = os.getpriority(os.PRIO_PROCESS, 0)
+    assert child.run("os:getpriority", os.PRIO_PROCESS, 0) == min(19, mine + NICE)

@@ -19,6 +19,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from workbench.core import priority
 from workbench.results.pieces import PackedSets
 from workbench.results.sets import PackedParts
 
@@ -41,7 +42,10 @@ class Offload:
     def run(self, target: str, *args: Any, **kwargs: Any) -> Any:
         for _ in range(2):
             if self._pool is None:
-                self._pool = ProcessPoolExecutor(max_workers=1, mp_context=mp.get_context("spawn"))
+                # Below the window's priority, as the spec process: reading 5,000 rows for a
+                # compare took a core from the GUI thread on a 2-core machine.
+                self._pool = ProcessPoolExecutor(max_workers=1, mp_context=mp.get_context("spawn"),
+                                                 initializer=priority.lower)
             try:
                 future = self._pool.submit(call, target, *args, **kwargs)
             except BrokenProcessPool:

@@ -16,13 +16,12 @@ import dataclasses
 import itertools
 import logging
 import multiprocessing as mp
-import os
 import pickle
 import threading
 from functools import partial
 from typing import Any, Sequence
 
-from workbench.core import spawned
+from workbench.core import priority, spawned
 from workbench.core.lazy import lazy_module
 
 from workbench.results import pieces
@@ -94,17 +93,13 @@ def _unpacked_reply(reply: tuple[bytes, list[bytes], list[bytes]]) -> Prepared:
 
 
 #: How much lower this process's scheduling priority is than the window's (``os.nice``).
-NICE = 10
+NICE = priority.NICE
 
 
 def _yield_to_the_window() -> None:
     """Lower this process's priority: its work is the window's background, and on few cores the
-    scheduler gave it the GUI thread's core (docs/PERFORMANCE.md). Where it cannot (no ``nice`` on
-    Windows), it runs as before."""
-    try:
-        os.nice(NICE)
-    except (AttributeError, OSError):
-        pass
+    scheduler gave it the GUI thread's core (docs/PERFORMANCE.md)."""
+    priority.lower()
 
 
 def serve(conn) -> None:
