@@ -28,7 +28,7 @@ from workbench.results import session_file
 from workbench.core import writable
 from workbench.measure.offload import Offload
 from workbench.results.files import ResultSet, ResultsFileError
-from workbench.results.sets import PackedParts, SetParts
+from workbench.results.sets import CHUNK_ROWS, PackedParts, SetParts
 from workbench.results.table import RowTable
 from workbench.views.palette import MOST_SETS
 from workbench.views.presets import output_paths, preset as make_preset
@@ -41,8 +41,6 @@ logging.getLogger("fontTools").setLevel(logging.WARNING)
 RESULT_FILTER = "Results (*.csv *.json);;All files (*)"
 BUSY = "a sweep is running: wait until it ends, or press Stop (Esc)"
 OPEN_FEWER, CLOSE_COMPARED = "Open fewer at a time.", "Close the compared results first (File menu)."
-#: Rows made a table per call in the job's thread: to_frame holds the GIL as long as one call runs.
-CHUNK_ROWS = 500
 
 
 class Shows(Protocol):

@@ -83,18 +83,20 @@ class MarkerLayer(pg.GraphicsObject):
 
     # --- geometry: what the view box's auto range and Qt's culling read ---------------------------
 
-    def _data_rect(self) -> QRectF:
+    def _data_rect(self) -> QRectF | None:
+        """The bounds of the points drawn (finite in x and y); None where there is none."""
         if self._bounds is None:
-            xs = [s.x[np.isfinite(s.x)] for s in self.stamps.values()]
-            ys = [s.y[np.isfinite(s.y)] for s in self.stamps.values()]
-            x, y = (np.concatenate(v) if v else np.empty(0) for v in (xs, ys))
-            self._bounds = QRectF() if not len(x) or not len(y) else \
-                QRectF(x.min(), y.min(), x.max() - x.min(), y.max() - y.min())
-        return self._bounds
+            drawn = [np.isfinite(s.x) & np.isfinite(s.y) for s in self.stamps.values()]
+            x = np.concatenate([s.x[d] for s, d in zip(self.stamps.values(), drawn)] or [np.empty(0)])
+            y = np.concatenate([s.y[d] for s, d in zip(self.stamps.values(), drawn)] or [np.empty(0)])
+            self._bounds = QRectF(x.min(), y.min(), x.max() - x.min(), y.max() - y.min()) if len(x) else False
+        return self._bounds or None
 
     def dataBounds(self, ax: int, frac: float = 1.0, orthoRange=None):
+        """What the view box's auto range reads: every point drawn (``frac`` and ``orthoRange``,
+        which the charts never ask, are not honoured)."""
         r = self._data_rect()
-        if r.isNull() and not self.stamps:
+        if r is None:
             return None, None
         return (r.left(), r.right()) if ax == 0 else (r.top(), r.bottom())
 
@@ -104,9 +106,11 @@ class MarkerLayer(pg.GraphicsObject):
                    default=0.0) * 0.7072
 
     def boundingRect(self) -> QRectF:
-        r = QRectF(self._data_rect())
-        if not self.stamps:
+        """The points' bounds, widened by a marker's reach in pixels (Qt culls by it)."""
+        r = self._data_rect()
+        if r is None:
             return QRectF()
+        r = QRectF(r)
         px, py = self.pixelVectors()
         pad = self.pixelPadding()
         dx = 0.0 if px is None else px.length() * pad
@@ -128,8 +132,9 @@ class MarkerLayer(pg.GraphicsObject):
         p.resetTransform()                      # stamps are placed in device pixels
         for s in self.stamps.values():
             pixmap = s.render(dpr)
-            px = np.clip(s.x * m11 + s.y * m21 + dx, -2 ** 30, 2 ** 30)   # Qt crashes far outside
-            py = np.clip(s.x * m12 + s.y * m22 + dy, -2 ** 30, 2 ** 30)
+            with np.errstate(invalid="ignore", over="ignore"):    # inf x 0: NaN, not drawn
+                px = np.clip(s.x * m11 + s.y * m21 + dx, -2 ** 30, 2 ** 30)   # Qt crashes far outside
+                py = np.clip(s.x * m12 + s.y * m22 + dy, -2 ** 30, 2 ** 30)
             shown = np.isfinite(px) & np.isfinite(py)
             n = int(shown.sum())
             if not n:
@@ -141,4 +146,3 @@ class MarkerLayer(pg.GraphicsObject):
             frags[:, 6:10] = (1 / dpr, 1 / dpr, 0.0, 1.0)   # scale x and y, rotation, opacity
             p.drawPixmapFragments(*self._fragments.drawargs(), pixmap)
         p.setTransform(tr)
-

@@ -184,3 +184,26 @@ def test_the_rings_of_every_series_are_one_item_stamped_where_its_points_lie(pan
     points = [(np.log10(x), np.log10(y)) for xs, ys in speedup.rings_drawn().values() for x, y in zip(xs, ys)]
     assert speedup.rings in speedup.getPlotItem().items
     _stamped(speedup, speedup.rings, points)
+
+
+def test_markers_of_points_off_a_log_axis_are_not_drawn_nor_counted_in_the_range(qtbot):
+    """A point at 0 on a log axis (log10: -inf) or NaN has no place: the layer paints the others
+    without a warning (pytest makes one an error) and its range is theirs alone."""
+    import pyqtgraph as pg
+
+    from panels.marker_layer import MarkerLayer
+    w = pg.PlotWidget()
+    qtbot.addWidget(w)
+    w.resize(300, 200)
+    w.show()
+    layer, empty = MarkerLayer(), MarkerLayer()
+    w.addItem(layer)
+    w.addItem(empty)
+    layer.set("a", np.array([3.0, -np.inf, 4.0, 3.5]), np.array([1.0, 2.0, np.nan, 3.0]), "o", 8)
+    empty.set("b", np.array([np.nan]), np.array([np.nan]), "o", 8)
+    assert layer.dataBounds(0) == (3.0, 3.5) and layer.dataBounds(1) == (1.0, 3.0)
+    assert empty.dataBounds(0) == (None, None) and empty.boundingRect().isNull()
+    w.getViewBox().autoRange(padding=0)
+    (x0, x1), _ = w.getViewBox().viewRange()
+    assert 2.9 < x0 and x1 < 3.6
+    w.viewport().grab()             # paints: a warning raised inside paint would fail the test

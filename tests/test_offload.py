@@ -138,3 +138,15 @@ def test_the_child_runs_below_the_windows_priority(child):
     from workbench.core.priority import NICE
     mine = os.getpriority(os.PRIO_PROCESS, 0)
     assert child.run("os:getpriority", os.PRIO_PROCESS, 0) == min(19, mine + NICE)
+
+
+def test_the_main_set_alone_is_made_though_it_has_no_rows_beside_sets_compared():
+    """A sweep stopped before its first point, with sets still compared: Export results writes
+    the main set, empty, as before the rows went to the child (the review found an IndexError)."""
+    import pickle
+
+    from helpers import result_set
+    from workbench.results.sets import PackedParts, SetParts
+    parts = SetParts([], 0, 0, None, (result_set(),), {"cpu": "Test CPU"}, {"repeats": 5})
+    main = pickle.loads(pickle.dumps(PackedParts.of(parts, one=True))).unpacked()
+    assert main.frame.empty and main.environment.get("cpu") == "Test CPU"

@@ -110,16 +110,16 @@ def test_rows_replaced_while_the_job_makes_its_table_do_not_change_what_it_write
                                                                                   monkeypatch):
     """The rows are the ones on screen at the click, though the list they live in is refilled
     (a file opened, a sweep begun) while the job still packs them for the child, piece by piece."""
-    from workbench.results import pieces
+    from workbench.results import sets
     w = window
     first = shown(qtbot, w, tmp_path, many(1200, "numpy"), "first.json")
-    go, entered, real = threading.Event(), threading.Event(), pieces.pack
+    go, entered, real = threading.Event(), threading.Event(), sets.pack
 
     def slow(rows):
         entered.set()
         go.wait(WAIT_MS / 1000)
         return real(rows)
-    monkeypatch.setattr(pieces, "pack", slow)
+    monkeypatch.setattr(sets, "pack", slow)        # as PackedParts calls it, in the job's thread
     with qtbot.waitSignal(w.files.exported, timeout=WAIT_MS) as written:
         assert w.files.export_results(tmp_path / "out.csv")
         qtbot.waitUntil(entered.is_set, timeout=WAIT_MS)

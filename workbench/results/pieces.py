@@ -77,4 +77,3 @@ class PackedSets:
     def unpacked(self):
         sets = [unpack_set(p) for p in self.sets]
         return sets[0] if self.one else sets
-

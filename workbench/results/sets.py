@@ -38,14 +38,19 @@ def sets_of(frame: pd.DataFrame, origin: ResultSet | None, compared: Sequence[Re
     """The main set (``frame``: its rows' table) first, then those compared; [] where there is none."""
     if frame.empty and origin is None and not compared:
         return []
+    return [main_set(frame, origin, environment, settings), *compared]
+
+
+def main_set(frame: pd.DataFrame, origin: ResultSet | None, environment: Mapping[str, Any],
+             settings: Mapping[str, Any]) -> ResultSet:
+    """The main set of ``frame``, its rows' table, empty or not."""
     if origin is None:        # measured here: this machine's record, the sweep's settings
-        main = result_files.live(frame, environment, settings)
-    else:
-        main = dataclasses.replace(origin, frame=frame)
-    return [main, *compared]
+        return result_files.live(frame, environment, settings)
+    return dataclasses.replace(origin, frame=frame)
 
 
-#: Rows per table made in the child from a session's rows (``table.chunked_frame``).
+#: Rows made a table per call (``table.chunked_frame``): to_frame holds the GIL as long as one call
+#: runs, where a thread other than the GUI's makes a table, or the exports' child.
 CHUNK_ROWS = 500
 
 
@@ -54,8 +59,8 @@ class PackedParts:
     """A session's sets unmade (``workbench.results.sets.SetParts``) packed to cross to a child:
     the main set's rows as they are, in pieces, and the sets compared packed. The child makes the
     tables (``unpacked``): made in the window's process by the job's thread, the main set's table
-    and its join held the GIL against the GUI thread for 20-30 ms per export of 5,000 rows
-    (issue 38, "export results"). ``one``: the main set alone."""
+    held the GIL against the GUI thread (issue 38, "export results" in docs/PERFORMANCE.md).
+    ``one``: the main set alone."""
 
     rows: tuple                 # pickles of the main set's rows
     origin: Any                 # the file they were read from, without its table; None: measured here
@@ -74,6 +79,8 @@ class PackedParts:
                    dict(parts.environment), dict(parts.settings), one)
 
     def unpacked(self):
-        sets = sets_of(chunked_frame(unpack(self.rows), CHUNK_ROWS), self.origin,
-                       [unpack_set(p) for p in self.compared], self.environment, self.settings)
-        return sets[0] if self.one else sets
+        frame = chunked_frame(unpack(self.rows), CHUNK_ROWS)
+        if self.one:            # made even where it has no rows (a sweep stopped before its first
+            return main_set(frame, self.origin, self.environment, self.settings)    # beside sets compared)
+        return sets_of(frame, self.origin, [unpack_set(p) for p in self.compared], self.environment,
+                       self.settings)

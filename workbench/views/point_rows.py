@@ -8,6 +8,7 @@ hover is a dictionary look-up (issue 38, docs/PERFORMANCE.md).
 """
 from __future__ import annotations
 
+from dataclasses import is_dataclass
 from operator import attrgetter, itemgetter
 from typing import Any, Callable, Mapping, Sequence
 
@@ -52,8 +53,8 @@ def _of_rows(rows: Sequence[Mapping[str, Any]], count: int | None) -> _Index:
         new = rows[start:]
         # A live list holds the engine's Row objects: read as attributes, 5,000 rows index in
         # 2 ms; through their mapping's checked look-up, 11 ms, in the first hover after a sweep.
-        dataclass = bool(new) and hasattr(type(new[0]), "__dataclass_fields__")
-        return list(map((attrgetter if dataclass else itemgetter)(*_KEY_FIELDS), new))
+        as_attributes = bool(new) and is_dataclass(new[0])
+        return list(map((attrgetter if as_attributes else itemgetter)(*_KEY_FIELDS), new))
     return _Index(keys, (lambda: len(rows)) if count is None else (lambda: count), lambda i: dict(rows[i]))
 
 
