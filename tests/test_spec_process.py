@@ -91,9 +91,10 @@ def test_a_killed_process_is_started_again_and_sent_everything(client, rows):
 @pytest.mark.skipif(not hasattr(os, "getpriority"), reason="no process priorities here (os.getpriority)")
 def test_the_process_runs_below_the_window_s_priority(client, rows):
     """Its work is the window's background: the scheduler gives the GUI thread the core first."""
+    from workbench.core import priority
     client.prepare(0, _parts(rows), None, None)
     mine = os.getpriority(os.PRIO_PROCESS, 0)
-    assert os.getpriority(os.PRIO_PROCESS, spec_process.process_id()) == min(19, mine + spec_process.NICE)
+    assert os.getpriority(os.PRIO_PROCESS, spec_process.process_id()) == min(19, mine + priority.NICE)
 
 
 def test_an_error_there_is_raised_here_with_its_text(client, rows):

@@ -92,20 +92,10 @@ def _unpacked_reply(reply: tuple[bytes, list[bytes], list[bytes]]) -> Prepared:
                                specs=dict(pieces.read(p) for p in specs))
 
 
-#: How much lower this process's scheduling priority is than the window's (``os.nice``).
-NICE = priority.NICE
-
-
-def _yield_to_the_window() -> None:
-    """Lower this process's priority: its work is the window's background, and on few cores the
-    scheduler gave it the GUI thread's core (docs/PERFORMANCE.md)."""
-    priority.lower()
-
-
 def serve(conn) -> None:
     """The spec process: answers ``make`` requests until the pipe closes (the window's process
     ended, or was killed: then the pipe closes too, and this process with it)."""
-    _yield_to_the_window()
+    priority.lower()                # the window's background: the GUI thread gets a core first
     clients: dict[int, _Client] = {}
     while True:
         try:
