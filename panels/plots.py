@@ -321,6 +321,7 @@ class PlotsPanel(QWidget):
         """Nothing in flight, nothing left to draw: the charts show the last data scheduled."""
         self.drawing.halt()
         self.legendStrip.flush()        # what the charts say now, drawn or not (no specs made)
+        self.hover.catch_up()           # the rows new since the last update, a few, not 5,000 at a hover
         if not self.specs.busy:
             self.updated.emit()
 

@@ -71,7 +71,9 @@ class SweepWorker(QObject):
 #: (the lessons' menu, a sweep's table and its summary). Not pandas: it brings pyarrow's C++ runtime,
 #: and a window closed while this thread had imported it ended in std::terminate at exit (2 of 28
 #: launches closed at their first frame); pandas loads where it is first used, as before.
-PRELOAD = ("workbench.lessons", "workbench.results.table", "workbench.views.live")
+PRELOAD = ("workbench.lessons", "workbench.results.table", "workbench.views.live",
+           # what a point's hover text reads (its kernels and energy): 5-6 ms at the first hover
+           "workbench.measure.gpu.kernels", "workbench.measure.energy")
 
 
 def preload() -> None:

@@ -106,3 +106,51 @@ def test_the_live_rows_are_indexed_by_attribute_not_through_the_mappings_look_up
     as_dicts = [dict(r) for r in rows]
     plain = PointRows.of_parts(SetParts(as_dicts, len(as_dicts), 0, None, (), {}, {}))
     assert plain.row(0, "numba", "", 1024 * 10) == found.row(0, "numba", "", 1024 * 10)
+
+
+def test_the_hovers_index_of_a_live_sweep_outlives_its_updates():
+    """Each drawn update says the points changed (``forget``); where they are the same live rows,
+    appended to, the index catches up on the new rows only: made anew, the first hover after a
+    5,000-point sweep indexed every row (10 ms). Rows replaced (a new epoch) or another set compared
+    are indexed anew."""
+    from panels.point_hover import HoverRows
+    rows = sweep(1000)
+    shown = [SetParts(rows, len(rows), 0, None, (), {}, {})]
+    hover = HoverRows(lambda: shown[0], lambda: [])
+    assert hover.rows().row(0, "numpy", "", 1024) is not None
+    for i in range(3):                        # three live updates, two rows each
+        rows += [row("numpy", 1024 * (1001 + i), 1.0), row("numba", 1024 * (1001 + i), 0.5)]
+        shown[0] = SetParts(rows, len(rows), 0, None, (), {}, {})
+        hover.forget()
+        CountedRows.read = 0
+        assert hover.rows().row(0, "numpy", "", 1024 * (1001 + i))["total_median_s"] == 1.0
+        assert CountedRows.read == 2
+    assert hover.rows().row(0, "numba", "", 1024 * 1003)["total_median_s"] == 0.5
+    CountedRows.read = 0
+    shown[0] = SetParts(rows, len(rows), 1, None, (), {}, {})         # the rows' table replaced
+    hover.forget()
+    assert hover.rows().row(0, "numba", "", 1024)["total_median_s"] == pytest.approx(5e-4)
+    assert CountedRows.read == len(rows)
+    other = ResultSet(results.to_frame([row("cupy", 1024, 7e-4)]))
+    shown[0] = SetParts(rows, len(rows), 1, None, (other,), {}, {})  # a set compared
+    hover.forget()
+    assert hover.rows().row(1, "cupy", "", 1024)["backend"] == "cupy"
+
+
+def test_a_hover_imports_nothing_once_the_window_has_preloaded(monkeypatch):
+    """What a point's text needs (its kernels', its energy's wording) is imported after the first
+    frame, off the GUI thread (``panels.worker.preload``): imported at the first hover, it held
+    that move 5-6 ms."""
+    import sys
+
+    from panels import point_hover, worker
+    from workbench.views import overlay_verdicts
+    monkeypatch.setattr(worker, "PRELOAD", tuple(n for n in worker.PRELOAD if n != "workbench.lessons"))
+    worker.preload()
+    r = dict(row("cupy", 1024, 1e-3))
+    r.update(host_memory=1, kernels='[["k", 3, 1e-6]]', energy_j=1e-3, power_w=300.0, idle_w=70.0)
+    rows = PointRows.of_parts(SetParts([r], 1, 0, None, (), {}, {}))
+    before = set(sys.modules)
+    text = point_hover.describe(r, 0, ["this run"], Baseline(""), [], rows)
+    assert "cupy" in text
+    assert sorted(set(sys.modules) - before) == []
