@@ -12,6 +12,7 @@ from PySide6.QtCore import QPointF
 from PySide6.QtGui import QColor, QFont
 
 from panels import style
+from panels.dense_line import DenseCurve
 from panels.marker_layer import MarkerLayer
 from panels.series_markers import SeriesMarkers, style_curve
 from panels.spec_chart import SpecChart
@@ -104,7 +105,8 @@ class Chart(SpecChart):
     def _curve(self, s: spec.Series) -> bool:
         item = self.series.get(s.key)
         if item is None:
-            item = self.plot([], [])
+            item = DenseCurve()     # its wide unsmoothed line in 1 px passes (panels.dense_line)
+            self.addItem(item)
             # pyqtgraph re-makes a curve's markers at each change of the y range, to clip values far
             # outside it: on a log10 view with the spec's range nothing is that far.
             item.setDynamicRangeLimit(None)

@@ -16,6 +16,7 @@ from PySide6.QtCore import QPointF
 from PySide6.QtWidgets import QGraphicsItem
 
 from panels import style
+from panels.dense_line import DenseCurve
 from panels.series_chart import HOVER_PX
 from panels.series_markers import SeriesMarkers, style_curve
 from panels.spec_chart import SpecChart
@@ -100,7 +101,8 @@ class TransferChart(SpecChart):
         for s in drawn:
             item = self.series.get(s.key)
             if item is None:
-                item = self.plot([], [])
+                item = DenseCurve()     # its wide unsmoothed line in 1 px passes (panels.dense_line)
+                self.addItem(item)
                 self.series[s.key] = item
             self.meta[s.key] = s
             self._style_line(s)

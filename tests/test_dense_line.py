@@ -1,0 +1,104 @@
+"""A dense series' wide line is drawn as 1 px passes (``panels.dense_line``): what a reader sees is
+the wide pen's line, within a pixel, and no wide pen is ever stroked for it (the outlines were most
+of a chart's repaint at 5,000 points, issue 38)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pytestqt")
+pg = pytest.importorskip("pyqtgraph")
+
+from PySide6.QtCore import Qt  # noqa: E402
+
+from panels.dense_line import DenseCurve, DenseLine, passes  # noqa: E402
+
+
+def test_the_passes_are_the_square_as_wide_as_the_pen():
+    assert sorted(passes(2)) == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    assert sorted(passes(3)) == [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)]
+
+
+def _drawn(qtbot, item, width, style, aa=False):
+    """The pixels of a sine drawn by ``item`` (a PlotDataItem of either kind) with a ``width`` px pen."""
+    w = pg.PlotWidget()
+    qtbot.addWidget(w)
+    w.resize(400, 300)
+    w.setBackground("w")
+    w.hideAxis("left")
+    w.hideAxis("bottom")
+    w.addItem(item)
+    item.opts["antialias"] = aa
+    x = np.linspace(0, 10, 500)
+    item.setPen(pg.mkPen("#1f77b4", width=width, style=style))
+    item.setData(x, np.sin(x) * np.exp(x / 5) + x)
+    w.setXRange(0, 10, padding=0)
+    w.setYRange(-2, 20, padding=0)
+    w.show()
+    qtbot.waitExposed(w)
+    a = pg.functions.imageToArray(w.viewport().grab().toImage(), copy=True, transpose=False)[..., :3].astype(int)
+    return a.sum(axis=-1) < 600          # the line's blue, on white (no axes drawn)
+
+
+def _near(a, b):
+    """Of ``a``'s pixels, those more than a pixel from any of ``b``'s."""
+    grown = b.copy()
+    for dy, dx in ((0, 1), (0, -1), (1, 0), (-1, 0), (1, 1), (1, -1), (-1, 1), (-1, -1)):
+        grown |= np.roll(np.roll(b, dy, axis=0), dx, axis=1)
+    return int((a & ~grown).sum())
+
+
+@pytest.mark.parametrize("width", [2, 3])
+@pytest.mark.parametrize("style", [Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine])
+def test_a_line_in_passes_covers_what_the_wide_pen_covers_within_a_pixel(qtbot, width, style):
+    wide = _drawn(qtbot, pg.PlotDataItem(), width, style)
+    passed = _drawn(qtbot, DenseCurve(), width, style)
+    assert wide.sum() > 500
+    # Every pixel of the wide line is within a pixel of the passes' line, and nearly every one of
+    # theirs within a pixel of its: a line shifted by 2 px fails both.
+    assert _near(wide, passed) <= 0.03 * wide.sum()
+    assert _near(passed, wide) <= 0.06 * wide.sum()
+    assert 0.85 < passed.sum() / wide.sum() < 1.2
+    if style == Qt.PenStyle.DashLine:            # still dashed: gaps along the line remain
+        solid = _drawn(qtbot, DenseCurve(), width, Qt.PenStyle.SolidLine)
+        assert passed.sum() < 0.92 * solid.sum()
+
+
+def test_a_chart_strokes_no_wide_pen_for_a_dense_line_and_smooths_none(qtbot, monkeypatch):
+    """A dense series' curve is unsmoothed and wide (2 px): painted, pyqtgraph's curve paint only
+    ever gets 1 px pens for it. A smoothed line, a fill or a 1.5 px pen is drawn as before."""
+    from panels.plots import PlotsPanel
+    from test_dense_series import dense_set
+    seen = []
+    paint = pg.PlotCurveItem.paint
+
+    def record(self, p, opt, widget):
+        seen.append((self.opts["pen"].widthF() if self.opts["pen"] is not None else 0,
+                     bool(self.opts["antialias"]), self.opts["fillLevel"] is not None))
+        return paint(self, p, opt, widget)
+    monkeypatch.setattr(pg.PlotCurveItem, "paint", record)
+    panel = PlotsPanel()
+    qtbot.addWidget(panel)
+    panel.resize(1200, 800)
+    panel.show()
+    panel.update_from([dense_set()])
+    chart = panel.runtimePlot
+    qtbot.waitUntil(lambda: chart.getViewBox().width() > 300, timeout=5_000)
+    assert any(isinstance(item.curve, DenseLine) and item.curve.in_passes() for item in chart.series.values())
+    seen.clear()
+    chart.viewport().grab()
+    lines = [s for s in seen if not s[2]]
+    assert lines and not [s for s in lines if not s[1] and s[0] > 1]
+    item = DenseCurve()
+    item.setData([1.0, 2.0, 3.0], [1.0, 4.0, 2.0])       # an item without data hands nothing on
+    item.setPen(pg.mkPen("k", width=1.5))
+    assert not item.curve.in_passes()
+    item.opts["antialias"] = True
+    item.setPen(pg.mkPen("k", width=2))          # setPen hands the option on to the curve
+    assert not item.curve.in_passes()
+    item.opts["antialias"] = False
+    item.setPen(pg.mkPen("k", width=2))
+    assert item.curve.in_passes()
+    item.setFillLevel(0)
+    item.setBrush("r")
+    assert not item.curve.in_passes()
