@@ -89,3 +89,13 @@ class DenseCurve(pg.PlotDataItem):
         if made.scene() is not None:
             made.scene().removeItem(made)
         self.updateItems(styleUpdate=True)
+
+
+def prepare(item: pg.PlotDataItem) -> None:
+    """What pyqtgraph makes at a curve's first paint after ``setData`` (its path, its bounds), made
+    now: in a drawing step of its own (``panels.chart_drawing``), not in the chart's repaint. A
+    compared set's first repaints took 19-26 ms with them, 7-12 ms without (issue 38)."""
+    curve = item.curve
+    if curve.xData is not None and len(curve.xData):
+        curve.getPath()
+        curve.boundingRect()

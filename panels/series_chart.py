@@ -12,7 +12,7 @@ from PySide6.QtCore import QPointF
 from PySide6.QtGui import QColor, QFont
 
 from panels import style
-from panels.dense_line import DenseCurve
+from panels.dense_line import DenseCurve, prepare
 from panels.marker_layer import MarkerLayer
 from panels.series_markers import SeriesMarkers, style_curve
 from panels.spec_chart import SpecChart
@@ -123,6 +123,7 @@ class Chart(SpecChart):
             connect = np.ones(len(s.xs), dtype=bool)
             connect[list(s.breaks)] = False
         item.setData(np.asarray(s.xs, dtype=float), np.asarray(s.ys, dtype=float), connect=connect)
+        prepare(item)
         item.setObjectName(f"{s.role}:{s.name}")     # what the export's id names: the same series
         self.markers.show(s, self.look)
         return True
@@ -147,6 +148,7 @@ class Chart(SpecChart):
                        np.asarray(s.band.hi, dtype=float), s.band.label)
         item.setFillBrush(self._band_brush(s.color))
         item.setData(*b.polygon())
+        prepare(item)
         item.setObjectName(f"band-{s.role}:{s.name}")
         self.bands[key] = b
         self._band_specs[key] = (s.band, s.color, s.name, s.dense)

@@ -16,7 +16,7 @@ from PySide6.QtCore import QPointF
 from PySide6.QtWidgets import QGraphicsItem
 
 from panels import style
-from panels.dense_line import DenseCurve
+from panels.dense_line import DenseCurve, prepare
 from panels.series_chart import HOVER_PX
 from panels.series_markers import SeriesMarkers, style_curve
 from panels.spec_chart import SpecChart
@@ -107,6 +107,7 @@ class TransferChart(SpecChart):
             self.meta[s.key] = s
             self._style_line(s)
             item.setData(np.asarray(s.xs, dtype=float), np.asarray(s.ys, dtype=float))
+            prepare(item)
             item.setObjectName(f"{s.role}:{s.name}")     # what the export's id names: the same series
             yield
         keys = {s.key for s in drawn}

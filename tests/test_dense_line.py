@@ -102,3 +102,26 @@ def test_a_chart_strokes_no_wide_pen_for_a_dense_line_and_smooths_none(qtbot, mo
     item.setFillLevel(0)
     item.setBrush("r")
     assert not item.curve.in_passes()
+
+
+def test_a_charts_first_repaint_after_new_data_makes_no_path(qtbot, monkeypatch):
+    """Each curve's path and bounds are made as its series is drawn (a step of the drawing), not
+    in the chart's repaint, where they were half of a compared set's first repaint."""
+    from panels.plots import PlotsPanel
+    from test_dense_series import dense_set
+    panel = PlotsPanel()
+    qtbot.addWidget(panel)
+    panel.resize(1200, 800)
+    panel.show()
+    panel.update_from([dense_set()])
+    chart = panel.runtimePlot
+    qtbot.waitUntil(lambda: chart.getViewBox().width() > 300, timeout=5_000)
+    chart.viewport().grab()
+    made = []
+    to_path = pg.functions.arrayToQPath
+    monkeypatch.setattr(pg.functions, "arrayToQPath", lambda *a, **k: made.append(1) or to_path(*a, **k))
+    panel.update_from([dense_set(), dense_set()])          # every series new, and a set compared
+    assert made                                            # the paths were made, as the series were drawn
+    made.clear()
+    chart.viewport().grab()
+    assert made == []
