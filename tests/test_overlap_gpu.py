@@ -56,7 +56,8 @@ def test_four_streams_from_pageable_memory_are_no_faster_than_sequential(backend
 @pytest.mark.parametrize("memory", ["pinned", "pageable"])
 def test_the_timeline_copies_add_up_to_the_rows_copy_times(backend, memory):
     """Sequential variant: the recorded call's copies, each direction summed, are the row's h2d_s and
-    d2h_s within 5 %; the bars are the kernel records the row counts."""
+    d2h_s within 5 % from pinned memory, and most of it, never more, from pageable memory (the
+    driver's staging on the host is in no GPU record); the bars are the kernel records the row counts."""
     need(backend)
     if kernels.unavailable():
         pytest.skip(kernels.unavailable())
@@ -66,7 +67,15 @@ def test_the_timeline_copies_add_up_to_the_rows_copy_times(backend, memory):
     tl = timeline.of_row(row)
     assert tl.source.startswith("one call recorded by CUPTI")
     for way, column in (("h2d", "h2d_s"), ("d2h", "d2h_s")):
-        assert timeline.copy_seconds(tl, way) == pytest.approx(row[column], rel=0.05), (way, tl.note)
+        gpu = timeline.copy_seconds(tl, way)
+        if memory == "pinned":
+            assert gpu == pytest.approx(row[column], rel=0.05), (way, tl.note)
+        else:
+            # From pageable memory the driver stages the copy through a pinned buffer of its own:
+            # the host's memcpy between the user's pages and that buffer is in the row's time and
+            # in no GPU record, so the records hold less, never more. On the H100 (2026-12-07)
+            # Numba's 256 MiB device-to-host copy was 14.9 ms of DMA in a 16.1 ms phase (7 %).
+            assert 0.8 * row[column] <= gpu <= 1.05 * row[column], (way, gpu, row[column], tl.note)
     copies = [s for s in tl.spans if s.kind == "copy"]
     assert copies and all(memory in s.hover for s in copies if s.group in ("h2d", "d2h"))
     assert sum(s.kind == "kernel" for s in tl.spans) == row["kernel_count"] >= 1
