@@ -276,8 +276,8 @@ class PlotsPanel(QWidget):
         self.schedule(parts, sets)
 
     def offer_baselines(self, sets: Sequence[ResultSet], labels: Sequence[str]) -> None:
-        """The chooser lists the baselines of ``sets`` now, before their charts are drawn (a saved
-        session chooses its own right after showing them); ``labels``: each set's."""
+        """The chooser lists ``sets``' baselines (``labels``: each set's) before their charts are drawn (a
+        saved session chooses its own right after showing them)."""
         self.baselineCombo.offer_for(sets, labels)
 
     def warm(self) -> None:
@@ -321,7 +321,7 @@ class PlotsPanel(QWidget):
         """Nothing in flight, nothing left to draw: the charts show the last data scheduled."""
         self.drawing.halt()
         self.legendStrip.flush()        # what the charts say now, drawn or not (no specs made)
-        self.hover.catch_up()           # the rows new since the last update, a few, not 5,000 at a hover
+        self.hover.catch_up()           # the rows new since the last update, not 5,000 at a hover
         if not self.specs.busy:
             self.updated.emit()
 
@@ -384,8 +384,7 @@ class PlotsPanel(QWidget):
 
     def _baseline_changed(self, _index: int) -> None:
         if self.specs.busy:
-            # A job in flight read the chooser before this choice: made again with it, off the
-            # GUI thread, rather than its speedups made here once it is drawn.
+            # A job in flight read the chooser before this choice: made again with it, off the GUI thread.
             self.specs.invalidate()
             return
         if self.specs.shown is not None:

@@ -64,11 +64,23 @@ def test_a_line_in_passes_covers_what_the_wide_pen_covers_within_a_pixel(qtbot, 
         assert passed.sum() < 0.92 * solid.sum()
 
 
+def _shown(qtbot):
+    """A plots panel showing three dense series, and its runtime chart, laid out."""
+    from panels.plots import PlotsPanel
+    from test_dense_series import dense_set
+    panel = PlotsPanel()
+    qtbot.addWidget(panel)
+    panel.resize(1200, 800)
+    panel.show()
+    panel.update_from([dense_set()])
+    chart = panel.runtimePlot
+    qtbot.waitUntil(lambda: chart.getViewBox().width() > 300, timeout=5_000)
+    return panel, chart
+
+
 def test_a_chart_strokes_no_wide_pen_for_a_dense_line_and_smooths_none(qtbot, monkeypatch):
     """A dense series' curve is unsmoothed and wide (2 px): painted, pyqtgraph's curve paint only
     ever gets 1 px pens for it. A smoothed line, a fill or a 1.5 px pen is drawn as before."""
-    from panels.plots import PlotsPanel
-    from test_dense_series import dense_set
     seen = []
     paint = pg.PlotCurveItem.paint
 
@@ -77,13 +89,7 @@ def test_a_chart_strokes_no_wide_pen_for_a_dense_line_and_smooths_none(qtbot, mo
                      bool(self.opts["antialias"]), self.opts["fillLevel"] is not None))
         return paint(self, p, opt, widget)
     monkeypatch.setattr(pg.PlotCurveItem, "paint", record)
-    panel = PlotsPanel()
-    qtbot.addWidget(panel)
-    panel.resize(1200, 800)
-    panel.show()
-    panel.update_from([dense_set()])
-    chart = panel.runtimePlot
-    qtbot.waitUntil(lambda: chart.getViewBox().width() > 300, timeout=5_000)
+    panel, chart = _shown(qtbot)
     assert any(isinstance(item.curve, DenseLine) and item.curve.in_passes() for item in chart.series.values())
     seen.clear()
     chart.viewport().grab()
@@ -107,15 +113,8 @@ def test_a_chart_strokes_no_wide_pen_for_a_dense_line_and_smooths_none(qtbot, mo
 def test_a_charts_first_repaint_after_new_data_makes_no_path(qtbot, monkeypatch):
     """Each curve's path and bounds are made as its series is drawn (a step of the drawing), not
     in the chart's repaint, where they were half of a compared set's first repaint."""
-    from panels.plots import PlotsPanel
     from test_dense_series import dense_set
-    panel = PlotsPanel()
-    qtbot.addWidget(panel)
-    panel.resize(1200, 800)
-    panel.show()
-    panel.update_from([dense_set()])
-    chart = panel.runtimePlot
-    qtbot.waitUntil(lambda: chart.getViewBox().width() > 300, timeout=5_000)
+    panel, chart = _shown(qtbot)
     chart.viewport().grab()
     made = []
     to_path = pg.functions.arrayToQPath
