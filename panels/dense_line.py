@@ -1,16 +1,14 @@
 """A dense series' line, 2 or 3 px wide, drawn as 1 px lines side by side.
 
 Qt's raster engine draws a 1 px cosmetic line with its own line stepper, and a wider one by
-outlining the line as a polygon and filling it. For the lines of a chart of 5,000 points (ten series
-of 500 sizes, and as many again compared), the outlines were 9-12 ms of a 14-19 ms repaint; the
-charts at 1 px took 7 ms whole (docs/PERFORMANCE.md, issue 38). The same line drawn 1 px wide
-once per pixel of a square as wide as the pen (four passes for 2 px, nine for 3 px), each pass
-shifted by a device pixel, covers what the wide pen covers to within a pixel at any slope, and
-keeps the line as wide as the look asks (a talk's 3 px).
+outlining it as a polygon and filling it: for the lines of a chart of thousands of points, most of
+its repaint (docs/PERFORMANCE.md, issue 38). The same line drawn 1 px wide once per device pixel
+of a square as wide as the pen, each pass shifted by a device pixel, covers what the wide pen
+covers to within a pixel at any slope, and keeps the line as wide as the look asks (a talk's 3 px).
 
-Only where the square's passes draw the same pixels the pen would: an opaque, unsmoothed, cosmetic
-pen of a whole width, on a curve with no fill or shadow (its fill would be drawn once per pass).
-Any other curve is drawn by pyqtgraph as before.
+Only where the passes draw what the pen would: an opaque, unsmoothed, cosmetic pen of a whole
+width, on a curve with no fill or shadow (drawn once per pass) and drawn fully opaque (passes
+over each other would darken a translucent one). Any other curve is drawn by pyqtgraph as before.
 """
 from __future__ import annotations
 
@@ -24,23 +22,24 @@ WIDTHS = (2, 3)
 
 def passes(width: float) -> list[tuple[int, int]]:
     """The device-pixel shifts of the 1 px passes that make a line ``width`` px wide: the square of
-    ``width`` x ``width`` pixels around the line, as the wide pen's outline is."""
+    ``width`` x ``width`` pixels around the line, where the wide pen's outline puts its pixels."""
     n = round(width)
-    lo = -((n - 1) // 2)
+    lo = -(n // 2)
     return [(dx, dy) for dx in range(lo, lo + n) for dy in range(lo, lo + n)]
 
 
 def thin(pen: QPen) -> QPen:
-    """``pen`` 1 px wide, its dashes as the wide pen draws them. The dash pattern stays as it is:
-    a cosmetic 2 px pen's dashes came out as long as a 1 px pen's. The passes lengthen each dash
-    along the line; beyond 2 px that closed the gaps, so a pixel is taken off each dash and given
-    to its gap (the pixels of a dashed sine drawn both ways: within 1 % in number, at 2 px and at 3 px)."""
+    """``pen`` 1 px wide, its dashes as long on the device as the wide pen draws them. Qt counts a
+    pattern in pen widths and squares each dash's ends off by half a width: a dash of ``d`` widths
+    covers ``d * w + w`` pixels, its gap ``g * w - w``. The square of passes lengthens each dash of
+    the thin pen by ``w - 1`` pixels and shortens its gap as much."""
     out = QPen(pen)
+    w = round(pen.widthF())
     out.setWidthF(1.0)
     if pen.style() not in (Qt.PenStyle.SolidLine, Qt.PenStyle.NoPen):
-        spread = (round(pen.widthF()) - 1) // 2
-        out.setDashPattern([max(1.0, v - spread) if i % 2 == 0 else v + spread
+        out.setDashPattern([v * w + 1 if i % 2 == 0 else max(1.0, v * w - 1)
                             for i, v in enumerate(pen.dashPattern())])
+        out.setDashOffset(pen.dashOffset() * w)
     return out
 
 
@@ -56,7 +55,7 @@ class DenseLine(pg.PlotCurveItem):
             pg.mkBrush(o["brush"]).style() != Qt.BrushStyle.NoBrush
         return (pen is not None and pen.style() != Qt.PenStyle.NoPen and pen.isCosmetic() and not aa
                 and round(width) in WIDTHS and abs(width - round(width)) < 1e-6 and pen.color().alphaF() == 1.0
-                and pen.isSolid() and not fill and o["shadowPen"] is None)
+                and pen.isSolid() and not fill and o["shadowPen"] is None and self.effectiveOpacity() == 1.0)
 
     def paint(self, p, opt, widget):
         if not self.in_passes():
@@ -64,10 +63,13 @@ class DenseLine(pg.PlotCurveItem):
             return
         pen = self.opts["pen"]
         base = p.transform()
+        # The painter's transform is in logical pixels: a device pixel is 1 / dpr of one (a 1 px
+        # cosmetic pen is one device pixel wide at any ratio).
+        step = 1.0 / p.device().devicePixelRatioF()
         self.opts["pen"] = thin(pen)
         try:
             for dx, dy in passes(pen.widthF()):
-                p.setTransform(base * QTransform.fromTranslate(dx, dy))     # shifted on the device
+                p.setTransform(base * QTransform.fromTranslate(dx * step, dy * step))
                 super().paint(p, opt, widget)
         finally:
             self.opts["pen"] = pen
@@ -85,7 +87,7 @@ class DenseCurve(pg.PlotDataItem):
         self.curve = DenseLine()
         self.curve.setParentItem(self)
         self.curve.stackBefore(self.scatter)          # the line under its markers, as plot() makes it
-        self.curve.sigClicked.connect(self.curveClicked)
+        self.curve.sigClicked.connect(self.sigClicked)           # as PlotDataItem wires its own
         if made.scene() is not None:
             made.scene().removeItem(made)
         self.updateItems(styleUpdate=True)
@@ -93,8 +95,8 @@ class DenseCurve(pg.PlotDataItem):
 
 def prepare(item: pg.PlotDataItem) -> None:
     """What pyqtgraph makes at a curve's first paint after ``setData`` (its path, its bounds), made
-    now: in a drawing step of its own (``panels.chart_drawing``), not in the chart's repaint. A
-    compared set's first repaints took 19-26 ms with them, 7-12 ms without (issue 38)."""
+    now: in a drawing step of its own (``panels.chart_drawing``), not in the chart's first repaint,
+    where they were a third of it with a set compared (docs/PERFORMANCE.md, issue 38)."""
     curve = item.curve
     if curve.xData is not None and len(curve.xData):
         curve.getPath()

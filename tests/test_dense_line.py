@@ -15,7 +15,7 @@ from panels.dense_line import DenseCurve, DenseLine, passes  # noqa: E402
 
 
 def test_the_passes_are_the_square_as_wide_as_the_pen():
-    assert sorted(passes(2)) == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    assert sorted(passes(2)) == [(dx, dy) for dx in (-1, 0) for dy in (-1, 0)]
     assert sorted(passes(3)) == [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)]
 
 
@@ -49,19 +49,95 @@ def _near(a, b):
 
 
 @pytest.mark.parametrize("width", [2, 3])
-@pytest.mark.parametrize("style", [Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine])
-def test_a_line_in_passes_covers_what_the_wide_pen_covers_within_a_pixel(qtbot, width, style):
-    wide = _drawn(qtbot, pg.PlotDataItem(), width, style)
-    passed = _drawn(qtbot, DenseCurve(), width, style)
+def test_a_line_in_passes_covers_what_the_wide_pen_covers_within_a_pixel(qtbot, width):
+    wide = _drawn(qtbot, pg.PlotDataItem(), width, Qt.PenStyle.SolidLine)
+    passed = _drawn(qtbot, DenseCurve(), width, Qt.PenStyle.SolidLine)
     assert wide.sum() > 500
     # Every pixel of the wide line is within a pixel of the passes' line, and nearly every one of
     # theirs within a pixel of its: a line shifted by 2 px fails both.
     assert _near(wide, passed) <= 0.03 * wide.sum()
     assert _near(passed, wide) <= 0.06 * wide.sum()
     assert 0.85 < passed.sum() / wide.sum() < 1.2
-    if style == Qt.PenStyle.DashLine:            # still dashed: gaps along the line remain
-        solid = _drawn(qtbot, DenseCurve(), width, Qt.PenStyle.SolidLine)
-        assert passed.sum() < 0.92 * solid.sum()
+
+
+def straight(item, width, style=Qt.PenStyle.SolidLine, opacity=1.0, keep=lambda w: None):
+    """A horizontal line drawn by ``item`` on the screen: the device rows it covers at the middle
+    column, the runs of dashes and gaps along it ("#9 .2 #10 ..."), and its red at the middle."""
+    w = pg.PlotWidget()
+    keep(w)                            # a test's qtbot closes it at the end
+    w.resize(300, 100)
+    w.setBackground("w")
+    w.hideAxis("left")
+    w.hideAxis("bottom")
+    w.addItem(item)
+    item.opts["antialias"] = False
+    item.setPen(pg.mkPen("#000000", width=width, style=style))
+    item.setData(np.array([0.0, 10.0]), np.array([5.0, 5.0]))
+    item.setOpacity(opacity)
+    w.setXRange(0, 10, padding=0)
+    w.setYRange(0, 10, padding=0)
+    w.show()
+    a = pg.functions.imageToArray(w.viewport().grab().toImage(), copy=True, transpose=False)[..., :3].astype(int)
+    ink = a.sum(axis=-1) < 600
+    rows = [int(r) for r in np.nonzero(ink[:, a.shape[1] // 2])[0]]
+    along = ink.any(axis=0)[a.shape[1] // 15:a.shape[1] * 2 // 3]
+    edges = np.flatnonzero(np.diff(along.astype(int))) + 1
+    runs = " ".join(("#" if along[i] else ".") + str(n) for i, n in zip(edges[:-1], np.diff(edges)))
+    return rows, runs, int(a[rows[0] if rows else 0, a.shape[1] // 2, 0])
+
+
+def _straight(qtbot, item, width, style=Qt.PenStyle.SolidLine, opacity=1.0):
+    return straight(item, width, style, opacity, keep=qtbot.addWidget)
+
+
+@pytest.mark.parametrize("width", [2, 3])
+@pytest.mark.parametrize("style", [Qt.PenStyle.DashLine, Qt.PenStyle.DotLine, Qt.PenStyle.DashDotLine])
+def test_dashes_in_passes_are_as_long_as_the_wide_pens(qtbot, width, style):
+    """Qt counts a dash pattern in pen widths and squares off each dash by half a width: the 1 px
+    passes draw dashes and gaps of the same lengths, on the same rows."""
+    wide = _straight(qtbot, pg.PlotDataItem(), width, style)
+    passed = _straight(qtbot, DenseCurve(), width, style)
+    assert wide[1].count("#") >= 4
+    assert passed[:2] == wide[:2]
+
+
+@pytest.mark.parametrize("scale", ["1.5", "2"])
+def test_the_line_is_as_wide_on_a_screen_of_more_pixels_than_points(scale):
+    """On a HiDPI screen a pass is shifted by a device pixel, not a logical one: at 2 the line was
+    drawn as two thin lines a pixel apart. Qt's scale is set before its application starts: in a
+    process of its own."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    script = (
+        "import json, sys; sys.path[:0] = [sys.argv[1], sys.argv[1] + '/tests']\n"
+        "from PySide6.QtWidgets import QApplication; app = QApplication([])\n"
+        "import pyqtgraph as pg; from panels.dense_line import DenseCurve; from test_dense_line import straight\n"
+        "print(json.dumps({w: [straight(pg.PlotDataItem(), w)[0], straight(DenseCurve(), w)[0]] for w in (2, 3)}))\n")
+    env = {**os.environ, "QT_SCALE_FACTOR": scale, "QT_QPA_PLATFORM": "offscreen"}
+    done = subprocess.run([sys.executable, "-c", script, str(root)], env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    for width, (wide, passed) in json.loads(done.stdout.splitlines()[-1]).items():
+        assert passed == wide and len(wide) >= int(width), (width, wide, passed)
+
+
+def test_a_translucent_curve_is_drawn_by_pyqtgraph(qtbot):
+    """Passes over each other would darken a curve drawn at half opacity (pyqtgraph's Alpha in the
+    chart's menu): it is drawn as before, as light."""
+    item = DenseCurve()
+    item.setData([1.0, 2.0], [1.0, 2.0])
+    item.opts["antialias"] = False
+    item.setPen(pg.mkPen("k", width=3))
+    assert item.curve.in_passes()
+    item.setOpacity(0.5)
+    assert not item.curve.in_passes()
+    wide = _straight(qtbot, pg.PlotDataItem(), 3, Qt.PenStyle.SolidLine, opacity=0.5)
+    passed = _straight(qtbot, DenseCurve(), 3, Qt.PenStyle.SolidLine, opacity=0.5)
+    assert passed == wide and 100 < wide[2] < 160
 
 
 def _shown(qtbot):
