@@ -15,7 +15,7 @@ import pyqtgraph as pg
 from pyqtgraph.graphicsItems.ScatterPlotItem import renderSymbol
 from pyqtgraph.Qt.internals import PrimitiveArray
 from PySide6.QtCore import QRectF
-from PySide6.QtGui import QPainter, QPixmap
+from PySide6.QtGui import QBrush, QPainter, QPen, QPixmap
 
 
 class Stamp:
@@ -27,13 +27,17 @@ class Stamp:
         self.symbol, self.size, self.pen, self.brush = symbol, size, pen, brush
         self.pixmap: QPixmap | None = None           # rendered at the first paint, for its screen
 
-    def style(self) -> tuple:
-        """What its symbol's pixmap is made of, comparable: a series drawn again in the same style
-        keeps the pixmap (``MarkerLayer.set``)."""
-        pen, brush = self.pen, self.brush
-        return (self.symbol, self.size,
-                None if pen is None else (pen.color().rgba(), pen.widthF(), int(pen.style().value)),
-                None if brush is None else (brush.color().rgba(), int(brush.style().value)))
+    def same_style(self, other: "Stamp") -> bool:
+        """Whether ``other``'s symbol is drawn as this one's: a series set again in the same style
+        keeps its rendered pixmap (``MarkerLayer.set``). QPen and QBrush compare by value, every
+        property that renders (width, cap, join, dashes, cosmetic)."""
+        def pen(p):
+            return None if p is None else QPen(p)
+
+        def brush(b):
+            return None if b is None else QBrush(b)
+        return ((self.symbol, self.size) == (other.symbol, other.size) and pen(self.pen) == pen(other.pen)
+                and brush(self.brush) == brush(other.brush))
 
     def render(self, dpr: float) -> QPixmap:
         if self.pixmap is None or self.pixmap.devicePixelRatio() != dpr:
@@ -62,9 +66,8 @@ class MarkerLayer(pg.GraphicsObject):
             return
         stamp = Stamp(x, y, symbol, size, pen, brush, name)
         was = self.stamps.get(key)
-        if was is not None and was.pixmap is not None and was.style() == stamp.style():
-            # A live update sets every changed series again: its symbol, rendered anew at the next
-            # paint, was 2-3 ms of a compared set's first repaint (48 series).
+        if was is not None and was.pixmap is not None and was.same_style(stamp):
+            # Every update sets each changed series again: its symbol is not rendered again.
             stamp.pixmap = was.pixmap
         self.stamps[key] = stamp
         self._changed()

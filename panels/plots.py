@@ -321,9 +321,9 @@ class PlotsPanel(QWidget):
         """Nothing in flight, nothing left to draw: the charts show the last data scheduled."""
         self.drawing.halt()
         self.legendStrip.flush()        # what the charts say now, drawn or not (no specs made)
-        self.hover.catch_up()           # the rows new since the last update, not 5,000 at a hover
         if not self.specs.busy:
             self.updated.emit()
+        self.hover.catch_up()           # the rows new since the last update, not 5,000 at a hover
 
     def _forget_jobs(self) -> None:
         """What is being made or drawn is out of date: dropped (a job in flight is let finish)."""

@@ -24,8 +24,7 @@ class HoverRows:
 
     A live sweep's index outlives its updates: where the points shown are the same rows, appended
     to, and the same sets compared, only the rows new since are indexed (``catch_up``, which the
-    panel calls as each update is drawn). Made anew at the first hover after the sweep, the
-    index of 5,000 rows held that hover 10 ms."""
+    panel calls as each update is drawn), not every row at the first hover after the sweep."""
 
     def __init__(self, parts: Callable[[], Any], sets: Callable[[], Sequence]) -> None:
         self.parts, self.sets = parts, sets
@@ -58,10 +57,13 @@ class HoverRows:
 
     def catch_up(self) -> None:
         """Index the live rows that came since the last look-up (a few a drawn update), so that
-        the first hover after the sweep finds them indexed; where the sets are made in this process
-        nothing is done (their index is made at the first hover, as before)."""
+        the first hover after the sweep finds them indexed; a compared set's table is indexed at
+        the first hover. Where the sets are made in this process, an index of sets no longer
+        shown is let go (it held a closed set's table), and made at the next hover."""
         if isinstance(self.parts(), SetParts):
-            self.rows().catch_up()
+            self.rows().catch_up_live()
+        elif self._stale:
+            self._rows, self._of = None, ()
 
 
 def describe(row: dict, set_index: int, labels: Sequence[str], baseline: Baseline,

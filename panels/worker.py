@@ -72,7 +72,7 @@ class SweepWorker(QObject):
 #: and a window closed while this thread had imported it ended in std::terminate at exit (2 of 28
 #: launches closed at their first frame); pandas loads where it is first used, as before.
 PRELOAD = ("workbench.lessons", "workbench.results.table", "workbench.views.live",
-           # what a point's hover text reads (its kernels and energy): 5-6 ms at the first hover
+           # what a point's hover text reads (its kernels and energy), not imported at the first hover
            "workbench.measure.gpu.kernels", "workbench.measure.energy")
 
 

@@ -212,6 +212,8 @@ def test_markers_of_points_off_a_log_axis_are_not_drawn_nor_counted_in_the_range
 def test_a_series_drawn_again_in_its_style_keeps_its_rendered_symbol(panel, qtbot, monkeypatch):
     """New points in a series set its markers again; their symbol, the same, is not rendered again
     in the next repaint (48 of them were 2-3 ms of a compared set's first one). A new style is."""
+    import pyqtgraph as pg
+
     from panels import marker_layer
     chart = panel.runtimePlot
     qtbot.waitUntil(lambda: chart.getViewBox().width() > 300, timeout=10_000)
@@ -227,3 +229,8 @@ def test_a_series_drawn_again_in_its_style_keeps_its_rendered_symbol(panel, qtbo
     layer.set(key, stamp.x, stamp.y, stamp.symbol, stamp.size + 2, stamp.pen, stamp.brush, stamp.name)
     chart.viewport().grab()
     assert rendered == [stamp.symbol]
+    scaled = pg.mkPen(stamp.pen)          # the same colour, width and style; scaled with the symbol
+    scaled.setCosmetic(False)
+    layer.set(key, stamp.x, stamp.y, stamp.symbol, stamp.size + 2, scaled, stamp.brush, stamp.name)
+    chart.viewport().grab()
+    assert rendered == [stamp.symbol] * 2

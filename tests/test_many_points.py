@@ -154,3 +154,24 @@ def test_a_hover_imports_nothing_once_the_window_has_preloaded(monkeypatch):
     text = point_hover.describe(r, 0, ["this run"], Baseline(""), [], rows)
     assert "cupy" in text
     assert sorted(set(sys.modules) - before) == []
+
+
+def test_the_hover_lets_go_of_sets_no_longer_shown():
+    """A compared set closed, the panel showing sets made in this process: the index that held the
+    closed set's table is let go as the next update is drawn, not kept until a hover."""
+    import gc
+    import weakref
+
+    from panels.point_hover import HoverRows
+    live = sweep(50)
+    other = ResultSet(results.to_frame([row("cupy", 1024, 7e-4)]))
+    gone = weakref.ref(other.frame)
+    shown = [SetParts(live, len(live), 0, None, (other,), {}, {})]
+    hover = HoverRows(lambda: shown[0], lambda: [])
+    assert hover.rows().row(1, "cupy", "", 1024)["backend"] == "cupy"
+    shown[0] = None                   # the sets are made here now; the compared one is closed
+    del other
+    hover.forget()
+    hover.catch_up()
+    gc.collect()
+    assert gone() is None

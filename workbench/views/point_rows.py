@@ -85,10 +85,11 @@ class PointRows:
     def __len__(self) -> int:
         return len(self._sets)
 
-    def catch_up(self) -> None:
-        """Index every set's rows not indexed yet (a live set's new rows)."""
-        for index in self._sets:
-            index.catch_up()
+    def catch_up_live(self) -> None:
+        """Index the main set's rows not indexed yet (a live set's new ones); a compared set's table
+        is indexed at its first look-up."""
+        if self._sets:
+            self._sets[0].catch_up()
 
     def row(self, set_index: int, backend: str, variant: str, size: float) -> dict | None:
         if not 0 <= set_index < len(self._sets):
