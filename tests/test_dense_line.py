@@ -19,25 +19,33 @@ def test_the_passes_are_the_square_as_wide_as_the_pen():
     assert sorted(passes(3)) == [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)]
 
 
-def _drawn(qtbot, item, width, style, aa=False):
-    """The pixels of a sine drawn by ``item`` (a PlotDataItem of either kind) with a ``width`` px pen."""
+def _ink(item, size, width, style, xs, ys, y_range, colour, opacity=1.0, keep=lambda w: None):
+    """Where ``item`` (a PlotDataItem of either kind), unsmoothed with a ``width`` px pen, draws
+    (xs, ys) in ``colour`` on a white chart of ``size`` without axes, x from 0 to 10: the image, and
+    the pixels it inks."""
     w = pg.PlotWidget()
-    qtbot.addWidget(w)
-    w.resize(400, 300)
+    keep(w)                            # a test's qtbot closes it at the end
+    w.resize(*size)
     w.setBackground("w")
     w.hideAxis("left")
     w.hideAxis("bottom")
     w.addItem(item)
-    item.opts["antialias"] = aa
-    x = np.linspace(0, 10, 500)
-    item.setPen(pg.mkPen("#1f77b4", width=width, style=style))
-    item.setData(x, np.sin(x) * np.exp(x / 5) + x)
+    item.opts["antialias"] = False
+    item.setPen(pg.mkPen(colour, width=width, style=style))
+    item.setData(xs, ys)
+    item.setOpacity(opacity)
     w.setXRange(0, 10, padding=0)
-    w.setYRange(-2, 20, padding=0)
+    w.setYRange(*y_range, padding=0)
     w.show()
-    qtbot.waitExposed(w)
     a = pg.functions.imageToArray(w.viewport().grab().toImage(), copy=True, transpose=False)[..., :3].astype(int)
-    return a.sum(axis=-1) < 600          # the line's blue, on white (no axes drawn)
+    return a, a.sum(axis=-1) < 600       # the line, on white
+
+
+def _drawn(qtbot, item, width, style):
+    """The pixels of a sine drawn by ``item``."""
+    x = np.linspace(0, 10, 500)
+    return _ink(item, (400, 300), width, style, x, np.sin(x) * np.exp(x / 5) + x, (-2, 20), "#1f77b4",
+                keep=qtbot.addWidget)[1]
 
 
 def _near(a, b):
@@ -63,22 +71,8 @@ def test_a_line_in_passes_covers_what_the_wide_pen_covers_within_a_pixel(qtbot, 
 def straight(item, width, style=Qt.PenStyle.SolidLine, opacity=1.0, keep=lambda w: None):
     """A horizontal line drawn by ``item`` on the screen: the device rows it covers at the middle
     column, the runs of dashes and gaps along it ("#9 .2 #10 ..."), and its red at the middle."""
-    w = pg.PlotWidget()
-    keep(w)                            # a test's qtbot closes it at the end
-    w.resize(300, 100)
-    w.setBackground("w")
-    w.hideAxis("left")
-    w.hideAxis("bottom")
-    w.addItem(item)
-    item.opts["antialias"] = False
-    item.setPen(pg.mkPen("#000000", width=width, style=style))
-    item.setData(np.array([0.0, 10.0]), np.array([5.0, 5.0]))
-    item.setOpacity(opacity)
-    w.setXRange(0, 10, padding=0)
-    w.setYRange(0, 10, padding=0)
-    w.show()
-    a = pg.functions.imageToArray(w.viewport().grab().toImage(), copy=True, transpose=False)[..., :3].astype(int)
-    ink = a.sum(axis=-1) < 600
+    a, ink = _ink(item, (300, 100), width, style, np.array([0.0, 10.0]), np.array([5.0, 5.0]), (0, 10), "#000000",
+                  opacity, keep)
     rows = [int(r) for r in np.nonzero(ink[:, a.shape[1] // 2])[0]]
     along = ink.any(axis=0)[a.shape[1] // 15:a.shape[1] * 2 // 3]
     edges = np.flatnonzero(np.diff(along.astype(int))) + 1
